@@ -1,0 +1,62 @@
+# canasta-ledger developer tasks.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+PG := scripts/pg.sh
+
+DEMO_ARGS ?=
+BENCH_ARGS ?=
+PYTEST_ARGS ?=
+
+.PHONY: help venv run test lint migrate demo bench pg-start pg-stop clean
+
+help:
+	@echo "targets: venv run test lint migrate demo bench pg-start pg-stop clean"
+
+venv: $(STAMP)
+
+# Re-installs only when pyproject.toml changes.
+$(STAMP): pyproject.toml
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+run: venv
+	$(VENV)/bin/uvicorn app.main:app --host 127.0.0.1 --port 8000
+
+# Starts a throwaway PostgreSQL, runs pytest against it, always stops it again,
+# and exits with pytest's exit code.
+test: venv
+	@$(PG) start
+	@trap '$(PG) stop' EXIT; \
+	TEST_DATABASE_URL="$$($(PG) url)" $(VENV)/bin/pytest -q $(PYTEST_ARGS)
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy app domain projections
+
+migrate: venv
+	@test -n "$$DATABASE_URL" || test -n "$$CANASTA_DATABASE_URL" || \
+		{ echo "set DATABASE_URL (e.g. DATABASE_URL=\$$($(PG) url) make migrate)"; exit 2; }
+	$(VENV)/bin/alembic upgrade head
+
+demo: venv
+	$(VENV)/bin/canasta demo $(DEMO_ARGS)
+
+bench: venv
+	$(VENV)/bin/python -m benchmarks.run $(BENCH_ARGS)
+
+pg-start:
+	@$(PG) start
+
+pg-stop:
+	@$(PG) stop
+
+clean:
+	-@$(PG) destroy
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,305 @@
+"""The application service: the one way commands reach the aggregates and the store.
+
+The HTTP API, the scenario runner, the demo and the benchmarks all go through
+``CanastaApp``. It loads aggregates, lets them decide, and saves every event of a
+command in one transaction; a concurrent writer makes the save fail and the command is
+refused as a conflict (R-CMD-1) with nothing recorded.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
+
+from domain.cards import full_deck
+from domain.commands import Command
+from domain.deal import Deal
+from domain.errors import Conflict, NotFound, RuleViolation, SetupError
+from domain.seating import next_dealer, side_of_seats, virtual_table
+from domain.shuffle import SEED_BYTES, commitment, stacked_commitment
+from domain.state import OVER, DealState
+from domain.table import PLAYING, Table
+from domain.variants import get_variant
+
+
+class RandomSource(Protocol):
+    """Where chance comes from; its results are recorded in events (R-DEAL-1/3)."""
+
+    def seed(self) -> bytes: ...
+
+    def choice(self, seats: Sequence[int]) -> int: ...
+
+
+class SystemRandom:
+    """The operating system's cryptographic random source."""
+
+    def seed(self) -> bytes:
+        return secrets.token_bytes(SEED_BYTES)
+
+    def choice(self, seats: Sequence[int]) -> int:
+        return seats[secrets.randbelow(len(seats))]
+
+
+class DealStateAsDict(Transcoding):
+    """Lets the event store snapshot a deal's state (plain values inside)."""
+
+    type = DealState
+    name = "deal_state"
+
+    def encode(self, obj: DealState) -> dict[str, Any]:
+        return obj.to_dict()
+
+    def decode(self, data: dict[str, Any]) -> DealState:
+        return DealState.from_dict(data)
+
+
+def _rotation_for(
+    sides: Mapping[str, Sequence[int]], sit_out: list[int], sit_outs: bool, players: int
+) -> int:
+    for rotation in range(3):
+        active = virtual_table(sides, rotation, sit_outs)
+        if sorted(set(range(players)) - set(active)) == sit_out:
+            return rotation
+    raise SetupError("R-SEAT-2", f"no deal of the sit-out rotation sits out seats {sit_out}")
+
+
+def _fold(aggregate: Any, events: Any) -> Any:
+    """Projector for replays: each stored event folds itself into the aggregate.
+
+    Same as the library's ``project_aggregate`` without its per-event runtime protocol
+    check, which costs more than the fold itself on Python 3.11.
+    """
+    for event in events:
+        aggregate = event.mutate(aggregate)
+    return aggregate
+
+
+def deal_id_for(table_id: UUID, number: int) -> UUID:
+    """Deal ids are derived, so two processes opening the same deal collide in the store."""
+    return uuid5(NAMESPACE_URL, f"canasta-ledger:{table_id}:deal:{number}")
+
+
+class CanastaApp(Application[UUID]):
+    name = "canasta"
+    is_snapshotting_enabled = True  # finished deals are snapshotted (fast game rebuilds)
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        *,
+        random: RandomSource | None = None,
+        allow_stacked_decks: bool = False,
+    ) -> None:
+        super().__init__(env=env)
+        self.random: RandomSource = random or SystemRandom()
+        self.allow_stacked_decks = allow_stacked_decks
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        super().register_transcodings(transcoder)
+        transcoder.register(DealStateAsDict())
+
+    # --- tables --------------------------------------------------------------------------
+    def create_table(
+        self,
+        host: str,
+        entry: str,
+        players: int,
+        options: Mapping[str, Any] | None = None,
+        target: int | None = None,
+    ) -> UUID:
+        options = dict(options or {})
+        variant = get_variant(entry)
+        target = Table.check_setup(entry, players, options, target)
+        full_options = {name: bool(options.get(name, False)) for name in sorted(variant.options)}
+        table: Table = Table(
+            host=host, entry=entry, players=players, options=full_options, target=target
+        )
+        self.save(table)
+        return table.id
+
+    def get_table(self, table_id: UUID) -> Table:
+        table = self._get(table_id, None, "table")
+        if not isinstance(table, Table):
+            raise NotFound(f"no table {table_id}")
+        return table
+
+    def join_table(self, table_id: UUID, player: str, seat: int | None = None) -> int:
+        table = self.get_table(table_id)
+        taken = table.join(player, seat)
+        self._save(table)
+        return taken
+
+    def choose_teams(self, table_id: UUID, player: str, teams: Sequence[Sequence[int]]) -> None:
+        table = self.get_table(table_id)
+        table.choose_teams(player, teams)
+        self._save(table)
+
+    def start_game(
+        self,
+        table_id: UUID,
+        player: str,
+        *,
+        dealer: int | None = None,
+        scores_before: Mapping[str, int] | None = None,
+        deck: Sequence[str] | None = None,
+        sit_out: Sequence[int] | None = None,
+    ) -> UUID:
+        """The host starts the game: the first dealer is drawn and deal 1 is shuffled.
+
+        ``dealer``, ``scores_before``, ``deck`` and ``sit_out`` fix what chance or earlier
+        deals would decide; they are accepted only by an application set up for tests.
+        """
+        table = self.get_table(table_id)
+        sides = table.check_can_start(player)
+        totals = {side: 0 for side in sorted(sides)}
+        if scores_before:
+            self._check_test_setup("scores_before")
+            unknown = set(scores_before) - set(totals)
+            if unknown:
+                raise SetupError("R-SEAT-3", f"no such side: {sorted(unknown)}")
+            totals.update({k: int(v) for k, v in scores_before.items()})
+        variant = get_variant(table.entry)
+        rotation = 0
+        if sit_out:
+            self._check_test_setup("sit_out")
+            rotation = _rotation_for(sides, sorted(sit_out), variant.sit_outs, table.players)
+        table.start(sides=sides, totals=totals, rotation=rotation)
+        order = table.virtual_table(1)
+        if dealer is None:
+            first = self.random.choice(order)  # R-DEAL-1
+        else:
+            self._check_test_setup("dealer")
+            if dealer not in order:
+                raise SetupError("R-DEAL-1", f"seat {dealer} does not play the first deal")
+            first = dealer
+        return self._open_deal(table, 1, first, order, deck)
+
+    def start_next_deal(
+        self, table_id: UUID, player: str, *, deck: Sequence[str] | None = None
+    ) -> UUID:
+        table = self.get_table(table_id)
+        table.check_host(player)
+        if table.status != PLAYING:
+            raise SetupError("R-SEAT-3", f"the game is {table.status}")
+        if len(table.deal_scores) < len(table.deals):
+            raise SetupError("R-GAME-1", "the current deal is not over")
+        assert table.sides is not None and table.dealer is not None
+        number = len(table.deals) + 1
+        order = table.virtual_table(number)
+        dealer = next_dealer(table.order, table.dealer, order)  # R-DEAL-2
+        return self._open_deal(table, number, dealer, order, deck)
+
+    def stop_game(self, table_id: UUID, player: str) -> None:
+        """R-GAME-2: completed deals stay; the unfinished deal is abandoned, not scored."""
+        table = self.get_table(table_id)
+        table.stop(player)
+        aggregates: list[Table | Deal] = [table]
+        if table.deals:
+            deal = self.get_deal(UUID(table.deals[-1]))
+            deal.abandon()
+            aggregates.append(deal)
+        self._save(*aggregates)
+
+    def _open_deal(
+        self,
+        table: Table,
+        number: int,
+        dealer: int,
+        order: list[int],
+        deck: Sequence[str] | None,
+    ) -> UUID:
+        assert table.sides is not None
+        variant = get_variant(table.entry)
+        deal_id = deal_id_for(table.id, number)
+        if deck is not None:
+            self._check_test_setup("deck")
+            deck = list(deck)
+            proof = stacked_commitment(str(deal_id), deck)
+        else:
+            seed = self.random.seed()
+            proof = commitment(str(deal_id), seed)  # R-DEAL-3, published with the deal
+        side_of = side_of_seats(table.sides, table.players)
+        i = order.index(dealer)
+        cutter = order[(i + 1) % len(order)]  # R-DEAL-4: the dealer's left cuts
+        deal = Deal.start(
+            deal_id,
+            table_id=str(table.id),
+            number=number,
+            variant=table.entry,
+            decks=variant.decks,
+            options=table.options,
+            players=table.players,
+            player_ids=[p or "" for p in table.seats],
+            order=order,
+            side_of=side_of,
+            dealer=dealer,
+            cutter=cutter,
+            scores_before=dict(table.totals),
+            commitment=proof,
+        )
+        if deck is not None:
+            if sorted(deck) != sorted(full_deck(variant.decks)):
+                raise SetupError("R-DEAL-3", "a stacked deck must hold every card once")
+            deal.stack(list(deck))
+        else:
+            deal.shuffle(seed)
+        table.open_deal(deal_id=str(deal_id), number=number, dealer=dealer, order=order)
+        self._save(table, deal)
+        return deal_id
+
+    def _check_test_setup(self, what: str) -> None:
+        if not self.allow_stacked_decks:
+            raise SetupError("R-DEAL-3", f"{what} can be fixed only on a server set up for tests")
+
+    # --- deals ---------------------------------------------------------------------------
+    def get_deal(self, deal_id: UUID, version: int | None = None) -> Deal:
+        deal = self._get(deal_id, version, "deal")
+        if not isinstance(deal, Deal):
+            raise NotFound(f"no deal {deal_id}")
+        return deal
+
+    def _get(self, aggregate_id: UUID, version: int | None, what: str) -> Any:
+        try:
+            return self.repository.get(aggregate_id, version=version, projector_func=_fold)
+        except AggregateNotFoundError:
+            at = "" if version is None else f" at step {version}"
+            raise NotFound(f"no {what} {aggregate_id}{at}") from None
+
+    def act(
+        self,
+        deal_id: UUID,
+        player: str,
+        command: Command,
+        *,
+        expected_step: int | None = None,
+    ) -> Deal:
+        """Apply one player's command to a deal; returns the deal as it now is (its
+        ``version`` is the step the next command must expect)."""
+        deal = self.get_deal(deal_id)
+        st = deal.state
+        if expected_step is not None and expected_step != deal.version:
+            raise Conflict(f"the deal is at step {deal.version}, not {expected_step}")
+        if player not in st.player_ids:
+            raise RuleViolation("R-CMD-2", "you have no seat at this table")
+        seat = st.player_ids.index(player)
+        deal.execute(seat, command)
+        if deal.state.phase == OVER and deal.state.scores is not None:
+            table = self.get_table(UUID(st.table_id))
+            scores = {side: b["total"] for side, b in deal.state.scores.items()}
+            table.record_deal(str(deal.id), scores)
+            self._save(deal, table)
+            self.take_snapshot(deal.id)
+        else:
+            self._save(deal)
+        return deal
+
+    def _save(self, *aggregates: Any) -> None:
+        try:
+            self.save(*aggregates)
+        except IntegrityError:
+            raise Conflict("another command changed this game first; reload and retry") from None

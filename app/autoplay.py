@@ -1,0 +1,82 @@
+"""Random legal games driven through the application service (demo, benchmarks, tests)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from uuid import UUID
+
+from app.application import CanastaApp
+from domain.deal import Deal
+from domain.legal import legal_command, seat_to_act
+from domain.table import PLAYING, Table
+from domain.variants import get_variant
+
+HOST = "player0"
+
+
+def default_teams(entry: str, players: int) -> list[list[int]] | None:
+    """Team A on the even seats, so that teams alternate around the room."""
+    if players not in get_variant(entry).host_chooses_teams:
+        return None
+    return [list(range(0, players, 2))]
+
+
+def new_table(
+    app: CanastaApp,
+    entry: str,
+    players: int,
+    *,
+    always_frozen: bool = False,
+    teams: list[list[int]] | None = None,
+) -> UUID:
+    """Create a table, seat ``player0``..``playerN-1``, choose teams if needed."""
+    options = {"always_frozen": True} if always_frozen else {}
+    table_id = app.create_table(HOST, entry, players, options)
+    for seat in range(players):
+        app.join_table(table_id, f"player{seat}", seat)
+    teams = teams or default_teams(entry, players)
+    if teams:
+        app.choose_teams(table_id, HOST, teams)
+    return table_id
+
+
+def play_deal(
+    app: CanastaApp,
+    deal_id: UUID,
+    rng: random.Random,
+    on_command: Callable[[Deal], None] | None = None,
+) -> Deal:
+    """Play a deal to its end with random legal commands; returns the finished deal."""
+    deal = app.get_deal(deal_id)
+    while (seat := seat_to_act(deal.state)) is not None:
+        command = legal_command(deal.state, seat, rng)
+        deal = app.act(deal_id, deal.state.player_ids[seat], command)
+        if on_command is not None:
+            on_command(deal)
+    return deal
+
+
+def play_game(
+    app: CanastaApp,
+    table_id: UUID,
+    rng: random.Random,
+    *,
+    max_deals: int = 100,
+    on_deal: Callable[[Table, Deal], None] | None = None,
+    on_command: Callable[[Deal], None] | None = None,
+) -> Table:
+    """Start the game and play deals until it ends (or stop it after ``max_deals``)."""
+    deal_id = app.start_game(table_id, HOST)
+    for number in range(1, max_deals + 1):
+        deal = play_deal(app, deal_id, rng, on_command)
+        table = app.get_table(table_id)
+        if on_deal is not None:
+            on_deal(table, deal)
+        if table.status != PLAYING:
+            return table
+        if number == max_deals:
+            app.stop_game(table_id, HOST)
+            return app.get_table(table_id)
+        deal_id = app.start_next_deal(table_id, HOST)
+    return app.get_table(table_id)

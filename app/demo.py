@@ -1,0 +1,88 @@
+"""``make demo``: one complete random legal game, with its public logs and scores."""
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from app.application import CanastaApp
+from app.autoplay import new_table, play_game
+from app.settings import Settings, eventsourcing_env
+from domain.deal import Deal
+from domain.table import Table
+from projections.discard_log import describe, public_discard_log
+
+BREAKDOWN = (
+    ("melds", "melds"),
+    ("canasta_bonus", "canastas"),
+    ("going_out", "out"),
+    ("concealed", "concealed"),
+    ("red_threes", "red 3s"),
+    ("hands", "in hand"),
+    ("total", "deal"),
+)
+
+
+def score_table(table: Table, deal: Deal) -> list[str]:
+    scores = deal.state.scores or {}
+    header = "    side " + "".join(f"{title:>10}" for _, title in BREAKDOWN) + f"{'total':>10}"
+    lines = [header]
+    for side, b in sorted(scores.items()):
+        cells = "".join(f"{b[key]:>10}" for key, _ in BREAKDOWN)
+        lines.append(f"    {side:<4} {cells}{table.totals[side]:>10}")
+    return lines
+
+
+def play_demo(
+    *,
+    entry: str = "classic",
+    players: int = 4,
+    always_frozen: bool = False,
+    seed: int | None = None,
+    data_dir: Path | None = None,
+    max_deals: int = 100,
+) -> int:
+    seed = seed if seed is not None else random.SystemRandom().randrange(1 << 32)
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="canasta-demo-") as tmp:
+        store = data_dir or Path(tmp)
+        app = CanastaApp(env=eventsourcing_env(Settings(data_dir=store)))
+        option = ", always_frozen" if always_frozen else ""
+        print(f"canasta demo: {entry}, {players} players{option}, random players seeded {seed}")
+        print(f"event store: {store / 'canasta.sqlite'}")
+        table_id = new_table(app, entry, players, always_frozen=always_frozen)
+        started = time.perf_counter()
+
+        def report(table: Table, deal: Deal) -> None:
+            st = deal.state
+            sit_out = sorted(set(range(st.players)) - set(st.order))
+            how = st.end_reason or "?"
+            if st.went_out is not None:
+                how += f" by seat {st.went_out}" + (" (concealed)" if st.concealed else "")
+            print(
+                f"\n== deal {st.number}: dealer seat {st.dealer}, cutter seat {st.cutter}, "
+                f"sitting out {sit_out or 'nobody'}, {deal.version} events, ended: {how} "
+                f"[{time.perf_counter() - started:.1f}s]",
+                flush=True,
+            )
+            print("  public discard log:")
+            for entry_ in public_discard_log(app.events.get(deal.id)):
+                print(f"    {entry_['step']:>4}  {describe(entry_)}")
+            print("  scores:")
+            for line in score_table(table, deal):
+                print(line)
+
+        try:
+            table = play_game(app, table_id, rng, max_deals=max_deals, on_deal=report)
+        finally:
+            app.close()
+        if table.winners:
+            print(f"\ngame over after {len(table.deal_scores)} deals: winners {table.winners}")
+        else:
+            print(f"\ngame stopped after {len(table.deal_scores)} deals (no winner)")
+        print("final totals: " + ", ".join(f"{s} {t}" for s, t in sorted(table.totals.items())))
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,128 @@
+"""Process configuration, read from the environment.
+
+Every setting is read from ``CANASTA_<NAME>`` (e.g. ``CANASTA_DATA_DIR``); the database URL is
+also accepted as plain ``DATABASE_URL`` (``CANASTA_DATABASE_URL`` wins when both are set).
+
+``eventsourcing_env()`` turns the settings into the ``env`` mapping that
+``eventsourcing.application.Application(env=...)`` reads its persistence configuration from.
+"""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: Special ``database_url`` value: keep events in memory only (``eventsourcing.popo``).
+MEMORY = "memory"
+
+#: SQLite file name inside ``data_dir``.
+SQLITE_FILENAME = "canasta.sqlite"
+
+#: Seconds a writer waits for the events table lock before giving up. The library's PostgreSQL
+#: default (0) means "wait forever"; a finite value turns a stuck writer into an error.
+POSTGRES_LOCK_TIMEOUT_SECONDS = 5
+
+#: Seconds a SQLite writer waits for the database lock (the library's default is also 5).
+SQLITE_LOCK_TIMEOUT_SECONDS = 5
+
+_POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
+
+
+class Settings(BaseSettings):
+    """Configuration of one server process."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CANASTA_",
+        populate_by_name=True,
+        extra="ignore",
+    )
+
+    #: ``postgresql://user:pass@host:port/dbname`` for PostgreSQL, ``"memory"`` for an
+    #: in-memory store, or ``None`` for the embedded SQLite file in ``data_dir``.
+    database_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("CANASTA_DATABASE_URL", "DATABASE_URL"),
+    )
+    #: Directory of the embedded SQLite database (created on demand).
+    data_dir: Path = Path("data")
+    #: Allow clients to supply a pre-arranged deck (tests only).
+    allow_stacked_decks: bool = False
+    #: Connections kept open by the eventsourcing PostgreSQL pool. Keep it at least as large
+    #: as the number of threads that use the application at once.
+    postgres_pool_size: int = 10
+    #: Aggregates kept in the application's LRU cache; 0 disables the cache.
+    aggregate_cache_maxsize: int = 1000
+
+    @field_validator("database_url")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        return value.strip()
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / SQLITE_FILENAME
+
+
+def _postgres_env(url: str, settings: Settings) -> dict[str, str]:
+    parts = urlsplit(url)
+    if parts.scheme not in _POSTGRES_SCHEMES:
+        raise ValueError(
+            f"unsupported database URL scheme {parts.scheme!r}: expected postgresql://..., "
+            f"{MEMORY!r}, or no URL at all (SQLite in data_dir)"
+        )
+    query = parse_qs(parts.query)
+    dbname = unquote(parts.path.lstrip("/"))
+    if not dbname:
+        raise ValueError(f"database URL has no database name: {url!r}")
+    host = parts.hostname or query.get("host", ["localhost"])[0]
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": dbname,
+        "POSTGRES_HOST": host,
+        "POSTGRES_PORT": str(parts.port or 5432),
+        "POSTGRES_USER": unquote(parts.username) if parts.username else getpass.getuser(),
+        "POSTGRES_PASSWORD": unquote(parts.password) if parts.password else "",
+        "POSTGRES_POOL_SIZE": str(settings.postgres_pool_size),
+        "POSTGRES_LOCK_TIMEOUT": str(POSTGRES_LOCK_TIMEOUT_SECONDS),
+        # Never on: it skips the table lock and one function is shared by every app in a schema.
+        "POSTGRES_ENABLE_DB_FUNCTIONS": "n",
+        # The schema is managed by alembic (alembic/versions/), not by the library.
+        "CREATE_TABLE": "n",
+    }
+
+
+def eventsourcing_env(settings: Settings, *, app_name: str = "canasta") -> dict[str, str]:
+    """Return the ``env`` for ``Application(env=...)`` that matches ``settings``.
+
+    The library looks a key up as ``<APP_NAME>_<KEY>`` first and then as ``<KEY>``, and it
+    merges ``os.environ`` underneath the ``env`` argument. Each key is therefore returned in
+    both spellings: the prefixed one wins over anything in ``os.environ`` for the application
+    named ``app_name`` (``CANASTA_*`` variables are this project's settings too), and the plain
+    one serves components with other names, such as a projection's tracking recorder.
+    """
+    url = settings.database_url
+    env: dict[str, str]
+    if url == MEMORY:
+        env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    elif url is None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        env = {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(settings.sqlite_path),
+            "SQLITE_LOCK_TIMEOUT": str(SQLITE_LOCK_TIMEOUT_SECONDS),
+        }
+    else:
+        env = _postgres_env(url, settings)
+
+    # An empty value disables the cache; the library treats "0" as an *unbounded* cache.
+    maxsize = settings.aggregate_cache_maxsize
+    env["AGGREGATE_CACHE_MAXSIZE"] = str(maxsize) if maxsize > 0 else ""
+
+    prefix = app_name.upper() + "_"
+    return {**env, **{prefix + key: value for key, value in env.items()}}

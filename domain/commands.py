@@ -1,0 +1,77 @@
+"""Commands a seat can send to a deal (imperative names; RULES.md §4–5).
+
+Cards are named in full notation (``"QH/2"``). In ``TakePile`` the first meld holds the
+pile's top card, written as ``TOP``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TOP = "TOP"
+
+
+@dataclass(frozen=True)
+class MeldSpec:
+    """Cards for one meld: a new meld, or cards joining the side's meld of their rank.
+
+    ``rank`` is needed only to add wild cards alone to an existing meld.
+    """
+
+    cards: tuple[str, ...]
+    rank: str | None = None
+
+
+@dataclass(frozen=True)
+class Cut:
+    n: int
+
+
+@dataclass(frozen=True)
+class Draw:
+    pass
+
+
+@dataclass(frozen=True)
+class TakePile:
+    melds: tuple[MeldSpec, ...]
+
+
+@dataclass(frozen=True)
+class Meld:
+    melds: tuple[MeldSpec, ...]
+    discard: str | None = None
+
+
+@dataclass(frozen=True)
+class Discard:
+    card: str
+
+
+@dataclass(frozen=True)
+class AskPartner:
+    partner: int | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    yes: bool
+
+
+@dataclass(frozen=True)
+class DeclinePile:
+    pass
+
+
+Command = Cut | Draw | TakePile | Meld | Discard | AskPartner | Answer | DeclinePile
+
+COMMAND_NAMES: dict[type, str] = {
+    Cut: "cut",
+    Draw: "draw",
+    TakePile: "take_pile",
+    Meld: "meld",
+    Discard: "discard",
+    AskPartner: "ask_partner",
+    Answer: "answer",
+    DeclinePile: "decline_pile",
+}

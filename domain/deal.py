@@ -1,0 +1,94 @@
+"""The ``Deal`` aggregate: one stream per hand, from the shuffle to the score."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate
+
+from domain import rules
+from domain.commands import Command
+from domain.events import EVENT_CLASSES
+from domain.state import DealState
+
+
+class Deal(Aggregate):
+    """Enforces every rule of a deal through ``domain.rules.decide``."""
+
+    class Started(Aggregate.Created):
+        table_id: str
+        number: int
+        variant: str
+        decks: int
+        options: dict[str, Any]
+        players: int
+        player_ids: list[str]
+        order: list[int]
+        side_of: list[str]
+        dealer: int
+        cutter: int
+        scores_before: dict[str, int]
+        commitment: str  # public hash of the seed and the deal id (R-DEAL-3)
+
+    def __init__(
+        self,
+        *,
+        table_id: str,
+        number: int,
+        variant: str,
+        decks: int,
+        options: dict[str, Any],
+        players: int,
+        player_ids: list[str],
+        order: list[int],
+        side_of: list[str],
+        dealer: int,
+        cutter: int,
+        scores_before: dict[str, int],
+        commitment: str,
+    ) -> None:
+        self.state = DealState(
+            table_id=table_id,
+            number=number,
+            variant=variant,
+            decks=decks,
+            options=options,
+            players=players,
+            player_ids=player_ids,
+            order=order,
+            side_of=side_of,
+            dealer=dealer,
+            cutter=cutter,
+            scores_before=scores_before,
+            commitment=commitment,
+        )
+
+    @classmethod
+    def start(cls, deal_id: UUID, **started: Any) -> Deal:
+        return cls._create(cls.Started, id=deal_id, **started)
+
+    def shuffle(self, seed: bytes) -> None:
+        self.trigger_event(EVENT_CLASSES["DeckShuffled"], seed=seed.hex())
+
+    def stack(self, order: list[str]) -> None:
+        self.trigger_event(EVENT_CLASSES["DeckStacked"], order=list(order))
+
+    def execute(self, seat: int, command: Command) -> None:
+        """Apply a command from a room seat, or raise RuleViolation and change nothing."""
+        self.record(rules.decide(self.state, seat, command))
+
+    def abandon(self) -> None:
+        self.record(rules.abandon(self.state))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Deal:
+        """Fast copy for the aggregate cache: the state knows how to clone itself."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__["state"] = self.state.clone()
+        new.__dict__["_pending_events"] = list(self._pending_events)
+        return new
+
+    def record(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        for kind, data in events:
+            self.trigger_event(EVENT_CLASSES[kind], **data)

@@ -1,0 +1,137 @@
+"""Events of a deal's stream, named in the past tense (R-HIST-1).
+
+Each records results (the seed, the cut, the cards drawn), never a request, so that
+replaying a stream folds it through ``DealState.apply`` without calling any random
+source or clock. The class name is the event's kind; the fields are its data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eventsourcing.domain import Aggregate
+
+
+class DealEvent(Aggregate.Event):
+    """Base class: folding an event is ``DealState.apply(kind, fields)``."""
+
+    def apply(self, aggregate: Any) -> None:
+        aggregate.state.apply(type(self).__name__, self.__dict__)
+
+
+class DeckShuffled(DealEvent):
+    seed: str  # 256-bit secret seed, hex (R-DEAL-3); never shown (R-VIEW-4)
+
+
+class DeckStacked(DealEvent):
+    order: list[str]  # a prepared deck, top first: tests and scenarios only
+
+
+class DeckCut(DealEvent):
+    seat: int
+    n: int
+
+
+class CardsDealt(DealEvent):
+    cards: list[list[Any]]  # [seat, card] in the order dealt, one card at a time
+
+
+class CardsDrawn(DealEvent):
+    seat: int
+    cards: list[str]
+    replacement: bool  # replacing a red three (R-DEAL-6, R-DRAW-2)
+
+
+class RedThreeLaid(DealEvent):
+    seat: int
+    card: str
+
+
+class CardTurnedUp(DealEvent):
+    card: str
+    crosswise: bool
+
+
+class PlayStarted(DealEvent):
+    seat: int
+
+
+class PartnerAsked(DealEvent):
+    seat: int
+    partner: int
+
+
+class PartnerAnswered(DealEvent):
+    seat: int
+    asker: int
+    yes: bool
+
+
+class PileTaken(DealEvent):
+    seat: int
+    top: str
+    size: int
+    cards: list[str]
+
+
+class MeldLaid(DealEvent):
+    seat: int
+    side: str
+    rank: str
+    cards: list[str]
+
+
+class MeldExtended(DealEvent):
+    seat: int
+    side: str
+    rank: str
+    index: int
+    cards: list[str]
+
+
+class CardDiscarded(DealEvent):
+    seat: int
+    card: str
+
+
+class WentOut(DealEvent):
+    seat: int
+    concealed: bool
+
+
+class PileDeclined(DealEvent):
+    seat: int
+
+
+class DealScored(DealEvent):
+    reason: str
+    scores: dict[str, dict[str, int]]
+
+
+class DealAbandoned(DealEvent):
+    reason: str
+
+
+EVENT_CLASSES: dict[str, type[DealEvent]] = {
+    cls.__name__: cls
+    for cls in (
+        DeckShuffled,
+        DeckStacked,
+        DeckCut,
+        CardsDealt,
+        CardsDrawn,
+        RedThreeLaid,
+        CardTurnedUp,
+        PlayStarted,
+        PartnerAsked,
+        PartnerAnswered,
+        PileTaken,
+        MeldLaid,
+        MeldExtended,
+        CardDiscarded,
+        WentOut,
+        PileDeclined,
+        DealScored,
+        DealAbandoned,
+    )
+}

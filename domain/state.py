@@ -1,0 +1,279 @@
+"""The state of one deal, derived only from its events (R-HIST-1).
+
+``DealState`` holds plain JSON-friendly values (lists, dicts with string keys, strings,
+ints) so that it can be snapshotted by the event store and cloned cheaply. ``apply``
+is the single fold: every event of the deal's stream goes through it, whether it is
+being decided, recorded or replayed. It never calls a random source or the clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.cards import CARDS, full_deck
+from domain.shuffle import shuffled
+
+# Phases of a deal, in the order they normally come (boardgame.io-style explicit phases).
+SHUFFLE = "shuffle"  # created, deck not yet shuffled
+CUT = "cut"  # waiting for the cutter (R-DEAL-4)
+DEALING = "dealing"  # cut done, cards being dealt and turned up (one command)
+DRAW = "draw"  # the player to act must draw or take the pile
+PLAY = "play"  # drawn: meld, add, discard
+ANSWER = "answer"  # waiting for the partner's answer (R-OUT-3)
+OVER = "over"  # deal ended (went out, red three last, pile declined, or stopped)
+
+
+class DealState:
+    """Everything the rules need about one deal in progress."""
+
+    # Fields copied element by element by clone(); keep in sync with __init__.
+    _LIST_FIELDS = ("deck", "stock", "pile", "crosswise", "melded_before")
+
+    def __init__(
+        self,
+        *,
+        table_id: str,
+        number: int,
+        variant: str,
+        decks: int,
+        options: Mapping[str, Any],
+        players: int,
+        player_ids: list[str],
+        order: list[int],
+        side_of: list[str],
+        dealer: int,
+        cutter: int,
+        scores_before: Mapping[str, int],
+        commitment: str,
+    ) -> None:
+        self.table_id = table_id
+        self.number = number
+        self.variant = variant
+        self.decks = decks
+        self.options = dict(options)
+        self.players = players
+        self.player_ids = list(player_ids)
+        self.order = list(order)
+        self.side_of = list(side_of)
+        self.dealer = dealer
+        self.cutter = cutter
+        self.scores_before = dict(scores_before)
+        self.commitment = commitment
+        self.phase = SHUFFLE
+        self.turn: int | None = None
+        self.deck: list[str] = []  # the shuffled deck, top first, until it is cut
+        self.stock: list[str] = []  # top is the LAST element
+        self.pile: list[str] = []  # top is the LAST element
+        self.crosswise: list[str] = []  # freezing cards lying in the pile (R-DISC-1, R-DEAL-7)
+        self.hands: list[list[str]] = [[] for _ in range(players)]
+        sides = sorted({side_of[s] for s in order})
+        self.melds: dict[str, list[dict[str, Any]]] = {s: [] for s in sides}
+        self.red_threes: dict[str, list[str]] = {s: [] for s in sides}
+        self.opened: dict[str, bool] = {s: False for s in sides}
+        self.melded_before: list[bool] = [False] * players  # laid/added in an earlier turn
+        self.turn_melded: dict[str, int] = {}  # rank -> cards the player melded this turn
+        self.asked = False
+        self.asked_partner: int | None = None
+        self.answer: bool | None = None
+        self.resume_phase: str | None = None
+        self.went_out: int | None = None
+        self.concealed = False
+        self.end_reason: str | None = None
+        self.scores: dict[str, dict[str, int]] | None = None
+
+    # --- derived facts ------------------------------------------------------------
+    @property
+    def sides(self) -> list[str]:
+        return list(self.melds)
+
+    @property
+    def pile_top(self) -> str | None:
+        return self.pile[-1] if self.pile else None
+
+    @property
+    def always_frozen(self) -> bool:
+        return bool(self.options.get("always_frozen", False))
+
+    @property
+    def pile_frozen(self) -> bool:
+        """The pile's own state (a crosswise card in it, or the option on)."""
+        return bool(self.crosswise) or self.always_frozen
+
+    def frozen_for(self, side: str) -> bool:
+        """R-PILE-2: frozen for a side that has not made its initial meld."""
+        return self.pile_frozen or not self.opened[side]
+
+    def left_of(self, seat: int) -> int:
+        i = self.order.index(seat)
+        return self.order[(i + 1) % len(self.order)]
+
+    def partners(self, seat: int) -> list[int]:
+        side = self.side_of[seat]
+        return [s for s in self.order if s != seat and self.side_of[s] == side]
+
+    def open_meld(self, side: str, rank: str) -> tuple[int, dict[str, Any]] | None:
+        """The side's meld of ``rank`` that can still take cards, if any."""
+        for i, meld in enumerate(self.melds[side]):
+            if meld["rank"] == rank and not meld.get("closed", False):
+                return i, meld
+        return None
+
+    def canastas(self, side: str) -> int:
+        return sum(1 for m in self.melds[side] if m["rank"] != "3" and len(m["cards"]) >= 7)
+
+    # --- the fold -----------------------------------------------------------------
+    def apply(self, kind: str, data: Mapping[str, Any]) -> None:
+        getattr(self, "_on_" + kind)(data)
+
+    def _on_DeckShuffled(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.deck = shuffled(full_deck(self.decks), bytes.fromhex(e["seed"]))
+        self.phase = CUT
+
+    def _on_DeckStacked(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.deck = list(e["order"])
+        self.phase = CUT
+
+    def _on_DeckCut(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        n = e["n"]
+        after_cut = self.deck[n:] + self.deck[:n]  # R-DEAL-4: bottom packet on top
+        self.stock = after_cut[::-1]
+        self.deck = []
+        self.phase = DEALING
+
+    def _take_from_stock(self, card: str) -> None:
+        top = self.stock.pop()
+        if top != card:  # an event that contradicts the stream: refuse to fold it
+            raise ValueError(f"event names {card} but the stock's top card is {top}")
+
+    def _on_CardsDealt(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        for seat, card in e["cards"]:
+            self._take_from_stock(card)
+            self.hands[seat].append(card)
+
+    def _on_CardsDrawn(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        hand = self.hands[e["seat"]]
+        for card in e["cards"]:
+            self._take_from_stock(card)
+            hand.append(card)
+        if not e["replacement"]:
+            self.phase = PLAY
+
+    def _on_RedThreeLaid(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        seat = e["seat"]
+        self.hands[seat].remove(e["card"])
+        self.red_threes[self.side_of[seat]].append(e["card"])
+
+    def _on_CardTurnedUp(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        card = e["card"]
+        self._take_from_stock(card)
+        self.pile.append(card)
+        if e["crosswise"]:
+            self.crosswise.append(card)
+
+    def _on_PlayStarted(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.turn = e["seat"]
+        self.phase = DRAW
+
+    def _on_PartnerAsked(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.asked = True
+        self.asked_partner = e["partner"]
+        self.resume_phase = self.phase
+        self.phase = ANSWER
+
+    def _on_PartnerAnswered(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.answer = bool(e["yes"])
+        self.phase = self.resume_phase or DRAW
+        self.resume_phase = None
+
+    def _on_PileTaken(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.hands[e["seat"]].extend(self.pile)
+        self.pile = []
+        self.crosswise = []
+        self.phase = PLAY
+
+    def _meld_cards(self, seat: int, rank: str, cards: list[str]) -> None:
+        hand = self.hands[seat]
+        for card in cards:
+            hand.remove(card)
+        self.opened[self.side_of[seat]] = True
+        self.turn_melded[rank] = self.turn_melded.get(rank, 0) + len(cards)
+
+    def _on_MeldLaid(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        seat, rank, cards = e["seat"], e["rank"], list(e["cards"])
+        self._meld_cards(seat, rank, cards)
+        self.melds[self.side_of[seat]].append({"rank": rank, "cards": cards})
+
+    def _on_MeldExtended(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        seat, rank, cards = e["seat"], e["rank"], list(e["cards"])
+        self._meld_cards(seat, rank, cards)
+        self.melds[self.side_of[seat]][e["index"]]["cards"].extend(cards)
+
+    def _on_CardDiscarded(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        seat, card = e["seat"], e["card"]
+        self.hands[seat].remove(card)
+        self.pile.append(card)
+        if CARDS[card].is_wild:  # R-DISC-1
+            self.crosswise.append(card)
+        if self.hands[seat]:
+            self._pass_turn(seat)
+
+    def _pass_turn(self, seat: int) -> None:
+        if self.turn_melded:
+            self.melded_before[seat] = True
+        self.turn_melded = {}
+        self.asked = False
+        self.asked_partner = None
+        self.answer = None
+        self.turn = self.left_of(seat)
+        self.phase = DRAW
+
+    def _on_WentOut(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.went_out = e["seat"]
+        self.concealed = bool(e["concealed"])
+        self.phase = OVER
+
+    def _on_PileDeclined(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.phase = OVER
+
+    def _on_DealScored(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.end_reason = e["reason"]
+        self.scores = {side: dict(b) for side, b in e["scores"].items()}
+        self.phase = OVER
+
+    def _on_DealAbandoned(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        self.end_reason = "stopped"
+        self.phase = OVER
+
+    # --- copying and (de)serialising ----------------------------------------------------
+    def clone(self) -> DealState:
+        new = object.__new__(DealState)
+        d = dict(self.__dict__)
+        for name in self._LIST_FIELDS:
+            d[name] = list(d[name])
+        d["hands"] = [list(h) for h in self.hands]
+        d["melds"] = {
+            s: [{**m, "cards": list(m["cards"])} for m in ms] for s, ms in self.melds.items()
+        }
+        d["red_threes"] = {s: list(c) for s, c in self.red_threes.items()}
+        d["opened"] = dict(self.opened)
+        d["turn_melded"] = dict(self.turn_melded)
+        new.__dict__.update(d)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> DealState:
+        return self.clone()
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.clone().__dict__
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DealState:
+        new = object.__new__(cls)
+        new.__dict__.update(data)
+        return new.clone()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DealState) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]

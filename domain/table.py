@@ -1,0 +1,175 @@
+"""The ``Table`` aggregate: seats, teams, options, dealers and cumulative scores.
+
+Each deal is its own ``Deal`` aggregate; the table records which deals were opened and
+what they scored, and decides when the game ends (R-GAME-1) or was stopped (R-GAME-2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from eventsourcing.domain import Aggregate, event
+
+from domain import scoring
+from domain.errors import SetupError
+from domain.seating import choose_sides, virtual_table
+from domain.variants import get_variant
+
+OPEN = "open"  # seats being filled
+PLAYING = "playing"
+FINISHED = "finished"  # a side reached the target (R-GAME-1)
+STOPPED = "stopped"  # the host stopped the game early (R-GAME-2)
+
+
+class Table(Aggregate):
+    @event("Created")
+    def __init__(
+        self, host: str, entry: str, players: int, options: dict[str, Any], target: int
+    ) -> None:
+        self.host = host
+        self.entry = entry
+        self.players = players
+        self.options = dict(options)
+        self.target = target
+        self.seats: list[str | None] = [None] * players
+        self.sides: dict[str, list[int]] | None = None
+        self.status = OPEN
+        self.totals: dict[str, int] = {}
+        self.deals: list[str] = []  # deal ids, in order
+        self.deal_scores: list[dict[str, int]] = []  # per completed deal, per side
+        self.dealer: int | None = None
+        self.order: list[int] = []  # the current deal's virtual table
+        self.winners: list[str] | None = None
+        self.rotation = 0
+
+    @staticmethod
+    def check_setup(
+        entry: str, players: int, options: Mapping[str, Any], target: int | None
+    ) -> int:
+        """R-SEAT-3: a valid entry, player count, options and target; returns the target."""
+        variant = get_variant(entry)
+        if players not in variant.player_counts:
+            counts = ", ".join(map(str, variant.player_counts))
+            raise SetupError("R-SEAT-1", f"{entry} is played by {counts} players, not {players}")
+        for name, value in options.items():
+            if name not in variant.options:
+                raise SetupError("R-SEAT-3", f"{entry} has no option {name!r}")
+            if not isinstance(value, bool):
+                raise SetupError("R-SEAT-3", f"option {name!r} is true or false")
+        if target is None or target == variant.target:
+            return variant.target
+        if target not in variant.selectable_targets:
+            raise SetupError("R-SEAT-3", f"{entry} plays to {variant.target}; no other target")
+        return target
+
+    # --- before the game -----------------------------------------------------------------
+    def seat_of(self, player: str) -> int | None:
+        return self.seats.index(player) if player in self.seats else None
+
+    def join(self, player: str, seat: int | None = None) -> int:
+        if self.status != OPEN:
+            raise SetupError("R-SEAT-5", "the game has started; no seat can be taken")
+        if player in self.seats:
+            raise SetupError("R-SEAT-5", "you already have a seat at this table")
+        if seat is None:
+            free = [i for i, p in enumerate(self.seats) if p is None]
+            if not free:
+                raise SetupError("R-SEAT-5", "the table is full")
+            seat = free[0]
+        elif not 0 <= seat < self.players:
+            raise SetupError("R-SEAT-5", f"there is no seat {seat}")
+        elif self.seats[seat] is not None:
+            raise SetupError("R-SEAT-5", f"seat {seat} is taken")
+        self._seat_player(seat=seat, player=player)
+        return seat
+
+    @event("PlayerSeated")
+    def _seat_player(self, seat: int, player: str) -> None:
+        self.seats[seat] = player
+
+    def choose_teams(self, player: str, teams: Sequence[Sequence[int]]) -> None:
+        self.check_host(player)
+        if self.status != OPEN:
+            raise SetupError("R-SEAT-3", "teams are fixed once the game has started")
+        variant = get_variant(self.entry)
+        if self.players not in variant.host_chooses_teams:
+            raise SetupError("R-SEAT-3", f"teams are fixed for {self.players} players")
+        sides = choose_sides(variant, self.players, teams)
+        self._choose_teams(sides=sides)
+
+    @event("TeamsChosen")
+    def _choose_teams(self, sides: dict[str, list[int]]) -> None:
+        self.sides = {k: list(v) for k, v in sides.items()}
+
+    def check_can_start(self, player: str) -> dict[str, list[int]]:
+        self.check_host(player)
+        if self.status != OPEN:
+            raise SetupError("R-SEAT-3", "the game has already started")
+        if any(p is None for p in self.seats):
+            raise SetupError("R-SEAT-5", "every seat must be taken before the start")
+        return self.sides_for_start()
+
+    def sides_for_start(self) -> dict[str, list[int]]:
+        if self.sides is not None:
+            return self.sides
+        variant = get_variant(self.entry)
+        if self.players in variant.host_chooses_teams:
+            raise SetupError("R-SEAT-3", "the host must choose the teams first")
+        return choose_sides(variant, self.players, None)
+
+    @event("GameStarted")
+    def start(self, sides: dict[str, list[int]], totals: dict[str, int], rotation: int) -> None:
+        """``rotation`` shifts the sit-out rotation (0 in play; scenarios may set it)."""
+        self.sides = {k: list(v) for k, v in sides.items()}
+        self.totals = dict(totals)
+        self.rotation = rotation
+        self.status = PLAYING
+
+    def virtual_table(self, number: int) -> list[int]:
+        """The clockwise order of the active seats of deal ``number`` (R-SEAT-2)."""
+        assert self.sides is not None
+        return virtual_table(
+            self.sides, number - 1 + self.rotation, get_variant(self.entry).sit_outs
+        )
+
+    # --- deals ---------------------------------------------------------------------------
+    @event("DealOpened")
+    def open_deal(self, deal_id: str, number: int, dealer: int, order: list[int]) -> None:
+        self.deals.append(deal_id)
+        self.dealer = dealer
+        self.order = list(order)
+
+    def record_deal(self, deal_id: str, scores: Mapping[str, int]) -> None:
+        """Add a completed deal's scores; end the game if a side reached the target."""
+        totals = {side: self.totals[side] + scores.get(side, 0) for side in self.totals}
+        self._deal_recorded(deal_id=deal_id, scores=dict(scores), totals=totals)
+        won = scoring.winners(self.totals, self.target)
+        if won is not None:
+            self._game_ended(winners=won)
+
+    @event("DealRecorded")
+    def _deal_recorded(self, deal_id: str, scores: dict[str, int], totals: dict[str, int]) -> None:
+        self.deal_scores.append(dict(scores))
+        self.totals = dict(totals)
+
+    @event("GameEnded")
+    def _game_ended(self, winners: list[str]) -> None:
+        self.winners = list(winners)
+        self.status = FINISHED
+
+    def stop(self, player: str) -> None:
+        self.check_host(player)
+        if self.status != PLAYING:
+            raise SetupError(
+                "R-GAME-2", f"only a game in play can be stopped (it is {self.status})"
+            )
+        self._stopped(completed_deals=len(self.deal_scores))
+
+    @event("GameStopped")
+    def _stopped(self, completed_deals: int) -> None:
+        self.status = STOPPED
+
+    def check_host(self, player: str) -> None:
+        if player != self.host:
+            raise SetupError("R-SEAT-3", "only the host may do this")

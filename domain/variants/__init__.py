@@ -1,0 +1,21 @@
+"""Entries (variants) as rule data plus a few hooks, looked up by key (RULES.md §0)."""
+
+from __future__ import annotations
+
+from domain.errors import SetupError
+from domain.variants.base import Variant
+from domain.variants.classic import CLASSIC
+from domain.variants.extra_six import EXTRA_SIX
+
+VARIANTS: dict[str, Variant] = {v.key: v for v in (CLASSIC, EXTRA_SIX)}
+
+
+def get_variant(key: str) -> Variant:
+    try:
+        return VARIANTS[key]
+    except KeyError:
+        known = ", ".join(sorted(VARIANTS))
+        raise SetupError("R-SEAT-3", f"unknown entry {key!r} (known: {known})") from None
+
+
+__all__ = ["VARIANTS", "Variant", "get_variant"]

@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# Throwaway PostgreSQL cluster for tests and local development.
+#
+#   scripts/pg.sh start     initialise (first time) and start the cluster; no-op if running
+#   scripts/pg.sh stop      stop the cluster; no-op if not running
+#   scripts/pg.sh url       print the connection URL (postgresql://canasta@127.0.0.1:PORT/canasta_test)
+#   scripts/pg.sh status    say whether it is running
+#   scripts/pg.sh destroy   stop it and delete its files
+#
+# The cluster lives in $REPO/.pg/ (gitignored). It listens on 127.0.0.1 only, on port
+# $PGPORT_TEST (default 55432; when that port is taken by something else and PGPORT_TEST is not
+# set, the next free one of the following nine is used). Its unix socket is in .pg/run.
+# Authentication is "trust": role "canasta" (superuser, no password) owns database
+# "canasta_test". PostgreSQL refuses to run as root, so when run as root the server runs as the
+# "postgres" OS user. If PostgreSQL is not installed it is installed with apt-get.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+PGLINK="$REPO/.pg"
+DB_ROLE="canasta"
+DB_NAME="canasta_test"
+DEFAULT_PORT=55432
+PG_OS_USER="${PG_OS_USER:-postgres}"
+
+log() { echo "pg.sh: $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# Runs a command as the OS user that owns the cluster, from a directory it can read.
+as_pg() {
+    if is_root; then
+        (cd / && runuser -u "$PG_OS_USER" -- "$@")
+    else
+        (cd / && "$@")
+    fi
+}
+
+find_bindir() {
+    local d
+    if [ -x /usr/lib/postgresql/15/bin/initdb ]; then
+        echo /usr/lib/postgresql/15/bin
+        return 0
+    fi
+    if command -v initdb >/dev/null 2>&1; then
+        dirname "$(command -v initdb)"
+        return 0
+    fi
+    for d in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V -r); do
+        if [ -x "$d/initdb" ]; then
+            echo "$d"
+            return 0
+        fi
+    done
+    return 1
+}
+
+ensure_installed() {
+    if BINDIR="$(find_bindir)"; then
+        return 0
+    fi
+    is_root || die "PostgreSQL is not installed and I am not root: apt-get install postgresql"
+    log "PostgreSQL not found; installing it with apt-get (takes a minute)..."
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq --no-install-recommends postgresql >&2
+    BINDIR="$(find_bindir)" || die "PostgreSQL still not found after apt-get install"
+    log "installed PostgreSQL in $BINDIR"
+}
+
+ensure_os_user() {
+    is_root || return 0
+    if ! id -u "$PG_OS_USER" >/dev/null 2>&1; then
+        log "creating OS user $PG_OS_USER to run PostgreSQL (it refuses to run as root)"
+        useradd --system --no-create-home --shell /usr/sbin/nologin "$PG_OS_USER"
+    fi
+}
+
+# Sets PGDIR to the real directory holding the cluster. Normally that is $REPO/.pg itself; if
+# the PostgreSQL OS user cannot reach the repository, or the socket path would be too long
+# (the limit is 107 bytes), .pg is a symlink to a directory under /tmp instead.
+resolve_pgdir() {
+    local create="${1:-no}"
+    if [ -L "$PGLINK" ]; then
+        PGDIR="$(readlink -f "$PGLINK" || true)"
+        if [ -n "$PGDIR" ] && [ -d "$PGDIR" ]; then
+            return 0
+        fi
+        [ "$create" = yes ] || { PGDIR=""; return 0; }
+        log "removing dangling symlink $PGLINK"
+        rm -f "$PGLINK"
+    elif [ -d "$PGLINK" ]; then
+        PGDIR="$PGLINK"
+        return 0
+    fi
+    [ "$create" = yes ] || { PGDIR=""; return 0; }
+
+    local sock_path="$PGLINK/run/.s.PGSQL.$DEFAULT_PORT"
+    if { ! is_root || as_pg test -x "$REPO"; } && [ "${#sock_path}" -le 100 ]; then
+        mkdir -p "$PGLINK"
+        PGDIR="$PGLINK"
+    else
+        PGDIR="$(mktemp -d /tmp/canasta-pg.XXXXXX)"
+        chmod 755 "$PGDIR"
+        ln -s "$PGDIR" "$PGLINK"
+        log "$PG_OS_USER cannot use $REPO/.pg directly; cluster in $PGDIR (symlinked from .pg)"
+    fi
+}
+
+is_running() {
+    [ -n "${PGDIR:-}" ] && [ -f "$PGDIR/data/PG_VERSION" ] || return 1
+    as_pg "$BINDIR/pg_ctl" -D "$PGDIR/data" status >/dev/null 2>&1
+}
+
+port_in_use() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+current_port() {
+    if [ -n "${PGDIR:-}" ] && [ -f "$PGDIR/port" ]; then
+        cat "$PGDIR/port"
+    else
+        echo "${PGPORT_TEST:-$DEFAULT_PORT}"
+    fi
+}
+
+choose_port() {
+    local p
+    if [ -n "${PGPORT_TEST:-}" ]; then
+        port_in_use "$PGPORT_TEST" && die "port $PGPORT_TEST (PGPORT_TEST) is already in use"
+        echo "$PGPORT_TEST"
+        return 0
+    fi
+    for p in $(seq "$DEFAULT_PORT" $((DEFAULT_PORT + 9))); do
+        if ! port_in_use "$p"; then
+            echo "$p"
+            return 0
+        fi
+        log "port $p is in use, trying the next one"
+    done
+    die "no free port in $DEFAULT_PORT-$((DEFAULT_PORT + 9)); set PGPORT_TEST"
+}
+
+cmd_start() {
+    ensure_installed
+    ensure_os_user
+    resolve_pgdir yes
+    if is_running; then
+        log "already running on 127.0.0.1:$(current_port) (data in $PGDIR/data)"
+        return 0
+    fi
+    mkdir -p "$PGDIR/run"
+    if is_root; then
+        chown -R "$PG_OS_USER:" "$PGDIR"
+    fi
+
+    if [ ! -f "$PGDIR/data/PG_VERSION" ]; then
+        log "initialising a new cluster in $PGDIR/data ($("$BINDIR/postgres" --version))"
+        rm -rf "$PGDIR/data"
+        as_pg "$BINDIR/initdb" --pgdata="$PGDIR/data" --username="$DB_ROLE" --auth=trust \
+            --encoding=UTF8 --no-locale >"$PGDIR/initdb.log" 2>&1 ||
+            { cat "$PGDIR/initdb.log" >&2; die "initdb failed"; }
+        cat >>"$PGDIR/data/postgresql.conf" <<EOF
+
+# Added by scripts/pg.sh: throwaway test cluster.
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$PGDIR/run'
+EOF
+    fi
+
+    local port
+    port="$(choose_port)"
+    log "starting PostgreSQL on 127.0.0.1:$port (log: $PGDIR/postgres.log)"
+    if ! as_pg "$BINDIR/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/postgres.log" -w -t 60 \
+        -o "-p $port" start >/dev/null; then
+        tail -n 30 "$PGDIR/postgres.log" >&2 || true
+        die "PostgreSQL failed to start"
+    fi
+    echo "$port" >"$PGDIR/port"
+
+    local psql=("$BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U "$DB_ROLE")
+    if [ "$(as_pg "${psql[@]}" -d postgres -tAc \
+        "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'")" != "1" ]; then
+        log "creating database $DB_NAME"
+        as_pg "${psql[@]}" -d postgres -c "CREATE DATABASE $DB_NAME OWNER $DB_ROLE"
+    fi
+    log "ready: $(url)"
+}
+
+cmd_stop() {
+    resolve_pgdir
+    if [ -z "$PGDIR" ] || [ ! -f "$PGDIR/data/PG_VERSION" ]; then
+        log "not running (no cluster in $PGLINK)"
+        return 0
+    fi
+    BINDIR="$(find_bindir)" || { log "not running (PostgreSQL not installed)"; return 0; }
+    if ! is_running; then
+        log "not running"
+        return 0
+    fi
+    log "stopping PostgreSQL on 127.0.0.1:$(current_port)"
+    as_pg "$BINDIR/pg_ctl" -D "$PGDIR/data" -m fast -w -t 60 stop >/dev/null
+    log "stopped"
+}
+
+cmd_status() {
+    resolve_pgdir
+    BINDIR="$(find_bindir)" || { echo "not installed"; return 3; }
+    if is_running; then
+        echo "running: $(url)"
+    else
+        echo "not running"
+        return 3
+    fi
+}
+
+cmd_destroy() {
+    cmd_stop
+    resolve_pgdir
+    if [ -L "$PGLINK" ]; then
+        [ -n "$PGDIR" ] && rm -rf "$PGDIR"
+        rm -f "$PGLINK"
+    else
+        rm -rf "$PGLINK"
+    fi
+    log "removed $PGLINK"
+}
+
+url() {
+    echo "postgresql://$DB_ROLE@127.0.0.1:$(current_port)/$DB_NAME"
+}
+
+cmd_url() {
+    resolve_pgdir
+    url
+}
+
+case "${1:-}" in
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    url) cmd_url ;;
+    status) cmd_status ;;
+    destroy) cmd_destroy ;;
+    *)
+        echo "usage: $0 start|stop|url|status|destroy" >&2
+        exit 2
+        ;;
+esac
