@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
 from domain.cards import full_deck
@@ -293,10 +294,36 @@ class CanastaApp(Application[UUID]):
             scores = {side: b["total"] for side, b in deal.state.scores.items()}
             table.record_deal(str(deal.id), scores)
             self._save(deal, table)
-            self.take_snapshot(deal.id)
+            self._snapshot(deal)
         else:
             self._save(deal)
         return deal
+
+    def save(self, *objs: Any, **kwargs: Any) -> Any:
+        """``Application.save`` for aggregates, without the per-object runtime protocol
+        checks of ``ProcessingEvent.collect_events`` (a seventh of a command's time on
+        Python 3.11). Every object saved here is an aggregate; the rest is unchanged."""
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        for aggregate in objs:
+            if aggregate is not None:
+                processing_event.events.extend(aggregate.collect_events())
+                processing_event.aggregates[aggregate.id] = aggregate
+        processing_event.saved_kwargs.update(kwargs)
+        recordings = self._record(processing_event)
+        self._take_snapshots(processing_event)
+        self._notify(recordings)
+        self.notify(processing_event.events)  # the library's deprecated hook, kept
+        return recordings
+
+    def _snapshot(self, deal: Deal) -> None:
+        """Snapshot a finished deal, so rebuilding a game reads one record per deal.
+
+        Taken from the aggregate just saved (the library's ``take_snapshot`` would first
+        rebuild it from the store, to the same state).
+        """
+        if self.snapshots is not None:
+            snapshot_class = type(self).snapshot_class or Snapshot
+            self.snapshots.put([snapshot_class.take(deal)])
 
     def _save(self, *aggregates: Any) -> None:
         try:

@@ -109,7 +109,9 @@ def eventsourcing_env(settings: Settings, *, app_name: str = "canasta") -> dict[
     url = settings.database_url
     env: dict[str, str]
     if url == MEMORY:
-        env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+        # An in-memory store belongs to one process, so the cache never needs to look for
+        # events written elsewhere: saved aggregates go straight into it.
+        env = {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_FASTFORWARD": "n"}
     elif url is None:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         env = {

@@ -27,9 +27,6 @@ OVER = "over"  # deal ended (went out, red three last, pile declined, or stopped
 class DealState:
     """Everything the rules need about one deal in progress."""
 
-    # Fields copied element by element by clone(); keep in sync with __init__.
-    _LIST_FIELDS = ("deck", "stock", "pile", "crosswise", "melded_before")
-
     def __init__(
         self,
         *,
@@ -207,7 +204,9 @@ class DealState:
     def _on_MeldExtended(self, e: Mapping[str, Any]) -> None:  # noqa: N802
         seat, rank, cards = e["seat"], e["rank"], list(e["cards"])
         self._meld_cards(seat, rank, cards)
-        self.melds[self.side_of[seat]][e["index"]]["cards"].extend(cards)
+        melds = self.melds[self.side_of[seat]]
+        meld = melds[e["index"]]
+        melds[e["index"]] = {**meld, "cards": meld["cards"] + cards}  # replaced, never mutated
 
     def _on_CardDiscarded(self, e: Mapping[str, Any]) -> None:  # noqa: N802
         seat, card = e["seat"], e["card"]
@@ -247,18 +246,24 @@ class DealState:
 
     # --- copying and (de)serialising ----------------------------------------------------
     def clone(self) -> DealState:
+        """A copy that shares nothing mutable with this state (cheap: it runs per command).
+
+        Meld dicts are never changed in place (``_on_MeldExtended`` replaces them), so the
+        copies of the meld lists may share them.
+        """
         new = object.__new__(DealState)
-        d = dict(self.__dict__)
-        for name in self._LIST_FIELDS:
-            d[name] = list(d[name])
-        d["hands"] = [list(h) for h in self.hands]
-        d["melds"] = {
-            s: [{**m, "cards": list(m["cards"])} for m in ms] for s, ms in self.melds.items()
-        }
-        d["red_threes"] = {s: list(c) for s, c in self.red_threes.items()}
-        d["opened"] = dict(self.opened)
-        d["turn_melded"] = dict(self.turn_melded)
-        new.__dict__.update(d)
+        d = self.__dict__.copy()
+        d["deck"] = self.deck[:]
+        d["stock"] = self.stock[:]
+        d["pile"] = self.pile[:]
+        d["crosswise"] = self.crosswise[:]
+        d["melded_before"] = self.melded_before[:]
+        d["hands"] = [h[:] for h in self.hands]
+        d["melds"] = {s: ms[:] for s, ms in self.melds.items()}
+        d["red_threes"] = {s: c[:] for s, c in self.red_threes.items()}
+        d["opened"] = self.opened.copy()
+        d["turn_melded"] = self.turn_melded.copy()
+        new.__dict__ = d
         return new
 
     def __deepcopy__(self, memo: dict[int, Any]) -> DealState:
