@@ -81,11 +81,15 @@ def _check_turn(st: DealState, seat: int, phases: Sequence[str], action: str) ->
         raise RuleViolation("R-TURN-1", f"cannot {action} now: it is time to {step}")
 
 
-def _take_from_hand(hand: Sequence[str], cards: Sequence[str]) -> None:
-    """Every named card exists and is held, each once (R-CARD-1, R-CMD-3)."""
+def _take_from_hand(d: Decision, hand: Sequence[str], cards: Sequence[str]) -> None:
+    """Every named card exists in this entry's decks and is held, each once (R-CARD-1,
+    R-CMD-3)."""
     held = Counter(hand)
     for card in cards:
-        info(card)
+        if info(card).deck > d.variant.decks:
+            raise RuleViolation(
+                "R-CARD-1", f"there is no {card}: this game has {d.variant.decks} decks"
+            )
         if held[card] <= 0:
             raise RuleViolation("R-CMD-3", f"you do not hold {card}")
         held[card] -= 1
@@ -301,6 +305,13 @@ def _may_go_out(d: Decision, seat: int) -> RuleViolation | None:
     return None
 
 
+def _check_black_threes(d: Decision, seat: int, plan: _MeldPlan, discard: str | None) -> None:
+    """R-OUT-4: a black-three meld only in the command that empties the hand."""
+    left = len(d.state.hands[seat]) - (1 if discard is not None else 0)
+    if plan.black_three_meld and left > 0:
+        raise RuleViolation("R-OUT-4", "black threes may be melded only when going out")
+
+
 def _finish_melding(d: Decision, seat: int, plan: _MeldPlan, discard: str | None) -> None:
     """After the melds of a command: the optional discard and the going-out rules."""
     st = d.state
@@ -311,8 +322,6 @@ def _finish_melding(d: Decision, seat: int, plan: _MeldPlan, discard: str | None
         if refusal is not None:
             raise refusal
     else:
-        if plan.black_three_meld:
-            raise RuleViolation("R-OUT-4", "black threes may be melded only when going out")
         if discard is None and left == 1 and _may_go_out(d, seat) is not None:
             refusal = _may_go_out(d, seat)
             assert refusal is not None
@@ -339,12 +348,13 @@ def _meld(d: Decision, seat: int, cmd: Meld) -> None:
     named = [c for spec in cmd.melds for c in spec.cards]
     if cmd.discard is not None:
         named.append(cmd.discard)
-    _take_from_hand(st.hands[seat], named)
+    _take_from_hand(d, st.hands[seat], named)
     side = st.side_of[seat]
     opening = not st.opened[side]
     plan = _MeldPlan()
     for spec in cmd.melds:
         _lay_meld(d, seat, spec, plan)
+    _check_black_threes(d, seat, plan, cmd.discard)
     if opening and cmd.melds:
         _check_initial_minimum(d, side, plan.cards)
     _finish_melding(d, seat, plan, cmd.discard)
@@ -367,7 +377,7 @@ def _take_pile(d: Decision, seat: int, cmd: TakePile) -> None:
     if any(TOP in spec.cards for spec in cmd.melds[1:]):
         raise RuleViolation("R-PILE-5", "only the first meld may hold the top card")
     from_hand = [c for spec in cmd.melds for c in spec.cards if c != TOP]
-    _take_from_hand(st.hands[seat], from_hand)
+    _take_from_hand(d, st.hands[seat], from_hand)
     side = st.side_of[seat]
     rank = top_card.rank
     first = [c for c in cmd.melds[0].cards if c != TOP]
@@ -407,6 +417,7 @@ def _take_pile(d: Decision, seat: int, cmd: TakePile) -> None:
     plan = _MeldPlan()
     for spec in _resolve(cmd.melds, top):
         _lay_meld(d, seat, spec, plan)
+    _check_black_threes(d, seat, plan, None)
     if opening:
         _check_initial_minimum(d, side, plan.cards)  # R-INIT-2: top + hand cards only
     for card in pile_cards:  # R-DRAW-2: red threes in the pile are laid, not replaced
@@ -424,7 +435,7 @@ def _discard_card(d: Decision, seat: int, card: str) -> None:
 def _discard(d: Decision, seat: int, cmd: Discard) -> None:
     st = d.state
     _check_turn(st, seat, (PLAY,), "discard")
-    _take_from_hand(st.hands[seat], [cmd.card])
+    _take_from_hand(d, st.hands[seat], [cmd.card])
     if len(st.hands[seat]) == 1:
         refusal = _may_go_out(d, seat)
         if refusal is not None:
