@@ -8,6 +8,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 
 from domain import rules
+from domain.chain import GENESIS, link
 from domain.commands import Command
 from domain.events import EVENT_CLASSES
 from domain.state import DealState
@@ -30,6 +31,7 @@ class Deal(Aggregate):
         cutter: int
         scores_before: dict[str, int]
         commitment: str  # public hash of the seed and the deal id (R-DEAL-3)
+        chain: str  # first link of the deal's hash chain (domain.chain)
 
     def __init__(
         self,
@@ -47,7 +49,9 @@ class Deal(Aggregate):
         cutter: int,
         scores_before: dict[str, int],
         commitment: str,
+        chain: str,
     ) -> None:
+        self.chain = chain
         self.state = DealState(
             table_id=table_id,
             number=number,
@@ -66,13 +70,17 @@ class Deal(Aggregate):
 
     @classmethod
     def start(cls, deal_id: UUID, **started: Any) -> Deal:
-        return cls._create(cls.Started, id=deal_id, **started)
+        timestamp = cls.Started.create_timestamp()
+        first = link(
+            GENESIS, str(deal_id), cls.INITIAL_VERSION, "Started", timestamp.isoformat(), started
+        )
+        return cls._create(cls.Started, id=deal_id, timestamp=timestamp, chain=first, **started)
 
     def shuffle(self, seed: bytes) -> None:
-        self.trigger_event(EVENT_CLASSES["DeckShuffled"], seed=seed.hex())
+        self.record([("DeckShuffled", {"seed": seed.hex()})])
 
     def stack(self, order: list[str]) -> None:
-        self.trigger_event(EVENT_CLASSES["DeckStacked"], order=list(order))
+        self.record([("DeckStacked", {"order": list(order)})])
 
     def execute(self, seat: int, command: Command) -> None:
         """Apply a command from a room seat, or raise RuleViolation and change nothing."""
@@ -90,5 +98,10 @@ class Deal(Aggregate):
         return new
 
     def record(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """Trigger the decided events, each linked to its predecessor."""
+        deal_id = str(self.id)
         for kind, data in events:
-            self.trigger_event(EVENT_CLASSES[kind], **data)
+            cls = EVENT_CLASSES[kind]
+            timestamp = cls.create_timestamp()
+            chain = link(self.chain, deal_id, self.version + 1, kind, timestamp.isoformat(), data)
+            self.trigger_event(cls, timestamp=timestamp, chain=chain, **data)

@@ -13,10 +13,16 @@ from eventsourcing.domain import Aggregate
 
 
 class DealEvent(Aggregate.Event):
-    """Base class: folding an event is ``DealState.apply(kind, fields)``."""
+    """Base class: folding an event is ``DealState.apply(kind, fields)``.
+
+    ``chain`` links the event to its predecessor (``domain.chain``), for audits.
+    """
+
+    chain: str
 
     def apply(self, aggregate: Any) -> None:
         aggregate.state.apply(type(self).__name__, self.__dict__)
+        aggregate.chain = self.chain
 
 
 class DeckShuffled(DealEvent):

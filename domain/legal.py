@@ -146,10 +146,24 @@ def candidates(st: DealState, seat: int, rng: random.Random) -> list[Command]:
     return out
 
 
+def _plainly_legal(st: DealState, command: Command) -> bool:
+    """Moves legal by construction, which need no trial: drawing from a stock that has
+    cards, and discarding a card that leaves two or more (never going out). The engine
+    still decides them when they are sent; a mistake here fails the property tests."""
+    if isinstance(command, Draw):
+        return st.phase == DRAW and bool(st.stock)
+    if isinstance(command, Discard):
+        hand = st.hands[st.turn] if st.turn is not None else []
+        return st.phase == PLAY and len(hand) >= 3 and not CARDS[command.card].is_red_three
+    return False
+
+
 def legal_command(st: DealState, seat: int, rng: random.Random) -> Command:
     """The first candidate the rules accept. Raises if none is legal (a dead end)."""
     tried = candidates(st, seat, rng)
     for command in tried:
+        if _plainly_legal(st, command):
+            return command
         try:
             decide(st, seat, command)
         except RuleViolation:
