@@ -1,0 +1,107 @@
+"""The ``canasta scenario`` command's contract (SCENARIOS.md): exit 0, 1 or 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+
+GOOD = Path(__file__).parent / "scenarios" / "classic" / "pile_frozen_needs_pair.json"
+
+
+def write(tmp_path: Path, data: object, name: str = "s.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return path
+
+
+def test_a_passing_scenario_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenario", str(GOOD)]) == 0
+    assert "ok" in capsys.readouterr().out
+
+
+def test_a_failing_expectation_exits_1_and_names_the_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(GOOD.read_text())
+    data["steps"][0]["then"]["hand_count"] = {"0": 99}
+    assert main(["scenario", str(write(tmp_path, data))]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED" in out and "step 1 hand_count[0]" in out and "99" in out and "12" in out
+
+
+def test_an_unexpected_refusal_exits_1_with_the_rule_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(GOOD.read_text())
+    data["steps"][1]["expect"] = "ok"
+    assert main(["scenario", str(write(tmp_path, data))]) == 1
+    assert "R-INIT-1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ([1, 2], "a scenario is a JSON object"),
+        ({"entry": "bridge", "players": 4}, "unknown entry"),
+        ({"entry": "classic", "players": 7}, "'players' must be one of"),
+        ({"entry": "classic", "players": 5}, "'teams' is required"),
+        ({"entry": "classic", "players": 4, "deal": {"hands": {"0": ["ZZ"]}}}, "unknown card"),
+        ({"entry": "classic", "players": 4, "deal": {"hands": {"0": ["KH/3"]}}}, "KH/3"),
+        ({"entry": "classic", "players": 4, "deal": {"cut": 0}}, "'cut' is 1..107"),
+        ({"entry": "classic", "players": 4, "steps": [{"seat": 0, "do": "fly"}]}, "unknown action"),
+        ({"entry": "classic", "players": 4, "steps": [{"seat": 9, "do": "draw"}]}, "'seat' is 0..3"),
+        (
+            {"entry": "classic", "players": 4, "steps": [{"seat": 0, "do": "draw", "then": {"colour": 1}}]},
+            "unknown checks",
+        ),
+    ],
+)
+def test_a_malformed_file_exits_2_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: object, message: str
+) -> None:
+    assert main(["scenario", str(write(tmp_path, content))]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenario", str(tmp_path / "nope.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_json_output_holds_the_final_state(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenario", "--json", str(GOOD)]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out[out.index("{") :])
+    assert report["ok"] is True and report["turn"] == 1 and report["pile"]["top"] == "9D/1"
+
+
+def test_the_console_script_is_installed() -> None:
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "canasta"), "scenario", str(GOOD)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "sides"),
+    [(["--players", "4"], ["A", "B"]), (["--entry", "extra_six", "--players", "6"], ["A", "B"])],
+)
+def test_the_demo_plays_a_whole_game_and_prints_logs_and_scores(
+    capsys: pytest.CaptureFixture[str], args: list[str], sides: list[str]
+) -> None:
+    assert main(["demo", "--seed", "7", *args]) == 0
+    out = capsys.readouterr().out
+    assert "== deal 1:" in out and "public discard log:" in out and "turned up" in out
+    assert "game over after" in out and "final totals:" in out
+    for side in sides:
+        assert f"\n    {side} " in out  # a score-table row per side
