@@ -1,0 +1,361 @@
+"""Generate the long rule scenarios that play a 2-player classic deal down to the stock's end.
+
+Run from the repository root:
+
+    .venv/bin/python tests/scenarios/tools/gen_stock_exhausted.py
+
+It writes (the committed JSON is what the tests run; this script only saves typing):
+
+- turn_pile/r-draw-3_red_three_as_last_stock_card_ends_the_deal.json
+- turn_pile/r-end-1_stock_empty_forced_take_then_decline_ends_the_deal.json
+- always_frozen/r-end-1_always_frozen_nobody_is_forced_to_take.json
+
+Every card is named in full notation (hands and the whole stock), so the deal does not
+depend on the fill order. The script plays the deal with its own tiny model (draw two,
+discard the first natural drawn) and computes the expected deal scores itself from
+RULES.md §6 and the R-CARD-3 values; it does not ask the engine.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scenario_json import dumps  # type: ignore[import-not-found]
+
+ROOT = Path(__file__).resolve().parents[1]  # tests/scenarios
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("S", "H", "D", "C")
+NATURAL = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+
+
+def full_deck() -> list[str]:
+    faces = [r + s for s in SUITS for r in RANKS] + ["BJ", "LJ"]
+    return [f"{face}/{deck}" for deck in (1, 2) for face in faces]
+
+
+def rank(card: str) -> str:
+    face = card.split("/")[0]
+    return face if face in ("BJ", "LJ") else face[:-1]
+
+
+def is_red_three(card: str) -> bool:
+    return card.split("/")[0] in ("3H", "3D")
+
+
+def is_natural(card: str) -> bool:
+    return rank(card) in NATURAL
+
+
+def value(card: str) -> int:
+    """R-CARD-3."""
+    r = rank(card)
+    if r in ("BJ", "LJ"):
+        return 50
+    if r in ("A", "2"):
+        return 20
+    if r in ("K", "Q", "J", "10", "9", "8"):
+        return 10
+    if r in ("4", "5", "6", "7"):
+        return 5
+    return 0 if is_red_three(card) else 5  # black three 5, red three no card value
+
+
+class Deal:
+    """A 2-player classic deal, dealer seat 1 (seat 0 plays first), every card named."""
+
+    def __init__(self, hands: dict[int, list[str]], stock_head: list[str], last: list[str]) -> None:
+        deck = full_deck()
+        used = [c for h in hands.values() for c in h] + stock_head + last
+        assert len(set(used)) == len(used), "a card is named twice"
+        assert all(len(h) == 15 for h in hands.values())
+        rest = [c for c in deck if c not in set(used)]
+        # Draw pairs start with a natural that is not a K, Q, J or A (the discard), then
+        # any other card; wilds, black threes and the melding ranks are kept in hands.
+        plain = [c for c in rest if is_natural(c) and rank(c) not in ("K", "Q", "J", "A")]
+        other = [c for c in rest if c not in set(plain)]
+        assert not any(is_red_three(c) for c in rest), "red threes are placed by hand"
+        middle: list[str] = []
+        while plain or other:
+            if plain:
+                middle.append(plain.pop(0))
+            if other:
+                middle.append(other.pop(0))
+            elif plain:
+                middle.append(plain.pop(0))
+        self.stock_order = stock_head + middle + last
+        assert len(self.stock_order) + 30 == 108
+        self.hands = {s: list(h) for s, h in hands.items()}
+        self.stock = list(self.stock_order)
+        self.pile: list[str] = []
+        self.red: dict[int, list[str]] = {0: [], 1: []}
+        self.melds: dict[int, list[list[str]]] = {0: [], 1: []}
+        self.steps: list[dict[str, Any]] = []
+        self.over = False
+        # R-DEAL-6: red threes laid and replaced, seat 0 (dealer's left) first
+        for seat in (0, 1):
+            for card in [c for c in self.hands[seat] if is_red_three(c)]:
+                self.hands[seat].remove(card)
+                self.red[seat].append(card)
+                repl = self.stock.pop(0)
+                assert not is_red_three(repl)
+                self.hands[seat].append(repl)
+        turn_up = self.stock.pop(0)
+        assert is_natural(turn_up)
+        self.pile.append(turn_up)
+
+    def draw(self, seat: int, check: dict[str, Any] | None = None) -> list[str]:
+        n = min(2, len(self.stock))  # R-DRAW-1 [decision]: draw what is there
+        drawn = self.stock[:n]
+        self.stock = self.stock[n:]
+        then: dict[str, Any] = {"stock_size": len(self.stock)}
+        for card in drawn:
+            if is_red_three(card):  # R-DRAW-2 / R-DRAW-3 (only the last card in these deals)
+                assert not self.stock and card == drawn[-1]
+                self.red[seat].append(card)
+                self.over = True
+            else:
+                self.hands[seat].append(card)
+        then["hand_count"] = {str(seat): len(self.hands[seat])}
+        then.update(check or {})
+        self.steps.append({"seat": seat, "do": "draw", "expect": "ok", "then": then})
+        return drawn
+
+    def discard(self, seat: int, card: str, check: dict[str, Any] | None = None) -> None:
+        self.hands[seat].remove(card)
+        self.pile.append(card)
+        then = {"pile_top": card, "pile_size": len(self.pile), "turn": 1 - seat}
+        then.update(check or {})
+        self.steps.append(
+            {"seat": seat, "do": "discard", "card": card, "expect": "ok", "then": then}
+        )
+
+    def meld(self, seat: int, melds: list[list[str]]) -> None:
+        for cards in melds:
+            for card in cards:
+                self.hands[seat].remove(card)
+            self.melds[seat].append(list(cards))
+        self.steps.append({"seat": seat, "do": "meld", "melds": melds, "expect": "ok"})
+
+    def plain_turn(self, seat: int) -> None:
+        drawn = self.draw(seat)
+        if self.over:
+            return
+        card = next(c for c in drawn if is_natural(c) and rank(c) not in ("K", "Q", "J", "A"))
+        self.discard(seat, card)
+
+    def scores(self, went_out: int | None = None) -> dict[str, int]:
+        """RULES.md §6 for sides A (seat 0) and B (seat 1); no going-out bonus here."""
+        assert went_out is None
+        out = {}
+        for seat, side in ((0, "A"), (1, "B")):
+            melded = sum(value(c) for m in self.melds[seat] for c in m)
+            bonus = 0
+            for m in self.melds[seat]:
+                if len(m) >= 7:
+                    bonus += 300 if any(not is_natural(c) for c in m) else 500
+            n = len(self.red[seat])
+            red = 800 if n == 4 else 100 * n
+            if not self.melds[seat]:
+                red = -red
+            out[side] = melded + bonus + red - sum(value(c) for c in self.hands[seat])
+        return out
+
+
+FILL0 = ["4S/1", "4S/2", "4H/1", "4H/2", "5S/1", "5S/2", "5H/1"]
+FILL1 = ["6S/1", "6S/2", "6H/1", "6H/2", "7S/1", "7S/2", "7H/1"]
+OPEN0 = ["KS/1", "KS/2", "KH/1", "AS/1", "AS/2", "AH/1"]  # 30 + 60 = 90
+OPEN1 = ["QS/1", "QS/2", "QH/1", "JS/1", "JS/2", "JH/1"]  # 30 + 30 = 60
+REPLACEMENTS = ["8S/1", "8S/2", "8H/1", "8H/2"]
+TURN_UP = ["9S/1"]
+
+
+def opening_turns(d: Deal, *, seat1_melds: bool) -> None:
+    drawn = d.draw(0)
+    d.meld(0, [OPEN0[:3], OPEN0[3:]])
+    d.steps[-1]["then"] = {"melds": {"A": {"K": 3, "A": 3}}}
+    d.discard(0, next(c for c in drawn if is_natural(c) and rank(c) not in ("K", "Q", "J", "A")))
+    if seat1_melds:
+        drawn = d.draw(1)
+        d.meld(1, [OPEN1[:3], OPEN1[3:]])
+        d.steps[-1]["then"] = {"melds": {"B": {"Q": 3, "J": 3}}}
+        d.discard(
+            1, next(c for c in drawn if is_natural(c) and rank(c) not in ("K", "Q", "J", "A"))
+        )
+    else:
+        d.plain_turn(1)
+
+
+def red_three_last() -> dict[str, Any]:
+    """R-DRAW-3: three red threes are dealt (laid and replaced), the fourth is the stock's
+    last card: 108 - 30 - 3 replacements - 1 turn-up = 74 cards, 37 draws of two; seat 0's
+    last draw takes it and the deal ends at once, scored without a going-out bonus."""
+    hands = {0: [*OPEN0, "3H/1", "3H/2", *FILL0], 1: [*OPEN1, "3D/1", *FILL1, "7H/2"]}
+    d = Deal(hands, REPLACEMENTS[:3] + TURN_UP, ["QD/1", "3D/2"])
+    opening_turns(d, seat1_melds=False)
+    seat = 0
+    while not d.over:
+        if len(d.stock) == 2:
+            d.draw(seat, {"deal_over": True, "phase": "over", "red_threes": {"A": 3, "B": 1}})
+            break
+        d.plain_turn(seat)
+        seat = 1 - seat
+    assert seat == 0 and d.over and not d.stock
+    d.steps.append(
+        {
+            "seat": 0,
+            "do": "discard",
+            "card": "QD/1",
+            "expect": {"error": "R-TURN-1"},
+            "then": {"hand_count": {"0": len(d.hands[0])}, "deal_over": True},
+        }
+    )
+    d.steps.append({"seat": 1, "do": "decline_pile", "expect": {"error": "R-TURN-1"}})
+    return {
+        "name": "R-DRAW-3, R-SCORE-3: the stock's last card is a red three; seat 0 draws it (with the "
+        "card above it) and the deal ends at once: he neither melds nor discards, the red three is laid "
+        "in A's area and scores (A has melded: +300 for three; B has not: -100), no going-out bonus. "
+        "Generated by tests/scenarios/tools/gen_stock_exhausted.py",
+        "entry": "classic",
+        "players": 2,
+        "deal": {
+            "dealer": 1,
+            "cut": 54,
+            "hands": {"0": hands[0], "1": hands[1]},
+            "stock": d.stock_order,
+        },
+        "steps": d.steps,
+        "expect_end": {
+            "deal_over": True,
+            "stock_size": 0,
+            "red_threes": {"A": 3, "B": 1},
+            "deal_scores": d.scores(),
+        },
+    }
+
+
+def stock_exhausted(*, always_frozen: bool) -> dict[str, Any]:
+    """R-END-1: all four red threes are dealt, so 108 - 30 - 4 - 1 = 73 cards are drawn:
+    36 draws of two, then seat 0's last draw takes the one card left (R-DRAW-1 [decision]).
+    Seat 0 discards a Q, which matches side B's Q meld."""
+    hands = {0: [*OPEN0, "3H/1", "3H/2", *FILL0], 1: [*OPEN1, "3D/1", "3D/2", *FILL1]}
+    d = Deal(hands, REPLACEMENTS + TURN_UP, ["QD/1"])
+    opening_turns(d, seat1_melds=True)
+    seat = 0
+    while len(d.stock) > 1:
+        d.plain_turn(seat)
+        seat = 1 - seat
+    assert seat == 0
+    before = len(d.hands[0])
+    d.draw(0, {"stock_size": 0, "hand_count": {"0": before + 1}, "phase": "play"})
+    d.discard(0, "QD/1", {"pile_frozen": always_frozen, "stock_size": 0})
+    d.steps.append(
+        {
+            "seat": 1,
+            "do": "draw",
+            "expect": {"error": "R-END-1"},
+            "then": {"turn": 1, "phase": "draw", "hand_count": {"1": len(d.hands[1])}},
+        }
+    )
+    if always_frozen:
+        # §9: top Q could join B's Q meld of three (way 2), yet nobody is forced to take
+        d.steps.append(
+            {
+                "seat": 1,
+                "do": "decline_pile",
+                "expect": "ok",
+                "then": {"deal_over": True, "phase": "over", "pile_size": len(d.pile)},
+            }
+        )
+        name = (
+            "R-END-1, §9 (always_frozen): the stock runs out (seat 0's last draw takes the one card "
+            "left, R-DRAW-1); drawing is refused; the top Q could join side B's Q meld of three "
+            "(way 2), but under always_frozen nobody is forced to take: seat 1 declines, the deal "
+            "ends with no going-out bonus. Generated by tests/scenarios/tools/gen_stock_exhausted.py"
+        )
+    else:
+        d.steps.append(
+            {
+                "seat": 1,
+                "do": "decline_pile",
+                "expect": {"error": "R-END-1"},
+                "then": {"deal_over": False, "pile_size": len(d.pile)},
+            }
+        )
+        taken = d.pile[:-1]
+        top = d.pile[-1]
+        d.pile = []
+        d.melds[1][0].append(top)
+        d.hands[1] += taken
+        d.steps.append(
+            {
+                "seat": 1,
+                "do": "take_pile",
+                "melds": [["TOP"]],
+                "expect": "ok",
+                "then": {
+                    "pile_size": 0,
+                    "melds": {"B": {"Q": 4, "J": 3}},
+                    "hand_count": {"1": len(d.hands[1])},
+                    "stock_size": 0,
+                },
+            }
+        )
+        d.discard(1, next(c for c in d.hands[1] if rank(c) in ("4", "5", "6", "7")))
+        # top card's rank matches no meld of side A: not forced, so seat 0 may decline
+        d.steps.append({"seat": 0, "do": "draw", "expect": {"error": "R-END-1"}})
+        d.steps.append(
+            {
+                "seat": 0,
+                "do": "decline_pile",
+                "expect": "ok",
+                "then": {"deal_over": True, "phase": "over", "pile_size": 1},
+            }
+        )
+        name = (
+            "R-END-1: the stock runs out (seat 0's last draw takes the one card left, R-DRAW-1); "
+            "seat 1 may not draw; the top Q matches side B's Q meld and the pile is not frozen, so "
+            "declining is refused and he takes it; seat 0 then faces a top card matching none of A's "
+            "melds, declines, and the deal ends with no going-out bonus (R-SCORE-3). Generated by "
+            "tests/scenarios/tools/gen_stock_exhausted.py"
+        )
+    data: dict[str, Any] = {"name": name, "entry": "classic", "players": 2}
+    if always_frozen:
+        data["options"] = {"always_frozen": True}
+    data["deal"] = {
+        "dealer": 1,
+        "cut": 54,
+        "hands": {"0": hands[0], "1": hands[1]},
+        "stock": d.stock_order,
+    }
+    data["steps"] = d.steps
+    data["expect_end"] = {
+        "deal_over": True,
+        "stock_size": 0,
+        "red_threes": {"A": 2, "B": 2},
+        "deal_scores": d.scores(),
+    }
+    return data
+
+
+def main() -> None:
+    outputs = {
+        "turn_pile/r-draw-3_red_three_as_last_stock_card_ends_the_deal.json": red_three_last(),
+        "turn_pile/r-end-1_stock_empty_forced_take_then_decline_ends_the_deal.json": stock_exhausted(
+            always_frozen=False
+        ),
+        "always_frozen/r-end-1_always_frozen_nobody_is_forced_to_take.json": stock_exhausted(
+            always_frozen=True
+        ),
+    }
+    for rel, data in outputs.items():
+        path = ROOT / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dumps(data), encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT.parents[1])} ({len(data['steps'])} steps)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Compact JSON layout for rule scenario files (../../../../shared/SCENARIOS.md).
+
+One top-level key per line, one hand per line, one step per line: scenarios stay readable
+and diffs stay small. Used by the generators in this folder and to reformat hand-written files:
+
+    .venv/bin/python tests/scenarios/tools/scenario_json.py FILE...
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _inline(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _block(value: dict[str, Any], indent: str) -> str:
+    inner = indent + "  "
+    lines = [f"{inner}{json.dumps(k)}: {_inline(v)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(lines) + "\n" + indent + "}"
+
+
+def dumps(data: dict[str, Any]) -> str:
+    parts = []
+    for key, value in data.items():
+        if key == "deal" and isinstance(value, dict):
+            deal_lines = []
+            for k, v in value.items():
+                if k in ("hands", "ponytails") and isinstance(v, dict):
+                    deal_lines.append(f"    {json.dumps(k)}: {_block(v, '    ')}")
+                else:
+                    deal_lines.append(f"    {json.dumps(k)}: {_inline(v)}")
+            parts.append(f"  {json.dumps(key)}: {{\n" + ",\n".join(deal_lines) + "\n  }")
+        elif key == "steps" and isinstance(value, list):
+            steps = ",\n".join(f"    {_inline(s)}" for s in value)
+            parts.append(f"  {json.dumps(key)}: [\n{steps}\n  ]")
+        else:
+            parts.append(f"  {json.dumps(key)}: {_inline(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def main(paths: list[str]) -> None:
+    for name in paths:
+        path = Path(name)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(dumps(data), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
