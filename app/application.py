@@ -8,8 +8,10 @@ refused as a conflict (R-CMD-1) with nothing recorded.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -17,15 +19,18 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
+from domain.accounts import Account, Token, account_id, token_hash, token_id
 from domain.cards import full_deck
+from domain.command_log import CommandLog, command_log_id
 from domain.commands import Command
 from domain.deal import Deal
-from domain.errors import Conflict, NotFound, RuleViolation, SetupError
+from domain.errors import Conflict, Forbidden, NotFound, RuleViolation, SetupError
 from domain.seating import next_dealer, side_of_seats, virtual_table
 from domain.shuffle import SEED_BYTES, commitment, stacked_commitment
 from domain.state import OVER, DealState
 from domain.table import PLAYING, Table
 from domain.variants import get_variant
+from projections.visibility import Viewer, event_view
 
 
 class RandomSource(Protocol):
@@ -57,6 +62,48 @@ class DealStateAsDict(Transcoding):
 
     def decode(self, data: dict[str, Any]) -> DealState:
         return DealState.from_dict(data)
+
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,32}")
+
+
+def error_body(code: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the sender believes is current (R-CMD-1); None means "not checked"."""
+
+    game: UUID | None = None
+    deal: int | None = None
+    step: int | None = None
+    turn: int | None = None
+    phase: str | None = None
+
+    def mismatch(self, deal: Deal) -> str | None:
+        st = deal.state
+        real = {
+            "game": UUID(st.table_id),
+            "deal": st.number,
+            "step": deal.version,
+            "turn": st.turn,
+            "phase": st.phase,
+        }
+        for name, value in real.items():
+            believed = getattr(self, name)
+            if believed is not None and believed != value:
+                return f"stale command: {name} is {value}, not {believed}; reload and retry"
+        return None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The first answer to a sequenced command; ``replayed`` on a retry."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
 
 
 def _rotation_for(
@@ -265,6 +312,8 @@ class CanastaApp(Application[UUID]):
         return deal
 
     def _get(self, aggregate_id: UUID, version: int | None, what: str) -> Any:
+        if not isinstance(aggregate_id, UUID):  # the cache is keyed by UUID, never by str
+            aggregate_id = UUID(str(aggregate_id))
         try:
             return self.repository.get(aggregate_id, version=version, projector_func=_fold)
         except AggregateNotFoundError:
@@ -282,22 +331,134 @@ class CanastaApp(Application[UUID]):
         """Apply one player's command to a deal; returns the deal as it now is (its
         ``version`` is the step the next command must expect)."""
         deal = self.get_deal(deal_id)
-        st = deal.state
         if expected_step is not None and expected_step != deal.version:
             raise Conflict(f"the deal is at step {deal.version}, not {expected_step}")
-        if player not in st.player_ids:
-            raise RuleViolation("R-CMD-2", "you have no seat at this table")
-        seat = st.player_ids.index(player)
-        deal.execute(seat, command)
-        if deal.state.phase == OVER and deal.state.scores is not None:
-            table = self.get_table(UUID(st.table_id))
-            scores = {side: b["total"] for side, b in deal.state.scores.items()}
-            table.record_deal(str(deal.id), scores)
-            self._save(deal, table)
-            self._snapshot(deal)
-        else:
-            self._save(deal)
+        self._execute(deal, self._seat_of(deal, player), command)
         return deal
+
+    def submit(
+        self,
+        deal_id: UUID,
+        player: str,
+        seq: int,
+        command: Command,
+        expected: Expected,
+        digest: str,
+    ) -> Answer:
+        """A sequenced command (R-CMD-1): the sequence number is checked first (a retry
+        gets its first answer back), then what the sender believed, then the rules.
+
+        Every answer is kept in the sender's command log, saved in the same
+        transaction as the events of an accepted command."""
+        deal = self.get_deal(deal_id)
+        seat = self._seat_of(deal, player)
+        log = self._command_log(deal.state.table_id, player)
+        first = log.answer_for(seq)
+        if first is not None:
+            if first["digest"] != digest:
+                raise Conflict(f"sequence number {seq} was used for a different command")
+            return Answer(first["status"], first["body"], replayed=True)
+        if seq <= log.last_seq:
+            raise Conflict(f"sequence numbers must grow: your last was {log.last_seq}")
+        stale = expected.mismatch(deal)
+        if stale is not None:
+            body = error_body("R-CMD-1", stale)
+            log.record(seq=seq, digest=digest, status=409, body=body)
+            self._save(log)
+            return Answer(409, body)
+        try:
+            new_events = self._execute(deal, seat, command, log, seq=seq, digest=digest)
+        except RuleViolation as refusal:
+            body = error_body(refusal.code, refusal.message)
+            log.record(seq=seq, digest=digest, status=400, body=body)
+            self._save(log)
+            return Answer(400, body)
+        return Answer(200, new_events)
+
+    def _seat_of(self, deal: Deal, player: str) -> int:
+        if player not in deal.state.player_ids:
+            raise Forbidden("R-CMD-2", "you have no seat at this table")
+        return deal.state.player_ids.index(player)
+
+    def _command_log(self, table_id: str, player: str) -> CommandLog:
+        try:
+            log = self.repository.get(command_log_id(table_id, player), projector_func=_fold)
+        except AggregateNotFoundError:
+            return CommandLog(table_id=table_id, player=player)
+        assert isinstance(log, CommandLog)
+        return log
+
+    def _execute(
+        self,
+        deal: Deal,
+        seat: int,
+        command: Command,
+        log: CommandLog | None = None,
+        *,
+        seq: int = 0,
+        digest: str = "",
+    ) -> dict[str, Any]:
+        """Decide, then save the deal (with the table when the deal ends, and the
+        sender's command log) in one transaction."""
+        first_new = deal.version + 1
+        deal.execute(seat, command)
+        st = deal.state
+        body = {
+            "step": deal.version,
+            "events": [
+                view
+                for event in deal.pending_events
+                if event.originator_version >= first_new
+                and (view := event_view(event, Viewer.player(seat), st)) is not None
+            ],
+        }
+        aggregates: list[Any] = [deal]
+        if st.phase == OVER and st.scores is not None:
+            table = self.get_table(UUID(st.table_id))
+            table.record_deal(str(deal.id), {side: b["total"] for side, b in st.scores.items()})
+            aggregates.append(table)
+        if log is not None:
+            log.record(seq=seq, digest=digest, status=200, body=body)
+            aggregates.append(log)
+        self._save(*aggregates)
+        if st.phase == OVER:
+            self._snapshot(deal)
+        return body
+
+    # --- accounts --------------------------------------------------------------------------
+    def register(self, name: str) -> str:
+        """A new account; returns its bearer token (only its hash is stored)."""
+        if not NAME_PATTERN.fullmatch(name):
+            raise SetupError("R-CMD-2", "a name is 1 to 32 letters, digits, '.', '_' or '-'")
+        token = secrets.token_urlsafe(32)
+        account = Account(name=name)
+        issued = Token(hashed=token_hash(token), name=name)
+        try:
+            self.save(account, issued)
+        except IntegrityError:
+            raise Conflict(f"the name {name!r} is taken") from None
+        return token
+
+    def authenticate(self, token: str) -> Account | None:
+        """The account a bearer token belongs to, or None."""
+        try:
+            issued = self.repository.get(token_id(token_hash(token)), projector_func=_fold)
+            account = self.repository.get(account_id(issued.name), projector_func=_fold)
+        except AggregateNotFoundError:
+            return None
+        return account if isinstance(account, Account) else None
+
+    def set_role(self, name: str, role: str, *, granted: bool) -> None:
+        """Operator only (command line): grant or revoke a role such as ``auditor``."""
+        try:
+            account = self.repository.get(account_id(name), projector_func=_fold)
+        except AggregateNotFoundError:
+            raise NotFound(f"no account {name!r}") from None
+        if granted:
+            account.grant(role=role)
+        else:
+            account.revoke(role=role)
+        self._save(account)
 
     def save(self, *objs: Any, **kwargs: Any) -> Any:
         """``Application.save`` for aggregates, without the per-object runtime protocol

@@ -1,13 +1,57 @@
-"""HTTP entry point: ``uvicorn app.main:app``."""
+"""HTTP entry point: ``uvicorn app.main:app`` (or ``create_app(settings)`` in tests)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI
 
-app = FastAPI(title="canasta-ledger")
+from app import errors
+from app.application import CanastaApp
+from app.routes import deals, players, tables
+from app.settings import Settings, eventsourcing_env
 
 
-@app.get("/health")
-def health() -> dict[str, str]:
-    """Liveness probe."""
-    return {"status": "ok"}
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The API over one ``CanastaApp`` per process, built at start-up, closed at shutdown.
+
+    Everything that must hold across processes lives in the event store; the
+    application's aggregate cache fast-forwards from the store on every read.
+    """
+
+    @asynccontextmanager
+    async def lifespan(api: FastAPI) -> AsyncIterator[None]:
+        config = settings or Settings()
+        canasta = CanastaApp(
+            env=eventsourcing_env(config), allow_stacked_decks=config.allow_stacked_decks
+        )
+        api.state.settings = config
+        api.state.canasta = canasta
+        try:
+            yield
+        finally:
+            canasta.close()
+
+    api = FastAPI(
+        title="canasta-ledger",
+        version="0.1.0",
+        description="Event-sourced Canasta tables: every deal, shuffle, card and score is an "
+        "immutable event. Players authenticate with a bearer token from POST /players; "
+        "spectators need none.",
+        lifespan=lifespan,
+    )
+    errors.install(api)
+    api.include_router(players.router)
+    api.include_router(tables.router)
+    api.include_router(deals.router)
+
+    @api.get("/health", tags=["operations"])
+    def health() -> dict[str, str]:
+        """Liveness probe."""
+        return {"status": "ok"}
+
+    return api
+
+
+app = create_app()

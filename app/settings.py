@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
+from typing import Annotated
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from pydantic import AliasChoices, Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: Special ``database_url`` value: keep events in memory only (``eventsourcing.popo``).
 MEMORY = "memory"
@@ -54,8 +55,18 @@ class Settings(BaseSettings):
     #: Connections kept open by the eventsourcing PostgreSQL pool. Keep it at least as large
     #: as the number of threads that use the application at once.
     postgres_pool_size: int = 10
+    #: Account names that hold the auditor role (R-VIEW-4), besides roles granted with
+    #: ``canasta grant-auditor NAME``. Comma-separated in the environment.
+    auditors: Annotated[list[str], NoDecode] = []
     #: Aggregates kept in the application's LRU cache; 0 disables the cache.
     aggregate_cache_maxsize: int = 1000
+
+    @field_validator("auditors", mode="before")
+    @classmethod
+    def _split_names(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [name.strip() for name in value.split(",") if name.strip()]
+        return value
 
     @field_validator("database_url")
     @classmethod

@@ -22,6 +22,10 @@ class SetupError(DomainError):
     """A table or game set-up that is not allowed (R-SEAT-*)."""
 
 
+class Forbidden(DomainError):
+    """The sender may not do this: not the host, no seat here, not an auditor."""
+
+
 class Conflict(DomainError):
     """The command was based on a state that is no longer current (R-CMD-1)."""
 

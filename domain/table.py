@@ -12,7 +12,7 @@ from typing import Any
 from eventsourcing.domain import Aggregate, event
 
 from domain import scoring
-from domain.errors import SetupError
+from domain.errors import Forbidden, SetupError
 from domain.seating import choose_sides, virtual_table
 from domain.variants import get_variant
 
@@ -172,4 +172,4 @@ class Table(Aggregate):
 
     def check_host(self, player: str) -> None:
         if player != self.host:
-            raise SetupError("R-SEAT-3", "only the host may do this")
+            raise Forbidden("R-SEAT-3", "only the host may do this")

@@ -23,7 +23,7 @@ from app.application import CanastaApp
 from app.scenario import build_setup
 from domain.cards import CARDS, full_deck
 from domain.commands import Cut, Discard, Draw, Meld, MeldSpec
-from domain.errors import RuleViolation, SetupError
+from domain.errors import Forbidden, RuleViolation, SetupError
 from domain.legal import legal_command, seat_to_act
 from domain.shuffle import SEED_BYTES, commitment, shuffled
 from domain.state import OVER
@@ -194,7 +194,7 @@ def test_only_the_host_can_start_the_game_r_seat_3() -> None:
     app = new_app()
     table_id = full_table(app, 4)
     for player in ("p1", "stranger"):
-        with pytest.raises(SetupError) as err:
+        with pytest.raises(Forbidden) as err:
             app.start_game(table_id, player)
         assert err.value.code == "R-SEAT-3"
     assert app.get_table(table_id).status == "open"
@@ -209,7 +209,7 @@ def test_only_the_host_can_start_the_next_deal_r_seat_3() -> None:
     table_id = full_table(app, 4)
     deal_id = app.start_game(table_id, HOST)
     play_to_end(app, deal_id, random.Random(1))
-    with pytest.raises(SetupError) as err:
+    with pytest.raises(Forbidden) as err:
         app.start_next_deal(table_id, "p2")
     assert err.value.code == "R-SEAT-3"
     assert len(app.get_table(table_id).deals) == 1
@@ -222,7 +222,7 @@ def test_only_the_host_can_stop_the_game_r_seat_3_r_game_2() -> None:
     table_id = full_table(app, 4)
     app.start_game(table_id, HOST)
     for player in ("p1", "p3", "stranger"):
-        with pytest.raises(SetupError) as err:
+        with pytest.raises(Forbidden) as err:
             app.stop_game(table_id, player)
         assert err.value.code == "R-SEAT-3"
     assert app.get_table(table_id).status == "playing"
@@ -302,7 +302,7 @@ def test_a_seat_in_two_teams_is_refused_r_seat_3() -> None:
 def test_only_the_host_chooses_teams_and_only_before_the_start_r_seat_3() -> None:
     app = new_app()
     table_id = full_table(app, 5)
-    with pytest.raises(SetupError) as err:
+    with pytest.raises(Forbidden) as err:
         app.choose_teams(table_id, "p1", [[0, 2, 4]])
     assert err.value.code == "R-SEAT-3"
     app.choose_teams(table_id, HOST, [[0, 2, 4]])

@@ -1,0 +1,54 @@
+"""Every refusal becomes a stable JSON error body: ``{"error": {"code", "message"}}``."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.application import error_body
+from app.deps import Unauthenticated
+from domain.errors import Conflict, DomainError, Forbidden, NotFound
+
+log = logging.getLogger("canasta.api")
+
+STATUS: list[tuple[type[DomainError], int]] = [
+    (Unauthenticated, 401),
+    (Forbidden, 403),
+    (NotFound, 404),
+    (Conflict, 409),
+    (DomainError, 400),  # rule violations and set-up refusals
+]
+
+
+def status_of(error: DomainError) -> int:
+    return next(status for cls, status in STATUS if isinstance(error, cls))
+
+
+def install(api: FastAPI) -> None:
+    @api.exception_handler(DomainError)
+    async def domain_error(_request: Request, exc: DomainError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthenticated) else None
+        return JSONResponse(error_body(exc.code, exc.message), status_of(exc), headers=headers)
+
+    @api.exception_handler(RequestValidationError)
+    async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        where = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}"
+            for e in exc.errors()[:5]
+        )
+        return JSONResponse(error_body("malformed", where or "malformed request"), 422)
+
+    @api.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse(error_body(code, str(exc.detail)), exc.status_code)
+
+    @api.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # Logged without request bodies or card data; the client learns nothing of the state.
+        log.error("unexpected %s on %s %s", type(exc).__name__, request.method, request.url.path)
+        return JSONResponse(error_body("internal", "internal error"), 500)

@@ -1,0 +1,1 @@
+"""One router per resource; routes turn requests into commands and read views."""

@@ -1,0 +1,145 @@
+"""Deals: views per viewer, sequenced commands, the redacted history and replays."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from app.application import CanastaApp, Expected
+from app.deps import AccountDep, CanastaDep, MaybeAccount
+from app.schemas import (
+    AnswerIn,
+    AskPartnerIn,
+    CommandBody,
+    CommandIn,
+    CommandOut,
+    CutIn,
+    DeclinePileIn,
+    DiscardIn,
+    DrawIn,
+    ErrorOut,
+    MeldCommandIn,
+    MeldIn,
+    TakePileIn,
+)
+from domain import commands as c
+from domain.accounts import Account
+from domain.deal import Deal
+from projections.visibility import Viewer, deal_view, event_view
+
+router = APIRouter(tags=["deals"])
+ViewAs = Annotated[Literal["me", "spectator"], Query(alias="as")]
+
+
+def viewer_of(deal: Deal, account: Account | None, view_as: str = "me") -> Viewer:
+    """A seated player sees his seat's cards; anyone else is a spectator (R-VIEW-1/2)."""
+    if view_as == "me" and account is not None and account.name in deal.state.player_ids:
+        return Viewer.player(deal.state.player_ids.index(account.name))
+    return Viewer.spectator()
+
+
+def _specs(melds: list[MeldIn]) -> tuple[c.MeldSpec, ...]:
+    return tuple(c.MeldSpec(cards=tuple(m.cards), rank=m.rank) for m in melds)
+
+
+def to_command(body: CommandBody) -> c.Command:
+    if isinstance(body, CutIn):
+        return c.Cut(body.n)
+    if isinstance(body, DrawIn):
+        return c.Draw()
+    if isinstance(body, TakePileIn):
+        return c.TakePile(_specs(body.melds))
+    if isinstance(body, MeldCommandIn):
+        return c.Meld(_specs(body.melds), discard=body.discard)
+    if isinstance(body, DiscardIn):
+        return c.Discard(body.card)
+    if isinstance(body, AskPartnerIn):
+        return c.AskPartner(body.partner)
+    if isinstance(body, AnswerIn):
+        return c.Answer(body.yes)
+    assert isinstance(body, DeclinePileIn)
+    return c.DeclinePile()
+
+
+@router.get("/deals/{deal_id}")
+def get_deal(
+    deal_id: UUID, canasta: CanastaDep, account: MaybeAccount, view_as: ViewAs = "me"
+) -> dict[str, Any]:
+    """The deal now, as the requester may see it: a seated player gets his own hand,
+    everybody else the spectator's view (no hand, no stock, no seed)."""
+    deal = canasta.get_deal(deal_id)
+    view = deal_view(deal.state, viewer_of(deal, account, view_as))
+    view.update(id=str(deal_id), table=deal.state.table_id, step=deal.version)
+    return view
+
+
+@router.post(
+    "/deals/{deal_id}/commands",
+    response_model=CommandOut,
+    responses={400: {"model": ErrorOut}, 403: {"model": ErrorOut}, 409: {"model": ErrorOut}},
+)
+def send_command(
+    deal_id: UUID, body: CommandIn, account: AccountDep, canasta: CanastaDep
+) -> JSONResponse:
+    """One command of the player to act (R-CMD-1): ``seq`` grows per sender and table; a
+    retry under a used ``seq`` gets the first answer; ``expect`` must match the deal."""
+    expected = Expected(
+        game=body.expect.game,
+        deal=body.expect.deal,
+        step=body.expect.step,
+        turn=body.expect.turn,
+        phase=body.expect.phase,
+    )
+    payload = body.model_dump(mode="json", exclude={"seq"})
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    answer = canasta.submit(
+        deal_id, account.name, body.seq, to_command(body.command), expected, digest
+    )
+    content = {**answer.body, "replayed": answer.replayed} if answer.status == 200 else answer.body
+    return JSONResponse(content, answer.status)
+
+
+@router.get("/deals/{deal_id}/events")
+def events(
+    deal_id: UUID,
+    canasta: CanastaDep,
+    account: MaybeAccount,
+    after: Annotated[int, Query(ge=0, le=10**9)] = 0,
+    view_as: ViewAs = "me",
+) -> list[dict[str, Any]]:
+    """The deal's history after step ``after``, each event redacted for the requester."""
+    deal = canasta.get_deal(deal_id)
+    viewer = viewer_of(deal, account, view_as)
+    return redacted_events(canasta, deal, viewer, after)
+
+
+def redacted_events(
+    canasta: CanastaApp, deal: Deal, viewer: Viewer, after: int
+) -> list[dict[str, Any]]:
+    out = []
+    for event in canasta.events.get(deal.id, gt=after or None):
+        view = event_view(event, viewer, deal.state)
+        if view is not None:
+            out.append(view)
+    return out
+
+
+@router.get("/deals/{deal_id}/replay")
+def replay(
+    deal_id: UUID,
+    canasta: CanastaDep,
+    account: MaybeAccount,
+    step: Annotated[int, Query(ge=1, le=10**9)],
+    view_as: ViewAs = "me",
+) -> dict[str, Any]:
+    """The deal as it was at ``step``, as the requester was allowed to see it then (R-HIST-2)."""
+    now = canasta.get_deal(deal_id)
+    then = canasta.get_deal(deal_id, version=min(step, now.version))
+    view = deal_view(then.state, viewer_of(now, account, view_as))
+    view.update(id=str(deal_id), table=then.state.table_id, step=then.version)
+    return view

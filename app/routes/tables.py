@@ -1,0 +1,91 @@
+"""Tables: create, join, teams, start, next deal, stop (R-SEAT-*, R-GAME-2)."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from fastapi import APIRouter
+
+from app.deps import AccountDep, CanastaDep
+from app.schemas import Created, DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn
+from domain.table import Table
+
+router = APIRouter(tags=["tables"])
+
+
+def table_view(table: Table) -> dict[str, Any]:
+    """Everything about a table is public: seats, teams, options, scores, deals."""
+    return {
+        "id": str(table.id),
+        "entry": table.entry,
+        "players": table.players,
+        "options": table.options,
+        "target": table.target,
+        "host": table.host,
+        "seats": table.seats,
+        "sides": table.sides,
+        "status": table.status,
+        "totals": table.totals,
+        "deals": table.deals,
+        "current_deal": table.deals[-1] if table.deals else None,
+        "deal_scores": table.deal_scores,
+        "winners": table.winners,
+        "version": table.version,
+    }
+
+
+@router.post("/tables", status_code=201, response_model=Created)
+def create_table(body: TableIn, account: AccountDep, canasta: CanastaDep) -> Created:
+    """The creator is the host (R-SEAT-3); he still has to take a seat to play."""
+    options = body.options.model_dump()
+    table_id = canasta.create_table(account.name, body.entry, body.players, options, body.target)
+    return Created(id=table_id)
+
+
+@router.get("/tables/{table_id}")
+def get_table(table_id: UUID, canasta: CanastaDep) -> dict[str, Any]:
+    return table_view(canasta.get_table(table_id))
+
+
+@router.post("/tables/{table_id}/seats")
+def join(table_id: UUID, body: JoinIn, account: AccountDep, canasta: CanastaDep) -> dict[str, int]:
+    return {"seat": canasta.join_table(table_id, account.name, body.seat)}
+
+
+@router.put("/tables/{table_id}/teams")
+def choose_teams(
+    table_id: UUID, body: TeamsIn, account: AccountDep, canasta: CanastaDep
+) -> dict[str, Any]:
+    canasta.choose_teams(table_id, account.name, body.teams)
+    return table_view(canasta.get_table(table_id))
+
+
+@router.post("/tables/{table_id}/start", status_code=201, response_model=DealRef)
+def start(
+    table_id: UUID, account: AccountDep, canasta: CanastaDep, body: StartIn | None = None
+) -> DealRef:
+    body = body or StartIn()
+    deal_id = canasta.start_game(
+        table_id,
+        account.name,
+        dealer=body.dealer,
+        scores_before=body.scores_before,
+        deck=body.deck,
+        sit_out=body.sit_out,
+    )
+    return DealRef(deal=deal_id)
+
+
+@router.post("/tables/{table_id}/deals", status_code=201, response_model=DealRef)
+def next_deal(
+    table_id: UUID, account: AccountDep, canasta: CanastaDep, body: NextDealIn | None = None
+) -> DealRef:
+    body = body or NextDealIn()
+    return DealRef(deal=canasta.start_next_deal(table_id, account.name, deck=body.deck))
+
+
+@router.post("/tables/{table_id}/stop")
+def stop(table_id: UUID, account: AccountDep, canasta: CanastaDep) -> dict[str, Any]:
+    canasta.stop_game(table_id, account.name)
+    return table_view(canasta.get_table(table_id))

@@ -1,0 +1,172 @@
+"""Request and response bodies of the HTTP API (separate from the domain's types)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# A card in full notation (R-CARD-1), or TOP in a take_pile's first meld. Length-bounded so
+# that no request can make the server work hard; whether it is a real card is the engine's call.
+CardName = Annotated[str, Field(min_length=2, max_length=6, pattern=r"^[0-9A-Z/]+$")]
+Seat = Annotated[int, Field(ge=0, le=5)]
+Name = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9._-]+$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RegisterIn(Strict):
+    name: Name
+
+
+class RegisterOut(BaseModel):
+    name: str
+    token: str = Field(description="bearer token; shown once, stored only as a hash")
+
+
+class Me(BaseModel):
+    name: str
+    roles: list[str]
+
+
+class Options(Strict):
+    always_frozen: bool = False
+
+
+class TableIn(Strict):
+    entry: Literal["classic", "extra_six"] = "classic"
+    players: Annotated[int, Field(ge=2, le=6)] = 4
+    options: Options = Options()
+    target: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+
+
+class JoinIn(Strict):
+    seat: Seat | None = None
+
+
+class TeamsIn(Strict):
+    teams: Annotated[
+        list[Annotated[list[Seat], Field(max_length=6)]], Field(min_length=1, max_length=2)
+    ]
+
+
+class StartIn(Strict):
+    """Fixing chance is refused unless the server is set up for tests (R-DEAL-3)."""
+
+    dealer: Seat | None = None
+    scores_before: (
+        dict[
+            Annotated[str, Field(pattern=r"^[ABC]$")], Annotated[int, Field(ge=-(10**7), le=10**7)]
+        ]
+        | None
+    ) = None
+    deck: Annotated[list[CardName], Field(max_length=400)] | None = None
+    sit_out: Annotated[list[Seat], Field(max_length=2)] | None = None
+
+
+class NextDealIn(Strict):
+    deck: Annotated[list[CardName], Field(max_length=400)] | None = None
+
+
+class MeldIn(Strict):
+    cards: Annotated[list[CardName], Field(min_length=1, max_length=30)]
+    rank: Annotated[str, Field(pattern=r"^(A|K|Q|J|10|[4-9])$")] | None = None
+
+
+Melds = Annotated[list[MeldIn], Field(max_length=20)]
+
+
+class CutIn(Strict):
+    type: Literal["cut"]
+    n: Annotated[int, Field(ge=1, le=400)]
+
+
+class DrawIn(Strict):
+    type: Literal["draw"]
+
+
+class TakePileIn(Strict):
+    type: Literal["take_pile"]
+    melds: Annotated[list[MeldIn], Field(min_length=1, max_length=20)]
+
+
+class MeldCommandIn(Strict):
+    type: Literal["meld"]
+    melds: Melds = []
+    discard: CardName | None = None
+
+
+class DiscardIn(Strict):
+    type: Literal["discard"]
+    card: CardName
+
+
+class AskPartnerIn(Strict):
+    type: Literal["ask_partner"]
+    partner: Seat | None = None
+
+
+class AnswerIn(Strict):
+    type: Literal["answer"]
+    yes: bool
+
+
+class DeclinePileIn(Strict):
+    type: Literal["decline_pile"]
+
+
+CommandBody = Annotated[
+    CutIn
+    | DrawIn
+    | TakePileIn
+    | MeldCommandIn
+    | DiscardIn
+    | AskPartnerIn
+    | AnswerIn
+    | DeclinePileIn,
+    Field(discriminator="type"),
+]
+
+
+class ExpectIn(Strict):
+    """What the sender believes is current (R-CMD-1)."""
+
+    game: UUID
+    deal: Annotated[int, Field(ge=1, le=10_000)]
+    step: Annotated[int, Field(ge=1, le=10**9)]
+    turn: Seat | None
+    phase: Literal["cut", "draw", "play", "answer", "over"]
+
+
+class CommandIn(Strict):
+    seq: Annotated[
+        int, Field(ge=1, le=2**53, description="the sender's sequence number at this table")
+    ]
+    expect: ExpectIn
+    command: CommandBody
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorOut(BaseModel):
+    error: ErrorDetail
+
+
+class CommandOut(BaseModel):
+    step: int
+    events: list[dict[str, Any]]
+    replayed: bool = False
+
+
+class Created(BaseModel):
+    id: UUID
+
+
+class DealRef(BaseModel):
+    deal: UUID

@@ -1,0 +1,42 @@
+"""Each sender's command sequence numbers and first answers at a table (R-CMD-1).
+
+Saved in the same transaction as the deal events a command records, so an accepted
+command and its sequence number are stored together or not at all. A retry under a
+number already answered gets the first answer back and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+
+KEEP_ANSWERS = 64  # how many recent answers a sender can retry
+
+
+def command_log_id(table_id: UUID | str, player: str) -> UUID:
+    return uuid5(NAMESPACE_URL, f"canasta-ledger:commands:{table_id}:{player}")
+
+
+class CommandLog(Aggregate):
+    @event("Opened")
+    def __init__(self, table_id: str, player: str) -> None:
+        self.table_id = table_id
+        self.player = player
+        self.last_seq = 0
+        self.answers: dict[str, dict[str, Any]] = {}  # str(seq) -> {"digest", "status", "body"}
+
+    @classmethod
+    def create_id(cls, table_id: str, player: str) -> UUID:
+        return command_log_id(table_id, player)
+
+    def answer_for(self, seq: int) -> dict[str, Any] | None:
+        return self.answers.get(str(seq))
+
+    @event("Answered")
+    def record(self, seq: int, digest: str, status: int, body: dict[str, Any]) -> None:
+        self.last_seq = max(self.last_seq, seq)
+        self.answers[str(seq)] = {"digest": digest, "status": status, "body": body}
+        while len(self.answers) > KEEP_ANSWERS:
+            del self.answers[min(self.answers, key=int)]
