@@ -9,7 +9,7 @@ from fastapi import FastAPI
 
 from app import errors
 from app.application import CanastaApp
-from app.routes import deals, players, tables
+from app.routes import audit, deals, players, stream, tables, views
 from app.settings import Settings, eventsourcing_env
 
 
@@ -45,6 +45,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.include_router(players.router)
     api.include_router(tables.router)
     api.include_router(deals.router)
+    api.include_router(views.router)
+    api.include_router(stream.router)
+    api.include_router(audit.router)
 
     @api.get("/health", tags=["operations"])
     def health() -> dict[str, str]:
