@@ -273,7 +273,7 @@ class CanastaApp(Application[UUID]):
             proof = commitment(str(deal_id), seed)  # R-DEAL-3, published with the deal
         side_of = side_of_seats(table.sides, table.players)
         i = order.index(dealer)
-        cutter = order[(i + 1) % len(order)]  # R-DEAL-4: the dealer's left cuts
+        cutter = order[(i + variant.cutter_offset) % len(order)]  # R-DEAL-4, R-PT-DEAL-1
         deal = Deal.start(
             deal_id,
             table_id=str(table.id),

@@ -31,6 +31,7 @@ from domain.commands import (
     Draw,
     Meld,
     MeldSpec,
+    PickUpPonytail,
     TakePile,
 )
 from domain.errors import DomainError
@@ -193,6 +194,20 @@ def build_setup(data: Mapping[str, Any], name: str) -> Setup:
         _require(isinstance(cards, list), f"{name}: hands[{key}] is a list")
         _require(len(cards) <= hand_size, f"{name}: hands[{key}] has over {hand_size} cards")
         named_hands[int(key)] = [namer.take(c, f"{name}: hands[{key}]") for c in cards]
+    ponytails_in = deal.get("ponytails") or {}
+    _require(isinstance(ponytails_in, dict), f"{name}: 'ponytails' maps seats to card lists")
+    _require(not ponytails_in or variant.ponytail_size > 0, f"{name}: {entry} has no ponytails")
+    named_ponytails: dict[int, list[str]] = {}
+    for key, cards in ponytails_in.items():
+        _require(
+            key.isdigit() and int(key) in order, f"{name}: ponytails: seat {key} does not play"
+        )
+        _require(isinstance(cards, list), f"{name}: ponytails[{key}] is a list")
+        _require(
+            len(cards) <= variant.ponytail_size,
+            f"{name}: ponytails[{key}] has over {variant.ponytail_size} cards",
+        )
+        named_ponytails[int(key)] = [namer.take(c, f"{name}: ponytails[{key}]") for c in cards]
     stock_in = deal.get("stock") or []
     _require(isinstance(stock_in, list), f"{name}: 'stock' is a list")
     stock = [namer.take(c, f"{name}: stock") for c in stock_in]
@@ -203,11 +218,20 @@ def build_setup(data: Mapping[str, Any], name: str) -> Setup:
         need = hand_size - len(cards)
         hands[seat] = cards + rest[:need]
         rest = rest[need:]
+    ponytails: dict[int, list[str]] = {}
+    for seat in sorted(order):  # [decision] ponytails are filled after every hand
+        cards = named_ponytails.get(seat, [])
+        need = variant.ponytail_size - len(cards)
+        ponytails[seat] = cards + rest[:need]
+        rest = rest[need:]
     stock += rest
-    # The deal: one card at a time from the dealer's left (R-DEAL-5), then the stock.
+    # The deal: one card at a time from the dealer's left (R-DEAL-5), then the ponytails
+    # the same way (R-PT-DEAL-1), then the stock.
     i = order.index(dealer)
     seats = order[i + 1 :] + order[: i + 1]
-    after_cut = [hands[s][r] for r in range(hand_size) for s in seats] + stock
+    after_cut = [hands[s][r] for r in range(hand_size) for s in seats]
+    after_cut += [ponytails[s][r] for r in range(variant.ponytail_size) for s in seats]
+    after_cut += stock
     before_cut = after_cut[size - cut :] + after_cut[: size - cut]  # undo R-DEAL-4
     return Setup(
         entry=entry,
@@ -290,6 +314,8 @@ def build_command(step: Mapping[str, Any], hand: Sequence[str], where: str) -> C
         return Answer(step["yes"])
     if do == "decline_pile":
         return DeclinePile()
+    if do == "pick_up_ponytail":
+        return PickUpPonytail()
     raise ScenarioError(f"{where}: unknown action {do!r}")
 
 

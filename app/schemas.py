@@ -37,7 +37,7 @@ class Options(Strict):
 
 
 class TableIn(Strict):
-    entry: Literal["classic", "extra_six"] = "classic"
+    entry: Literal["classic", "extra_six", "modern_american", "ponytail"] = "classic"
     players: Annotated[int, Field(ge=2, le=6)] = 4
     options: Options = Options()
     target: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
@@ -73,7 +73,7 @@ class NextDealIn(Strict):
 
 class MeldIn(Strict):
     cards: Annotated[list[CardName], Field(min_length=1, max_length=30)]
-    rank: Annotated[str, Field(pattern=r"^(A|K|Q|J|10|[4-9])$")] | None = None
+    rank: Annotated[str, Field(pattern=r"^(A|K|Q|J|10|[4-9]|W)$")] | None = None
 
 
 Melds = Annotated[list[MeldIn], Field(max_length=20)]
@@ -116,6 +116,10 @@ class AnswerIn(Strict):
 
 class DeclinePileIn(Strict):
     type: Literal["decline_pile"]
+
+
+class PickUpPonytailIn(Strict):
+    type: Literal["pick_up_ponytail"]
 
 
 CommandBody = Annotated[

@@ -63,7 +63,14 @@ class DeclinePile:
     pass
 
 
-Command = Cut | Draw | TakePile | Meld | Discard | AskPartner | Answer | DeclinePile
+@dataclass(frozen=True)
+class PickUpPonytail:
+    pass
+
+
+Command = (
+    Cut | Draw | TakePile | Meld | Discard | AskPartner | Answer | DeclinePile | PickUpPonytail
+)
 
 COMMAND_NAMES: dict[type, str] = {
     Cut: "cut",
@@ -74,4 +81,5 @@ COMMAND_NAMES: dict[type, str] = {
     AskPartner: "ask_partner",
     Answer: "answer",
     DeclinePile: "decline_pile",
+    PickUpPonytail: "pick_up_ponytail",
 }

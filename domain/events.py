@@ -42,6 +42,15 @@ class CardsDealt(DealEvent):
     cards: list[list[Any]]  # [seat, card] in the order dealt, one card at a time
 
 
+class PonytailsDealt(DealEvent):
+    cards: list[list[Any]]  # [seat, card]: face-down ponytails (ponytail), nobody sees them
+
+
+class PonytailPickedUp(DealEvent):
+    seat: int
+    cards: list[str]
+
+
 class CardsDrawn(DealEvent):
     seat: int
     cards: list[str]
@@ -125,6 +134,8 @@ EVENT_CLASSES: dict[str, type[DealEvent]] = {
         DeckStacked,
         DeckCut,
         CardsDealt,
+        PonytailsDealt,
+        PonytailPickedUp,
         CardsDrawn,
         RedThreeLaid,
         CardTurnedUp,

@@ -22,12 +22,14 @@ from domain.commands import (
     Draw,
     Meld,
     MeldSpec,
+    PickUpPonytail,
     TakePile,
 )
 from domain.errors import RuleViolation
 from domain.rules import decide
 from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
 from domain.variants import get_variant
+from domain.variants.base import WILD_RANK
 
 
 def seat_to_act(st: DealState) -> int | None:
@@ -57,27 +59,35 @@ def _by_rank(cards: list[str]) -> tuple[dict[str, list[str]], list[str], list[st
 
 
 def _meld_plan(st: DealState, seat: int, hand: list[str], rng: random.Random) -> list[MeldSpec]:
-    """A greedy set of melds and additions from ``hand``."""
+    """A greedy set of melds and additions from ``hand``, within the entry's meld size."""
+    v = get_variant(st.variant)
+    cap = v.meld_cap or 99
     side = st.side_of[seat]
     naturals, wilds, black = _by_rank(hand)
     specs: list[MeldSpec] = []
     wilds = list(wilds)
     for rank, cards in naturals.items():
-        if st.open_meld(side, rank) is not None or len(cards) >= 3:
+        meld = st.open_meld(side, rank)
+        room = cap - (len(meld[1]["cards"]) if meld is not None else 0)
+        cards = cards[:room]
+        if (meld is not None and cards) or len(cards) >= 3:
             specs.append(MeldSpec(tuple(cards)))
         elif len(cards) == 2 and wilds and rng.random() < 0.5:
             specs.append(MeldSpec((*cards, wilds.pop())))
+    if v.wild_melds and len(wilds) >= 3 and rng.random() < 0.5:
+        specs.append(MeldSpec(tuple(wilds[:cap]), rank=WILD_RANK))
+        wilds = wilds[cap:]
     if wilds and rng.random() < 0.3:
-        ranks = [m["rank"] for m in st.melds[side] if m["rank"] != "3"]
+        ranks = [m["rank"] for m in st.melds[side] if m["rank"] != "3" and not m.get("closed")]
         ranks += [CARDS[s.cards[0]].rank for s in specs if CARDS[s.cards[0]].is_natural]
         if ranks:
             specs.append(MeldSpec((wilds.pop(),), rank=rng.choice(ranks)))
     used = sum(len(spec.cards) for spec in specs)
-    if 3 <= len(black) <= 4 and len(hand) - used - len(black) <= 1:
+    if 3 <= len(black) <= v.black_three_meld_max and len(hand) - used - len(black) <= 1:
         specs.append(MeldSpec(tuple(black)))  # R-OUT-4: only worth trying when going out
     if not st.opened[side]:
         value = sum(CARDS[c].value for spec in specs for c in spec.cards)
-        if value < get_variant(st.variant).initial_minimum(st.scores_before.get(side, 0)):
+        if value < v.initial_minimum(st.scores_before.get(side, 0)):
             return []  # R-INIT-1 would refuse it
     return specs
 
@@ -123,6 +133,9 @@ def candidates(st: DealState, seat: int, rng: random.Random) -> list[Command]:
             out.append(DeclinePile())
         return out
     if st.phase == PLAY:
+        side = st.side_of[seat]
+        if st.ponytails[seat] and not st.ponytail_up[seat] and st.completed(side):
+            out.append(PickUpPonytail())  # R-PT-PONY-1: as soon as he may
         if not st.asked and not st.turn_melded and st.partners(seat) and rng.random() < 0.03:
             out.append(AskPartner(rng.choice(st.partners(seat))))
         discards = [c for c in hand if not CARDS[c].is_red_three]
@@ -153,8 +166,13 @@ def _plainly_legal(st: DealState, command: Command) -> bool:
     if isinstance(command, Draw):
         return st.phase == DRAW and bool(st.stock)
     if isinstance(command, Discard):
-        hand = st.hands[st.turn] if st.turn is not None else []
-        return st.phase == PLAY and len(hand) >= 3 and not CARDS[command.card].is_red_three
+        if st.turn is None or st.phase != PLAY or len(st.hands[st.turn]) < 3:
+            return False
+        try:  # the entry's own discard restrictions (R-DISC-1, R-MA-DISC-1)
+            get_variant(st.variant).check_discard(st, st.turn, command.card, False)
+        except RuleViolation:
+            return False
+        return True
     return False
 
 

@@ -12,7 +12,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from domain import scoring
 from domain.cards import CARDS, info
 from domain.commands import (
     TOP,
@@ -25,12 +24,13 @@ from domain.commands import (
     Draw,
     Meld,
     MeldSpec,
+    PickUpPonytail,
     TakePile,
 )
 from domain.errors import RuleViolation
 from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
 from domain.variants import get_variant
-from domain.variants.base import Variant
+from domain.variants.base import BLACK_THREE_RANK, WILD_RANK, MeldPlan
 
 Event = tuple[str, dict[str, Any]]
 
@@ -43,6 +43,7 @@ class Decision:
         self.variant = get_variant(state.variant)
         self.events: list[Event] = []
         self.last_stock_card: str | None = None  # the card whose draw emptied the stock
+        self.opened_before = dict(state.opened)  # sides that had melded before this command
 
     def emit(self, kind: str, **data: Any) -> None:
         self.state.apply(kind, data)
@@ -112,18 +113,12 @@ def _cut(d: Decision, seat: int, cmd: Cut) -> None:
     first = st.left_of(st.dealer)
     start = st.order.index(first)
     seats = st.order[start:] + st.order[:start]
-    hand_size = v.hand_size_for(st.players)
-    stock = st.stock
-    dealt: list[list[Any]] = []
-    k = len(stock)
-    for _ in range(hand_size):
-        for s in seats:
-            k -= 1
-            dealt.append([s, stock[k]])
-    d.emit("CardsDealt", cards=dealt)
-    # R-DEAL-6: red threes laid and replaced, player by player from the dealer's left.
+    d.emit("CardsDealt", cards=_deal_round(st.stock, seats, v.hand_size_for(st.players)))
+    if v.ponytail_size:  # R-PT-DEAL-1: then a face-down ponytail each, the same way
+        d.emit("PonytailsDealt", cards=_deal_round(st.stock, seats, v.ponytail_size))
+    # R-DEAL-6: bonus cards laid and replaced, player by player from the dealer's left.
     for s in seats:
-        while True:
+        while st.stock:
             bonus = [c for c in st.hands[s] if v.is_bonus_card(c)]
             if not bonus:
                 break
@@ -131,15 +126,24 @@ def _cut(d: Decision, seat: int, cmd: Cut) -> None:
                 d.emit("RedThreeLaid", seat=s, card=card)
                 if st.stock:
                     d.emit("CardsDrawn", seat=s, cards=[st.stock[-1]], replacement=True)
-            if not st.stock:
-                break
     if v.turn_up:
         _turn_up(d)
     d.emit("PlayStarted", seat=first)
 
 
+def _deal_round(stock: list[str], seats: list[int], size: int) -> list[list[Any]]:
+    """[seat, card] pairs dealt one card at a time from the top (the stock's end)."""
+    dealt: list[list[Any]] = []
+    k = len(stock)
+    for _ in range(size):
+        for s in seats:
+            k -= 1
+            dealt.append([s, stock[k]])
+    return dealt
+
+
 def _turn_up(d: Decision) -> None:
-    """R-DEAL-7: turn cards until a natural (or a first black three) is on top."""
+    """R-DEAL-7 (R-PT-DEAL-2): turn cards until a natural (or a first black three) is on top."""
     st, v = d.state, d.variant
     first = True
     while st.stock:
@@ -166,16 +170,21 @@ def _draw_from_stock(d: Decision, seat: int, count: int, *, replacement: bool) -
     return cards
 
 
-def _lay_drawn_bonus_cards(d: Decision, seat: int, drawn: list[str]) -> bool:
-    """R-DRAW-2/3: lay red threes drawn and replace them; True when the deal ended."""
-    queue = list(drawn)
+def _lay_bonus_cards(d: Decision, seat: int, cards: list[str]) -> bool:
+    """R-DRAW-2/3 (R-MA-THREE-1): lay the bonus cards among ``cards`` (now in the hand)
+    and replace each from the stock; True when the deal ended."""
+    v = d.variant
+    queue = list(cards)
     while queue:
         card = queue.pop(0)
-        if not d.variant.is_bonus_card(card):
+        if not v.is_bonus_card(card):
             continue
+        if card == d.last_stock_card and v.last_card_bonus_stays_in_hand():
+            _end_deal(d, "three_last_card")  # R-MA-THREE-1: it stays in the hand
+            return True
         d.emit("RedThreeLaid", seat=seat, card=card)
         if card == d.last_stock_card:
-            _end_deal(d, "red_three_last_card")
+            _end_deal(d, "red_three_last_card")  # R-DRAW-3
             return True
         if d.state.stock:
             queue += _draw_from_stock(d, seat, 1, replacement=True)
@@ -189,145 +198,105 @@ def _draw(d: Decision, seat: int, cmd: Draw) -> None:
         raise RuleViolation("R-END-1", "the stock is empty: take the pile or decline it")
     count = min(v.draw_count_for(st.players), len(st.stock))  # R-DRAW-1
     drawn = _draw_from_stock(d, seat, count, replacement=False)
-    _lay_drawn_bonus_cards(d, seat, drawn)
+    _lay_bonus_cards(d, seat, drawn)
+
+
+def _pick_up_ponytail(d: Decision, seat: int, cmd: PickUpPonytail) -> None:
+    """R-PT-PONY-1: after his side's first canasta, a player picks up his own ponytail."""
+    st = d.state
+    _check_turn(st, seat, (DRAW, PLAY), "pick up your ponytail")
+    if not d.variant.ponytail_size:
+        raise RuleViolation("R-CMD-3", f"{st.variant} has no ponytails")
+    if st.ponytail_up[seat]:
+        raise RuleViolation("R-PT-PONY-1", "you have already picked up your ponytail")
+    if not st.completed(st.side_of[seat]):
+        raise RuleViolation(
+            "R-PT-PONY-1", "your side must complete its first canasta before the ponytails"
+        )
+    cards = list(st.ponytails[seat])
+    d.emit("PonytailPickedUp", seat=seat, cards=cards)
+    _lay_bonus_cards(d, seat, cards)
 
 
 # --- melding ------------------------------------------------------------------------------
 
 
-def _classify(cards: Sequence[str]) -> tuple[list[str], list[str], list[str], list[str]]:
-    naturals, wilds, black, red = [], [], [], []
-    for card in cards:
-        c = CARDS[card]
-        if c.is_natural:
-            naturals.append(card)
-        elif c.is_wild:
-            wilds.append(card)
-        elif c.is_black_three:
-            black.append(card)
-        else:
-            red.append(card)
-    return naturals, wilds, black, red
-
-
-def check_meld(v: Variant, rank: str, cards: Sequence[str], *, new: bool) -> None:
-    """R-MELD-1..3 for the meld ``cards`` would form (existing cards included)."""
-    naturals = sum(1 for c in cards if CARDS[c].is_natural)
-    wilds = len(cards) - naturals
-    if new and len(cards) < 3:
-        raise RuleViolation("R-MELD-1", f"a new meld of {rank} needs at least three cards")
-    if naturals < 2:
-        raise RuleViolation("R-MELD-2", f"a meld of {rank} needs at least two natural cards")
-    if wilds > v.max_wilds:
-        raise RuleViolation(
-            "R-MELD-2", f"a meld holds at most {v.max_wilds} wild cards ({rank}: {wilds})"
-        )
-    if naturals <= wilds:
-        raise RuleViolation(
-            "R-MELD-3",
-            f"a meld needs more natural cards than wild cards ({rank}: {naturals} vs {wilds})",
-        )
-
-
-class _MeldPlan:
-    """What one meld command lays: checked card by card against the running state."""
-
-    def __init__(self) -> None:
-        self.cards: list[str] = []
-        self.black_three_meld = False
-
-
-def _lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: _MeldPlan) -> None:
+def _lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
+    """Lay one meld or addition of a command, checked against the running state."""
     st, v = d.state, d.variant
     side = st.side_of[seat]
     cards = list(spec.cards)
     if not cards:
-        raise RuleViolation("R-MELD-1", "an empty meld")
-    naturals, wilds, black, red = _classify(cards)
-    if red:
+        raise RuleViolation(v.meld_rule, "an empty meld")
+    infos = [CARDS[c] for c in cards]
+    if any(c.is_red_three for c in infos):
         raise RuleViolation("R-MELD-4", "a red three is never melded")
-    if black:
-        # R-OUT-4: three or four black threes alone, only when going out.
-        if naturals or wilds or not 3 <= len(black) <= 4:
-            raise RuleViolation("R-OUT-4", "black threes meld only as three or four alone")
+    if any(c.is_black_three for c in infos):
+        # R-OUT-4 (R-PT-MELD-2): black threes alone, only when going out.
+        black = len(cards)
+        most = v.black_three_meld_max
+        if not all(c.is_black_three for c in infos) or not 3 <= black <= most:
+            allowed = "three or four" if most == 4 else "three or more"
+            raise RuleViolation(v.three_meld_rule, f"black threes meld only as {allowed} alone")
         plan.black_three_meld = True
         plan.cards += cards
-        d.emit("MeldLaid", seat=seat, side=side, rank="3", cards=cards)
+        plan.new_melds.append((BLACK_THREE_RANK, cards))
+        d.emit("MeldLaid", seat=seat, side=side, rank=BLACK_THREE_RANK, cards=cards)
         return
-    ranks = {CARDS[c].rank for c in naturals}
+    ranks = {c.rank for c in infos if c.is_natural}
     if len(ranks) > 1:
         raise RuleViolation("R-MELD-1", f"a meld is of one rank, not {' and '.join(sorted(ranks))}")
     if ranks:
         rank = ranks.pop()
         if spec.rank is not None and spec.rank != rank:
             raise RuleViolation("R-MELD-1", f"cards of {rank} cannot join a meld of {spec.rank}")
-    elif spec.rank is not None:
+    elif spec.rank is not None and spec.rank != WILD_RANK:
         rank = spec.rank
         if st.open_meld(side, rank) is None:
             raise RuleViolation(
                 "R-MELD-4", f"wild cards alone can only join an existing meld; no meld of {rank}"
             )
+    elif v.wild_melds:
+        rank = WILD_RANK  # a wild-card meld (R-MA-MELD-4, R-PT-MELD-1)
     else:
         raise RuleViolation("R-MELD-4", "wild cards never form a meld on their own")
+    v.may_meld_rank(st, rank)
     existing = st.open_meld(side, rank)
+    if rank != WILD_RANK and any(c.is_wild for c in infos):
+        plan.wilds_outside_wild_meld = True
     if existing is None:
-        check_meld(v, rank, cards, new=True)
+        v.check_meld(st, side, rank, [], cards, plan)
+        plan.new_melds.append((rank, cards))
         d.emit("MeldLaid", seat=seat, side=side, rank=rank, cards=cards)
     else:
         index, meld = existing
-        check_meld(v, rank, meld["cards"] + cards, new=False)
+        v.check_meld(st, side, rank, meld["cards"], cards, plan)
         d.emit("MeldExtended", seat=seat, side=side, rank=rank, index=index, cards=cards)
     plan.cards += cards
 
 
-def _check_initial_minimum(d: Decision, side: str, cards: Sequence[str]) -> None:
-    """R-INIT-1: the side's first meld of the deal reaches its minimum in one command."""
-    st = d.state
-    minimum = d.variant.initial_minimum(st.scores_before.get(side, 0))
-    count = sum(CARDS[c].value for c in cards)
-    if count < minimum:
-        raise RuleViolation(
-            "R-INIT-1", f"the initial meld counts {count}; this side needs at least {minimum}"
-        )
-
-
-def _may_go_out(d: Decision, seat: int) -> RuleViolation | None:
-    """Why the player may not go out now, or None if he may (R-OUT-1, R-OUT-3)."""
-    st = d.state
-    if st.answer is False:
-        return RuleViolation("R-OUT-3", "your partner answered no: you may not go out this turn")
-    needed = d.variant.canastas_needed(st.players)
-    if st.canastas(st.side_of[seat]) < needed:
-        plural = "canasta" if needed == 1 else "canastas"
-        return RuleViolation(
-            "R-OUT-1", f"going out needs {needed} {plural}; keep at least one card"
-        )
-    return None
-
-
-def _check_black_threes(d: Decision, seat: int, plan: _MeldPlan, discard: str | None) -> None:
+def _check_black_threes(d: Decision, seat: int, plan: MeldPlan, discard: str | None) -> None:
     """R-OUT-4: a black-three meld only in the command that empties the hand."""
     left = len(d.state.hands[seat]) - (1 if discard is not None else 0)
     if plan.black_three_meld and left > 0:
         raise RuleViolation("R-OUT-4", "black threes may be melded only when going out")
 
 
-def _finish_melding(d: Decision, seat: int, plan: _MeldPlan, discard: str | None) -> None:
+def _finish_melding(d: Decision, seat: int, plan: MeldPlan, discard: str | None) -> None:
     """After the melds of a command: the optional discard and the going-out rules."""
-    st = d.state
+    st, v = d.state, d.variant
     left = len(st.hands[seat])
     going_out = left == 0 or (discard is not None and left == 1)
+    if left == 0 and v.must_discard_to_go_out():
+        raise RuleViolation("R-MA-OUT-1", "keep a card: you go out with a discard")
+    refusal = v.going_out_refusal(st, seat)
     if going_out:
-        refusal = _may_go_out(d, seat)
         if refusal is not None:
             raise refusal
-    else:
-        if discard is None and left == 1 and _may_go_out(d, seat) is not None:
-            refusal = _may_go_out(d, seat)
-            assert refusal is not None
-            raise refusal
+    elif discard is None and left == 1 and refusal is not None:
+        raise refusal  # his only move would be to discard his last card (R-OUT-1)
     if discard is not None:
-        _discard_card(d, seat, discard)
+        _discard_card(d, seat, discard, going_out)
     if not st.hands[seat]:
         _go_out(d, seat)
 
@@ -349,14 +318,14 @@ def _meld(d: Decision, seat: int, cmd: Meld) -> None:
     if cmd.discard is not None:
         named.append(cmd.discard)
     _take_from_hand(d, st.hands[seat], named)
-    side = st.side_of[seat]
-    opening = not st.opened[side]
-    plan = _MeldPlan()
+    plan = MeldPlan(opening=not d.opened_before[st.side_of[seat]])
     for spec in cmd.melds:
         _lay_meld(d, seat, spec, plan)
     _check_black_threes(d, seat, plan, cmd.discard)
-    if opening and cmd.melds:
-        _check_initial_minimum(d, side, plan.cards)
+    side = st.side_of[seat]
+    d.variant.check_command_melds(st, side, plan)
+    if cmd.melds and not d.opened_before[side]:
+        d.variant.check_initial(st, side, plan)
     _finish_melding(d, seat, plan, cmd.discard)
 
 
@@ -381,66 +350,46 @@ def _take_pile(d: Decision, seat: int, cmd: TakePile) -> None:
     side = st.side_of[seat]
     rank = top_card.rank
     first = [c for c in cmd.melds[0].cards if c != TOP]
-    pair = sum(1 for c in first if CARDS[c].is_natural and CARDS[c].rank == rank)
-    wild = sum(1 for c in first if CARDS[c].is_wild)
-    existing = st.open_meld(side, rank)
     if any(
         not (CARDS[c].is_wild or (CARDS[c].is_natural and CARDS[c].rank == rank)) for c in first
     ):
         raise RuleViolation("R-MELD-1", f"the top card's meld holds only {rank}s and wild cards")
-    if st.always_frozen:
-        # §9: way 1, a natural pair from the hand; way 2, the top alone onto a meld of <= 6.
-        if pair < 2:
-            if first:
-                raise RuleViolation(
-                    "R-PILE-3", "the pile is frozen: meld the top with two naturals"
-                )
-            if not st.opened[side] or existing is None or len(existing[1]["cards"]) > 6:
-                raise RuleViolation(
-                    "R-FROZEN-1",
-                    "the top card alone may join only your side's meld of six cards or fewer",
-                )
-    elif st.frozen_for(side):
-        if pair < 2:  # R-PILE-3 (frozen, or R-PILE-2: the side has not melded)
-            why = "the pile is frozen" if st.pile_frozen else "your side has not melded yet"
-            raise RuleViolation(
-                "R-PILE-3", f"{why}: meld the top card with two natural {rank}s from your hand"
-            )
-    elif pair < 2 and not (pair >= 1 and wild >= 1) and existing is None:
-        raise RuleViolation(
-            "R-PILE-4",
-            f"meld the top with two natural {rank}s, or one and a wild, or add it to your meld",
-        )
-    opening = not st.opened[side]
+    v.may_meld_rank(st, rank)
+    existing = st.open_meld(side, rank)
+    v.check_pile_take(st, side, top, first, existing[1] if existing else None)
     pile_cards = list(st.pile)
     d.emit("PileTaken", seat=seat, top=top, size=len(pile_cards), cards=pile_cards)
-    plan = _MeldPlan()
+    plan = MeldPlan(opening=not d.opened_before[side], pile_top=top)
     for spec in _resolve(cmd.melds, top):
         _lay_meld(d, seat, spec, plan)
     _check_black_threes(d, seat, plan, None)
-    if opening:
-        _check_initial_minimum(d, side, plan.cards)  # R-INIT-2: top + hand cards only
+    v.check_command_melds(st, side, plan)
+    if not d.opened_before[side]:
+        v.check_initial(st, side, plan)  # R-INIT-2: top + hand cards only
     for card in pile_cards:  # R-DRAW-2: red threes in the pile are laid, not replaced
         if v.is_bonus_card(card):
             d.emit("RedThreeLaid", seat=seat, card=card)
     _finish_melding(d, seat, plan, None)
 
 
-def _discard_card(d: Decision, seat: int, card: str) -> None:
-    if CARDS[card].is_red_three:
-        raise RuleViolation("R-DISC-1", "a red three can never be discarded")
+def _discard_card(d: Decision, seat: int, card: str, going_out: bool) -> None:
+    st, v = d.state, d.variant
+    v.check_discard(st, seat, card, going_out)
     d.emit("CardDiscarded", seat=seat, card=card)
+    if st.hands[seat] and not st.stock and v.stock_end == "after_turn":
+        _end_deal(d, "stock_exhausted")  # R-MA-END-1, R-PT-END-1
 
 
 def _discard(d: Decision, seat: int, cmd: Discard) -> None:
-    st = d.state
+    st, v = d.state, d.variant
     _check_turn(st, seat, (PLAY,), "discard")
     _take_from_hand(d, st.hands[seat], [cmd.card])
-    if len(st.hands[seat]) == 1:
-        refusal = _may_go_out(d, seat)
+    going_out = len(st.hands[seat]) == 1
+    if going_out:
+        refusal = v.going_out_refusal(st, seat)
         if refusal is not None:
             raise refusal
-    _discard_card(d, seat, cmd.card)
+    _discard_card(d, seat, cmd.card, going_out)
     if not st.hands[seat]:
         _go_out(d, seat)
 
@@ -451,10 +400,9 @@ def _discard(d: Decision, seat: int, cmd: Discard) -> None:
 def _ask_partner(d: Decision, seat: int, cmd: AskPartner) -> None:
     st = d.state
     _check_turn(st, seat, (DRAW, PLAY), "ask your partner")
-    if st.asked:
-        raise RuleViolation("R-OUT-3", "you may ask only once per turn")
-    if st.turn_melded:
-        raise RuleViolation("R-OUT-3", "ask before your first meld of the turn")
+    refusal = d.variant.ask_refusal(st, seat)
+    if refusal is not None:
+        raise refusal
     partners = st.partners(seat)
     if not partners:
         raise RuleViolation("R-OUT-3", "you have no partner playing this deal")
@@ -488,27 +436,22 @@ def _go_out(d: Decision, seat: int) -> None:
     seven or more of one rank melded by the player himself this turn."""
     st = d.state
     concealed = not st.melded_before[seat] and any(
-        n >= 7 for r, n in st.turn_melded.items() if r != "3"
+        n >= 7 for r, n in st.turn_melded.items() if r != BLACK_THREE_RANK
     )
     d.emit("WentOut", seat=seat, concealed=concealed)
     _end_deal(d, "went_out")
 
 
 def _forced_take(d: Decision, seat: int) -> bool:
-    """R-END-1: stock empty, pile not frozen for him, top matches a meld of his side."""
+    """R-END-1: forced when the entry says so and taking it by adding the top to the meld
+    is legal (a take that would break another rule leaves him free to decline)."""
     st = d.state
-    if st.always_frozen or not st.pile:  # §9: nobody is forced under always_frozen
-        return False
-    side = st.side_of[seat]
-    top = CARDS[st.pile[-1]]
-    if st.frozen_for(side) or top.is_wild or top.is_three:
-        return False
-    if st.open_meld(side, top.rank) is None:
+    if not d.variant.forced_to_take(st, st.side_of[seat]):
         return False
     try:
         decide(st, seat, TakePile(melds=(MeldSpec(cards=(TOP,)),)))
     except RuleViolation:
-        return False  # taking it would break another rule, so he may decline
+        return False
     return True
 
 
@@ -526,7 +469,9 @@ def _decline_pile(d: Decision, seat: int, cmd: DeclinePile) -> None:
 
 
 def _end_deal(d: Decision, reason: str) -> None:
-    d.emit("DealScored", reason=reason, scores=scoring.score_deal(d.state, d.variant))
+    # The deal's reason is folded first, so the scoring hook sees how it ended.
+    d.state.end_reason = reason
+    d.emit("DealScored", reason=reason, scores=d.variant.score_deal(d.state))
 
 
 def abandon(state: DealState) -> list[Event]:
@@ -545,4 +490,5 @@ _HANDLERS: dict[type, Callable[[Decision, int, Any], None]] = {
     AskPartner: _ask_partner,
     Answer: _answer,
     DeclinePile: _decline_pile,
+    PickUpPonytail: _pick_up_ponytail,
 }

@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.cards import CARDS, full_deck
 from domain.shuffle import shuffled
+from domain.variants import get_variant
 
 # Phases of a deal, in the order they normally come (boardgame.io-style explicit phases).
 SHUFFLE = "shuffle"  # created, deck not yet shuffled
@@ -64,6 +65,11 @@ class DealState:
         self.pile: list[str] = []  # top is the LAST element
         self.crosswise: list[str] = []  # freezing cards lying in the pile (R-DISC-1, R-DEAL-7)
         self.hands: list[list[str]] = [[] for _ in range(players)]
+        self.ponytails: list[list[str]] = [[] for _ in range(players)]  # face down
+        self.ponytail_up: list[bool] = [False] * players
+        self.meld_cap = get_variant(variant).meld_cap
+        self.cut: int | None = None
+        self.asked_in_deal: list[bool] = [False] * players
         sides = sorted({side_of[s] for s in order})
         self.melds: dict[str, list[dict[str, Any]]] = {s: [] for s in sides}
         self.red_threes: dict[str, list[str]] = {s: [] for s in sides}
@@ -119,6 +125,10 @@ class DealState:
     def canastas(self, side: str) -> int:
         return sum(1 for m in self.melds[side] if m["rank"] != "3" and len(m["cards"]) >= 7)
 
+    def completed(self, side: str) -> list[dict[str, Any]]:
+        """The side's canastas (melds of seven or more; never a black-three meld)."""
+        return [m for m in self.melds[side] if m["rank"] != "3" and len(m["cards"]) >= 7]
+
     # --- the fold -----------------------------------------------------------------
     def apply(self, kind: str, data: Mapping[str, Any]) -> None:
         getattr(self, "_on_" + kind)(data)
@@ -133,6 +143,7 @@ class DealState:
 
     def _on_DeckCut(self, e: Mapping[str, Any]) -> None:  # noqa: N802
         n = e["n"]
+        self.cut = n
         after_cut = self.deck[n:] + self.deck[:n]  # R-DEAL-4: bottom packet on top
         self.stock = after_cut[::-1]
         self.deck = []
@@ -147,6 +158,17 @@ class DealState:
         for seat, card in e["cards"]:
             self._take_from_stock(card)
             self.hands[seat].append(card)
+
+    def _on_PonytailsDealt(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        for seat, card in e["cards"]:
+            self._take_from_stock(card)
+            self.ponytails[seat].append(card)
+
+    def _on_PonytailPickedUp(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+        seat = e["seat"]
+        self.hands[seat].extend(self.ponytails[seat])
+        self.ponytails[seat] = []
+        self.ponytail_up[seat] = True
 
     def _on_CardsDrawn(self, e: Mapping[str, Any]) -> None:  # noqa: N802
         hand = self.hands[e["seat"]]
@@ -174,6 +196,7 @@ class DealState:
 
     def _on_PartnerAsked(self, e: Mapping[str, Any]) -> None:  # noqa: N802
         self.asked = True
+        self.asked_in_deal[e["seat"]] = True
         self.asked_partner = e["partner"]
         self.resume_phase = self.phase
         self.phase = ANSWER
@@ -199,14 +222,20 @@ class DealState:
     def _on_MeldLaid(self, e: Mapping[str, Any]) -> None:  # noqa: N802
         seat, rank, cards = e["seat"], e["rank"], list(e["cards"])
         self._meld_cards(seat, rank, cards)
-        self.melds[self.side_of[seat]].append({"rank": rank, "cards": cards})
+        self.melds[self.side_of[seat]].append(self._meld(rank, cards))
 
     def _on_MeldExtended(self, e: Mapping[str, Any]) -> None:  # noqa: N802
         seat, rank, cards = e["seat"], e["rank"], list(e["cards"])
         self._meld_cards(seat, rank, cards)
         melds = self.melds[self.side_of[seat]]
         meld = melds[e["index"]]
-        melds[e["index"]] = {**meld, "cards": meld["cards"] + cards}  # replaced, never mutated
+        melds[e["index"]] = self._meld(rank, meld["cards"] + cards)  # replaced, never mutated
+
+    def _meld(self, rank: str, cards: list[str]) -> dict[str, Any]:
+        meld: dict[str, Any] = {"rank": rank, "cards": cards}
+        if self.meld_cap is not None and len(cards) >= self.meld_cap:
+            meld["closed"] = True  # complete: it takes no more cards
+        return meld
 
     def _on_CardDiscarded(self, e: Mapping[str, Any]) -> None:  # noqa: N802
         seat, card = e["seat"], e["card"]
@@ -259,6 +288,9 @@ class DealState:
         d["crosswise"] = self.crosswise[:]
         d["melded_before"] = self.melded_before[:]
         d["hands"] = [h[:] for h in self.hands]
+        d["ponytails"] = [p[:] for p in self.ponytails]
+        d["ponytail_up"] = self.ponytail_up[:]
+        d["asked_in_deal"] = self.asked_in_deal[:]
         d["melds"] = {s: ms[:] for s, ms in self.melds.items()}
         d["red_threes"] = {s: c[:] for s, c in self.red_threes.items()}
         d["opened"] = self.opened.copy()

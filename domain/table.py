@@ -11,7 +11,6 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
-from domain import scoring
 from domain.errors import Forbidden, SetupError
 from domain.seating import choose_sides, virtual_table
 from domain.variants import get_variant
@@ -53,10 +52,10 @@ class Table(Aggregate):
             counts = ", ".join(map(str, variant.player_counts))
             raise SetupError("R-SEAT-1", f"{entry} is played by {counts} players, not {players}")
         for name, value in options.items():
-            if name not in variant.options:
-                raise SetupError("R-SEAT-3", f"{entry} has no option {name!r}")
             if not isinstance(value, bool):
                 raise SetupError("R-SEAT-3", f"option {name!r} is true or false")
+            if value and name not in variant.options:  # an option left off is no option
+                raise SetupError("R-SEAT-3", f"{entry} has no option {name!r}")
         if target is None or target == variant.target:
             return variant.target
         if target not in variant.selectable_targets:
@@ -144,7 +143,7 @@ class Table(Aggregate):
         """Add a completed deal's scores; end the game if a side reached the target."""
         totals = {side: self.totals[side] + scores.get(side, 0) for side in self.totals}
         self._deal_recorded(deal_id=deal_id, scores=dict(scores), totals=totals)
-        won = scoring.winners(self.totals, self.target)
+        won = get_variant(self.entry).winners(self.totals, self.target, len(self.deal_scores))
         if won is not None:
             self._game_ended(winners=won)
 

@@ -67,6 +67,7 @@ def public_table(st: DealState) -> dict[str, Any]:
             "always_frozen": st.always_frozen,
         },
         "hand_counts": {str(s): len(st.hands[s]) for s in st.order},
+        "ponytail_counts": {str(s): len(st.ponytails[s]) for s in st.order if st.ponytails[s]},
         "melds": {side: [dict(m) for m in melds] for side, melds in st.melds.items()},
         "red_threes": {side: list(c) for side, c in st.red_threes.items()},
         "opened": dict(st.opened),
@@ -153,6 +154,17 @@ def event_view(event: Any, viewer: Viewer, st: DealState) -> dict[str, Any] | No
         out["counts"] = counts
         if own is not None:
             out["cards"] = [card for seat, card in event.cards if seat == own]
+        return out
+    if kind == "PonytailsDealt":  # face down: nobody sees them, not even the owner
+        counts = {}
+        for seat, _card in event.cards:
+            counts[str(seat)] = counts.get(str(seat), 0) + 1
+        out["counts"] = counts
+        return out
+    if kind == "PonytailPickedUp":
+        out.update({"seat": event.seat, "count": len(event.cards)})
+        if own is not None and own == event.seat:
+            out["cards"] = list(event.cards)
         return out
     if kind == "CardsDrawn":
         out.update(

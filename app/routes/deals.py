@@ -25,6 +25,7 @@ from app.schemas import (
     ErrorOut,
     MeldCommandIn,
     MeldIn,
+    PickUpPonytailIn,
     TakePileIn,
 )
 from domain import commands as c
@@ -62,6 +63,8 @@ def to_command(body: CommandBody) -> c.Command:
         return c.AskPartner(body.partner)
     if isinstance(body, AnswerIn):
         return c.Answer(body.yes)
+    if isinstance(body, PickUpPonytailIn):
+        return c.PickUpPonytail()
     assert isinstance(body, DeclinePileIn)
     return c.DeclinePile()
 

@@ -6,8 +6,10 @@ from domain.errors import SetupError
 from domain.variants.base import Variant
 from domain.variants.classic import CLASSIC
 from domain.variants.extra_six import EXTRA_SIX
+from domain.variants.modern_american import MODERN_AMERICAN
+from domain.variants.ponytail import PONYTAIL
 
-VARIANTS: dict[str, Variant] = {v.key: v for v in (CLASSIC, EXTRA_SIX)}
+VARIANTS: dict[str, Variant] = {v.key: v for v in (CLASSIC, EXTRA_SIX, MODERN_AMERICAN, PONYTAIL)}
 
 
 def get_variant(key: str) -> Variant:

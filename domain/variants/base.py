@@ -1,16 +1,39 @@
 """The rule data every entry provides, and the hooks it may override.
 
-The engine (``domain.rules``) reads only this interface; an entry never forks the
-engine's turn logic. ``classic`` is the reference; other entries change data and a few
-hooks (initial minimum, red-three score, what freezes the turn-up, going-out needs).
+The engine (``domain.rules``) owns the turn: phases, drawing, laying melds in order,
+taking the pile, discarding, going out. It asks the entry's ``Variant`` only the
+questions that differ between entries: is this meld legal, may the pile be taken this
+way, does this initial meld count, may this card be discarded, may this side go out,
+what does the deal score. ``Variant`` itself answers them as `classic` does (RULES.md
+§1–9); the other entries are small subclasses (scalachess-style), never forks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from domain.cards import CARDS
+from domain.errors import RuleViolation
+
+if TYPE_CHECKING:
+    from domain.state import DealState
+
+WILD_RANK = "W"  # the rank of a wild-card meld, where an entry has them
+BLACK_THREE_RANK = "3"
+
+
+@dataclass
+class MeldPlan:
+    """What one command lays, checked against the running state as it goes."""
+
+    opening: bool = False  # the command makes the side's initial meld
+    cards: list[str] = field(default_factory=list)  # every card melded by the command
+    pile_top: str | None = None  # the pile's top card, when the command took the pile
+    new_melds: list[tuple[str, list[str]]] = field(default_factory=list)  # (rank, cards)
+    wilds_outside_wild_meld: bool = False
+    black_three_meld: bool = False
 
 
 @dataclass(frozen=True)
@@ -27,39 +50,35 @@ class Variant:
     options: frozenset[str] = field(default_factory=lambda: frozenset({"always_frozen"}))
     # R-INIT-1: (lowest cumulative score, minimum), highest threshold first; the last
     # row applies to everything below the others (negative totals).
-    initial_minimums: tuple[tuple[int, int], ...] = (
-        (3000, 120),
-        (1500, 90),
-        (0, 50),
-    )
+    initial_minimums: tuple[tuple[int, int], ...] = ((3000, 120), (1500, 90), (0, 50))
     minimum_below_zero: int = 15
     max_wilds: int = 3  # R-MELD-2
+    meld_cap: int | None = None  # melds complete at this size and take no more
+    wild_melds: bool = False  # melds of wild cards alone
     # R-SEAT-*: which player counts play in teams chosen by the host
     host_chooses_teams: frozenset[int] = frozenset()
     team_shapes: Mapping[int, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
     sit_outs: bool = False  # teams of three sit one out per deal (R-SEAT-2)
     turn_up: bool = True  # R-DEAL-7: the pile starts with a turned-up card
+    cutter_offset: int = 1  # R-DEAL-4: the dealer's left (+1) cuts; -1: his right
+    ponytail_size: int = 0  # face-down cards dealt to each player after the hands
+    going_out_bonus: int = 100  # R-SCORE-1
+    concealed_bonus: int = 100  # R-OUT-5
+    # What happens when the stock runs out: "pile" (R-END-1: play on with the pile only)
+    # or "after_turn" (the deal ends once the turn that emptied the stock is over).
+    stock_end: str = "pile"
+    max_deals: int | None = None  # the game also ends after this many deals
+    meld_rule: str = "R-MELD-1"
+    black_three_meld_max: int = 4  # R-OUT-4: three or four black threes
+    three_meld_rule: str = "R-OUT-4"  # the rule id refusing a meld of too few or too many cards
 
-    # --- hooks -----------------------------------------------------------------
+    # --- numbers ------------------------------------------------------------------------
     def initial_minimum(self, cumulative: int) -> int:
         """R-INIT-1: the count a side's first meld of a deal must reach."""
         for threshold, minimum in self.initial_minimums:
             if cumulative >= threshold:
                 return minimum
         return self.minimum_below_zero
-
-    def red_three_bonus(self, count: int) -> int:
-        """R-SCORE-4 (classic): 100 each, 800 for all four."""
-        return 800 if count == 4 else 100 * count
-
-    def is_bonus_card(self, card: str) -> bool:
-        """R-DEAL-6, R-DRAW-2: cards laid at once and replaced (red threes)."""
-        return CARDS[card].is_red_three
-
-    def freezes_turn_up(self, card: str) -> bool:
-        """R-DEAL-7: a wild or red three turned up freezes the pile and is covered."""
-        info = CARDS[card]
-        return info.is_wild or info.is_red_three
 
     def hand_size_for(self, players: int) -> int:
         return self.hand_size[players]
@@ -69,3 +88,171 @@ class Variant:
 
     def canastas_needed(self, players: int) -> int:
         return self.canastas_to_go_out[players]
+
+    # --- cards laid at once -----------------------------------------------------------------
+    def is_bonus_card(self, card: str) -> bool:
+        """R-DEAL-6, R-DRAW-2: cards laid at once and replaced (red threes)."""
+        return CARDS[card].is_red_three
+
+    def last_card_bonus_stays_in_hand(self) -> bool:
+        """R-DRAW-3: a red three drawn as the stock's last card is laid (and ends the deal)."""
+        return False
+
+    def freezes_turn_up(self, card: str) -> bool:
+        """R-DEAL-7: a wild or red three turned up freezes the pile and is covered."""
+        info = CARDS[card]
+        return info.is_wild or info.is_red_three
+
+    def exact_cut_bonus(self, n: int) -> int:
+        """A bonus for the cutter's side when he lifts exactly the right count (ponytail)."""
+        return 0
+
+    # --- melds --------------------------------------------------------------------------------
+    def check_meld(
+        self,
+        st: DealState,
+        side: str,
+        rank: str,
+        existing: Sequence[str],
+        added: Sequence[str],
+        plan: MeldPlan,
+    ) -> None:
+        """R-MELD-1..3, R-MELD-6: the meld ``existing + added`` would form is legal."""
+        cards = [*existing, *added]
+        naturals = sum(1 for c in cards if CARDS[c].is_natural)
+        wilds = len(cards) - naturals
+        if not existing and len(cards) < 3:
+            raise RuleViolation(self.meld_rule, f"a new meld of {rank} needs at least three cards")
+        if self.meld_cap is not None and len(cards) > self.meld_cap:
+            raise RuleViolation(
+                self.meld_rule, f"a meld holds at most {self.meld_cap} cards ({rank}: {len(cards)})"
+            )
+        if rank == WILD_RANK:
+            return  # a wild-card meld (only where the entry has them)
+        if naturals < 2:
+            raise RuleViolation("R-MELD-2", f"a meld of {rank} needs at least two natural cards")
+        if wilds > self.max_wilds:
+            raise RuleViolation(
+                "R-MELD-2", f"a meld holds at most {self.max_wilds} wild cards ({rank}: {wilds})"
+            )
+        if naturals <= wilds:
+            raise RuleViolation(
+                "R-MELD-3",
+                f"a meld needs more natural cards than wild cards ({rank}: {naturals} vs {wilds})",
+            )
+
+    def check_command_melds(self, st: DealState, side: str, plan: MeldPlan) -> None:
+        """Checks that need every meld of the command (none in classic)."""
+
+    def may_meld_rank(self, st: DealState, rank: str) -> None:
+        """A rank nobody may meld any more (none in classic)."""
+
+    def check_initial(self, st: DealState, side: str, plan: MeldPlan) -> None:
+        """R-INIT-1/2: the side's first meld of the deal reaches its minimum in one command;
+        a pile's top card counts, cards under it were never in the plan."""
+        minimum = self.initial_minimum(st.scores_before.get(side, 0))
+        count = sum(CARDS[c].value for c in plan.cards)
+        if count < minimum:
+            raise RuleViolation(
+                "R-INIT-1", f"the initial meld counts {count}; this side needs at least {minimum}"
+            )
+
+    # --- the pile --------------------------------------------------------------------------
+    def check_pile_take(
+        self,
+        st: DealState,
+        side: str,
+        top: str,
+        first: Sequence[str],
+        existing: dict[str, Any] | None,
+    ) -> None:
+        """R-PILE-2..4 and §9: may the top card be taken with ``first`` (hand cards)?"""
+        rank = CARDS[top].rank
+        pair = sum(1 for c in first if CARDS[c].is_natural and CARDS[c].rank == rank)
+        wild = sum(1 for c in first if CARDS[c].is_wild)
+        if st.always_frozen:
+            # §9: way 1, a natural pair from the hand; way 2, the top alone onto a meld of <= 6.
+            if pair >= 2:
+                return
+            if first:
+                raise RuleViolation(
+                    "R-PILE-3", "the pile is frozen: meld the top with two naturals"
+                )
+            if not st.opened[side] or existing is None or len(existing["cards"]) > 6:
+                raise RuleViolation(
+                    "R-FROZEN-1",
+                    "the top card alone may join only your side's meld of six cards or fewer",
+                )
+        elif st.frozen_for(side):
+            if pair < 2:  # R-PILE-3 (frozen, or R-PILE-2: the side has not melded)
+                why = "the pile is frozen" if st.pile_frozen else "your side has not melded yet"
+                raise RuleViolation(
+                    "R-PILE-3", f"{why}: meld the top card with two natural {rank}s from your hand"
+                )
+        elif pair < 2 and not (pair >= 1 and wild >= 1) and existing is None:
+            raise RuleViolation(
+                "R-PILE-4",
+                f"meld the top with two natural {rank}s, or one and a wild, or add it to your meld",
+            )
+
+    def forced_to_take(self, st: DealState, side: str) -> bool:
+        """R-END-1: stock empty; the pile is not frozen for him and its top matches a meld of
+        his side (§9: never under always_frozen). Legality of the take is checked apart."""
+        if st.always_frozen or not st.pile:
+            return False
+        top = CARDS[st.pile[-1]]
+        if st.frozen_for(side) or top.is_wild or top.is_three:
+            return False
+        return st.open_meld(side, top.rank) is not None
+
+    # --- discarding and going out ---------------------------------------------------------------
+    def check_discard(self, st: DealState, seat: int, card: str, going_out: bool) -> None:
+        """R-DISC-1: a red three can never be discarded."""
+        if CARDS[card].is_red_three:
+            raise RuleViolation("R-DISC-1", "a red three can never be discarded")
+
+    def going_out_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
+        """Why the player may not go out now, or None (R-OUT-1, R-OUT-3)."""
+        if st.answer is False:
+            return RuleViolation(
+                "R-OUT-3", "your partner answered no: you may not go out this turn"
+            )
+        needed = self.canastas_needed(st.players)
+        if st.canastas(st.side_of[seat]) < needed:
+            plural = "canasta" if needed == 1 else "canastas"
+            return RuleViolation(
+                "R-OUT-1", f"going out needs {needed} {plural}; keep at least one card"
+            )
+        return None
+
+    def must_discard_to_go_out(self) -> bool:
+        return False
+
+    def ask_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
+        """R-OUT-3: once per turn, before his first meld of the turn (before or after drawing)."""
+        if st.asked:
+            return RuleViolation("R-OUT-3", "you may ask only once per turn")
+        if st.turn_melded:
+            return RuleViolation("R-OUT-3", "ask before your first meld of the turn")
+        return None
+
+    # --- scoring and the end of the game ------------------------------------------------------
+    def red_three_bonus(self, count: int) -> int:
+        """R-SCORE-4 (classic): 100 each, 800 for all four."""
+        return 800 if count == 4 else 100 * count
+
+    def score_deal(self, st: DealState) -> dict[str, dict[str, int]]:
+        from domain.scoring import score_classic
+
+        return score_classic(st, self)
+
+    def winners(self, totals: Mapping[str, int], target: int, deals: int) -> list[str] | None:
+        """R-GAME-1: after a complete deal, once a side reached the target, the highest
+        totals win (equal highest totals share the win); None while the game goes on."""
+        if not totals:
+            return None
+        reached = max(totals.values()) >= target
+        if not reached and (self.max_deals is None or deals < self.max_deals):
+            return None
+        best = max(totals.values())
+        return sorted(side for side, total in totals.items() if total == best)

@@ -55,16 +55,34 @@ MAX_DEALS = 60
 #: Intermediate steps per deal whose live state is compared with a replay to that version.
 REPLAY_SAMPLES = 4
 
-BREAKDOWN_KEYS = {
+#: The parts of every entry's deal score; ``total`` is their sum (domain/scoring.py).
+PARTS = (
     "melds",
-    "natural_canastas",
-    "mixed_canastas",
     "canasta_bonus",
     "going_out",
     "concealed",
     "red_threes",
     "hands",
+    "penalties",
+    "ponytails",
+    "cut_bonus",
+)
+BREAKDOWN_KEYS = {
+    *PARTS,
+    "natural_canastas",
+    "mixed_canastas",
+    "wild_canastas",
+    "special_canastas",
     "total",
+}
+TARGETS = {"classic": 5000, "extra_six": 10000, "modern_american": 8500, "ponytail": 50000}
+END_REASONS = {
+    "classic": {"went_out", "red_three_last_card", "pile_declined"},
+    "extra_six": {"went_out", "red_three_last_card", "pile_declined"},
+    # R-MA-END-1, R-MA-THREE-1
+    "modern_american": {"went_out", "stock_exhausted", "three_last_card"},
+    # R-PT-END-1, R-DRAW-3
+    "ponytail": {"went_out", "stock_exhausted", "red_three_last_card"},
 }
 
 
@@ -75,6 +93,10 @@ class Config:
     #: shapes of the teams the host picks (team A, and team B with three teams); the seats
     #: are drawn from the seed. None: fixed sides (2p, 3p, 4p).
     team_shapes: tuple[int, ...] | None = None
+    #: Random players may never reach this entry's target (modern_american's negative
+    #: scores): after this many deals the host stops the game instead.
+    deal_cap: int | None = None
+    options: tuple[bool, ...] = (False, True)  # always_frozen values the entry offers
 
     @property
     def id(self) -> str:
@@ -96,6 +118,8 @@ CONFIGS = [
     Config("classic", 6, (3,)),  # two teams of three
     Config("extra_six", 6, (3,)),  # two teams of three (§8b)
     Config("extra_six", 6, (2, 2)),  # three teams of two (§8b)
+    Config("modern_american", 4, deal_cap=2, options=(False,)),  # §10: no always_frozen
+    Config("ponytail", 4),  # §11: the game ends after four deals at most
 ]
 
 
@@ -124,6 +148,8 @@ def card_places(st: DealState) -> Counter[str]:
     places.update(st.pile)
     for hand in st.hands:
         places.update(hand)
+    for ponytail in st.ponytails:
+        places.update(ponytail)
     for melds in st.melds.values():
         for meld in melds:
             places.update(meld["cards"])
@@ -161,10 +187,10 @@ def red_three_score(variant: str, count: int) -> int:
 
 
 def check_deal_scores(st: DealState, where: str) -> dict[str, int]:
-    """R-SCORE-1..4, R-MELD-6, R-SCORE-3 on a deal that ended with a score; returns totals."""
+    """R-SCORE-1..4, R-MELD-6, R-SCORE-3 (and §10/§11's scores) on a scored deal."""
     assert st.phase == OVER, where
     assert st.scores is not None, f"a finished deal has no scores {where}"
-    assert st.end_reason in ("went_out", "red_three_last_card", "pile_declined"), (
+    assert st.end_reason in END_REASONS[st.variant], (
         f"unexpected end reason {st.end_reason!r} {where}"
     )
     assert set(st.scores) == set(st.sides), where
@@ -181,34 +207,94 @@ def check_deal_scores(st: DealState, where: str) -> dict[str, int]:
     for side, b in st.scores.items():
         w = f"{where}, side {side}: {b}"
         assert set(b) == BREAKDOWN_KEYS, w
-        assert b["total"] == (
-            b["melds"]
-            + b["canasta_bonus"]
-            + b["going_out"]
-            + b["concealed"]
-            + b["red_threes"]
-            + b["hands"]
-        ), f"total is not the sum of its parts {w}"
-        assert b["canasta_bonus"] == 500 * b["natural_canastas"] + 300 * b["mixed_canastas"], w
+        assert b["total"] == sum(b[p] for p in PARTS), f"total is not the sum of its parts {w}"
         melds = st.melds[side]
-        assert b["melds"] == sum(CARDS[c].value for m in melds for c in m["cards"]), (
-            f"melds is not the value of the side's melded cards {w}"
-        )
-        in_hand = [c for s in st.order if st.side_of[s] == side for c in st.hands[s]]
-        assert b["hands"] == -sum(CARDS[c].value for c in in_hand), (
-            f"hands is not minus the value of the cards left in the side's hands {w}"
-        )
         canastas = [m for m in melds if m["rank"] != "3" and len(m["cards"]) >= 7]
-        mixed = sum(1 for m in canastas if any(CARDS[c].is_wild for c in m["cards"]))
-        assert (b["natural_canastas"], b["mixed_canastas"]) == (len(canastas) - mixed, mixed), (
-            f"canasta counts do not match the melds {w}"
-        )
-        assert b["going_out"] == (100 if side == going_out_side else 0), w
-        assert b["concealed"] in (0, 100) and b["concealed"] <= b["going_out"], w
-        red = red_three_score(st.variant, len(st.red_threes[side]))
-        assert b["red_threes"] == (red if melds else -red), f"red threes (R-SCORE-4) {w}"
+        value = sum(CARDS[c].value for m in melds for c in m["cards"])
+        in_hand = [c for s in st.order if st.side_of[s] == side for c in st.hands[s]]
+        bonus = {"classic": 100, "extra_six": 100, "modern_american": 100, "ponytail": 200}
+        assert b["going_out"] == (bonus[st.variant] if side == going_out_side else 0), w
+        if st.variant in ("classic", "extra_six"):
+            mixed = sum(1 for m in canastas if any(CARDS[c].is_wild for c in m["cards"]))
+            assert (b["natural_canastas"], b["mixed_canastas"]) == (len(canastas) - mixed, mixed)
+            assert b["canasta_bonus"] == 500 * b["natural_canastas"] + 300 * b["mixed_canastas"]
+            assert b["melds"] == value, f"melds is not the value of the melded cards {w}"
+            assert b["hands"] == -sum(CARDS[c].value for c in in_hand), w
+            assert b["concealed"] in (0, 100) and b["concealed"] <= b["going_out"], w
+            red = red_three_score(st.variant, len(st.red_threes[side]))
+            assert b["red_threes"] == (red if melds else -red), f"red threes (R-SCORE-4) {w}"
+            assert b["penalties"] == b["ponytails"] == b["cut_bonus"] == 0, w
+        elif st.variant == "modern_american":
+            check_modern_american(st, side, b, canastas, value, in_hand, w)
+        else:
+            check_ponytail(st, side, b, canastas, value, in_hand, w)
         totals[side] = b["total"]
     return totals
+
+
+def check_modern_american(
+    st: DealState,
+    side: str,
+    b: dict[str, int],
+    canastas: list[dict[str, Any]],
+    value: int,
+    in_hand: list[str],
+    w: str,
+) -> None:
+    """§10, written from RULES.md: R-MA-SCORE-1/2, R-MA-THREE-1/2, R-MA-OUT-1."""
+    assert all(len(m["cards"]) <= 7 for m in st.melds[side]), f"R-MA-MELD-1 {w}"
+    assert b["melds"] == (value if canastas else -value), f"R-MA-SCORE-2 melded cards {w}"
+    assert b["concealed"] == 0, f"no concealed bonus (R-MA-OUT-1) {w}"
+    hand_value = sum(5 if CARDS[c].is_three else CARDS[c].value for c in in_hand)
+    assert b["hands"] == -hand_value, f"cards in hand, a three at -5 (R-MA-THREE-1) {w}"
+    colours = Counter(CARDS[c].is_red_three for c in st.red_threes[side])
+    scale = {0: 0, 1: 100, 2: 300, 3: 500, 4: 1000}
+    threes = scale[colours[True]] + scale[colours[False]]
+    expected = -threes if not canastas else (0 if len(canastas) == 1 else threes)
+    assert b["red_threes"] == expected, f"threes per colour (R-MA-THREE-2) {w}"
+    assert b["wild_canastas"] + b["mixed_canastas"] + b["natural_canastas"] + b[
+        "special_canastas"
+    ] == len(canastas), w
+
+
+def check_ponytail(
+    st: DealState,
+    side: str,
+    b: dict[str, int],
+    canastas: list[dict[str, Any]],
+    value: int,
+    in_hand: list[str],
+    w: str,
+) -> None:
+    """§11, written from RULES.md: R-PT-SCORE-1, R-PT-PONY-1, R-PT-DEAL-1."""
+    assert all(len(m["cards"]) <= 7 for m in st.melds[side]), f"R-PT-MELD-1 {w}"
+    assert b["melds"] == value, w
+    kinds = Counter(
+        "wild"
+        if m["rank"] == "W"
+        else "mixed"
+        if any(CARDS[c].is_wild for c in m["cards"])
+        else "sevens"
+        if m["rank"] == "7"
+        else "natural"
+        for m in canastas
+    )
+    expected_bonus = 500 * kinds["natural"] + 300 * kinds["mixed"] + 5000 * kinds["sevens"]
+    assert b["canasta_bonus"] == expected_bonus + 2500 * kinds["wild"], f"R-PT-SCORE-1 {w}"
+    red = 100 * len(st.red_threes[side])
+    assert b["red_threes"] == (red if st.melds[side] else -red), w
+
+    def worth(card: str) -> int:
+        return 100 if CARDS[card].is_black_three else CARDS[card].value
+
+    assert b["hands"] == -sum(worth(c) for c in in_hand), f"black three -100 {w}"
+    seats = [s for s in st.order if st.side_of[s] == side]
+    assert b["ponytails"] == -sum(worth(c) for s in seats for c in st.ponytails[s]), w
+    cutter_side = st.side_of[st.cutter]
+    assert b["cut_bonus"] == (100 if st.cut == 61 and side == cutter_side else 0), w
+    if st.went_out is not None and st.side_of[st.went_out] == side:
+        assert set(kinds) >= {"wild", "mixed", "sevens", "natural"}, f"R-PT-OUT-1 {w}"
+        assert st.ponytail_up[st.went_out], f"R-PT-PONY-1 {w}"
 
 
 def fold_stored_events(app: CanastaApp, deal_id: UUID) -> Deal:
@@ -236,13 +322,13 @@ def check_replay(app: CanastaApp, deal: Deal, samples: dict[int, DealState], whe
 
 def check_table(table: Table, deal_totals: list[dict[str, int]], where: str) -> None:
     """R-GAME-1: the table adds up its deals and ends exactly when a side reaches the target."""
-    assert table.target == (10000 if table.entry == "extra_six" else 5000), where
+    assert table.target == TARGETS[table.entry], where
     assert table.deal_scores == deal_totals, where
     sums = {side: sum(t.get(side, 0) for t in deal_totals) for side in table.totals}
     assert set(sums) == {s for t in deal_totals for s in t} | set(table.totals), where
     assert table.totals == sums, f"table totals {table.totals} != sum of deals {sums} {where}"
     best = max(sums.values())
-    if best >= table.target:
+    if best >= table.target or (table.entry == "ponytail" and len(deal_totals) >= 4):
         assert table.status == FINISHED, f"a side reached {best} but the game goes on {where}"
         assert table.winners == sorted(s for s, t in sums.items() if t == best), where
     else:
@@ -265,7 +351,10 @@ class Game:
         self.players = [f"player-{i}" for i in range(cfg.players)]
         self.host = self.players[0]
         self.table_id = self.app.create_table(
-            self.host, cfg.entry, cfg.players, options={"always_frozen": always_frozen}
+            self.host,
+            cfg.entry,
+            cfg.players,
+            options={"always_frozen": True} if always_frozen else {},
         )
         for player in self.players:
             self.app.join_table(self.table_id, player)
@@ -376,10 +465,13 @@ class Game:
     def play_to_the_end(self) -> Table:
         while True:
             assert len(self.deal_totals) < MAX_DEALS, f"the game never ends {self.where()}"
-            self.play_deal()
+            deal = self.play_deal()
             table = self.app.get_table(self.table_id)
             if table.status != PLAYING:
                 break
+            if self.cfg.deal_cap is not None and len(self.deal_totals) >= self.cfg.deal_cap:
+                self.stop(deal, {})
+                return self.app.get_table(self.table_id)
         assert table.status == FINISHED and table.winners, self.where()
         assert len(table.deals) == len(self.deal_totals), self.where()
         with pytest.raises(SetupError):  # R-GAME-1: a finished game has no next deal
@@ -411,9 +503,16 @@ ALL_CONFIGS = pytest.mark.parametrize("cfg", CONFIGS, ids=[c.id for c in CONFIGS
 def test_random_game_played_to_its_end(cfg: Config, always_frozen: bool, seed: int) -> None:
     """Complete games, every entry and player count: every deal reaches "over", every
     invariant holds after every command, and the game ends exactly at the target."""
+    if always_frozen not in cfg.options:
+        return
     game = Game(cfg, always_frozen, seed)
     table = game.play_to_the_end()
+    if table.status == STOPPED:
+        return  # modern_american: stopped after its deal cap, every deal checked
     best = max(table.totals.values())
+    if table.entry == "ponytail" and best < table.target:
+        assert len(table.deal_scores) == 4, game.where()  # R-PT-GAME-1
+        return
     assert best >= table.target
     # R-GAME-1: only after a complete deal is the target checked, so no earlier deal reached it.
     running: dict[str, int] = dict.fromkeys(table.totals, 0)
@@ -432,6 +531,8 @@ def test_random_game_stopped_by_the_host(
 ) -> None:
     """R-GAME-2: after some complete deals, the host stops the game in the middle of a deal;
     completed deals keep their scores, the open one is abandoned unscored, nobody wins."""
+    if always_frozen not in cfg.options:
+        return
     game = Game(cfg, always_frozen, seed)
     for _ in range(deals):
         game.play_deal()

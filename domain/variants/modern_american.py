@@ -1,0 +1,230 @@
+"""`modern_american` (RULES.md §10, seed 004): four players, 13 cards, an empty starting
+pile, every three laid, high initial minimums from the hand, melds capped at seven with
+at most two wilds, dead ranks, wild-card melds, two canastas and a discard to go out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from domain.cards import CARDS
+from domain.errors import RuleViolation
+from domain.variants.base import WILD_RANK, MeldPlan, Variant
+
+if TYPE_CHECKING:
+    from domain.state import DealState
+
+JOKER_RANKS = ("BJ", "LJ")
+
+
+def dead_ranks(st: DealState) -> set[str]:
+    """R-MA-MELD-2: ranks of which either side completed a natural canasta."""
+    return {
+        m["rank"]
+        for melds in st.melds.values()
+        for m in melds
+        if m["rank"] != WILD_RANK
+        and len(m["cards"]) >= 7
+        and not any(CARDS[c].is_wild for c in m["cards"])
+    }
+
+
+def open_wild_meld(st: DealState, side: str) -> bool:
+    """R-MA-MELD-4: the side has a wild-card meld that is not complete yet."""
+    return any(m["rank"] == WILD_RANK and len(m["cards"]) < 7 for m in st.melds[side])
+
+
+@dataclass(frozen=True)
+class ModernAmerican(Variant):
+    def is_bonus_card(self, card: str) -> bool:
+        """R-MA-THREE-1: every three, red or black, is laid at once and replaced."""
+        return CARDS[card].is_three
+
+    def last_card_bonus_stays_in_hand(self) -> bool:
+        """R-MA-THREE-1: a three drawn as the stock's last card stays in the hand (−5)."""
+        return True
+
+    def may_meld_rank(self, st: DealState, rank: str) -> None:
+        if rank in dead_ranks(st):
+            raise RuleViolation(
+                "R-MA-MELD-2", f"{rank}s are closed: a natural canasta of {rank}s is complete"
+            )
+
+    def check_meld(
+        self,
+        st: DealState,
+        side: str,
+        rank: str,
+        existing: Sequence[str],
+        added: Sequence[str],
+        plan: MeldPlan,
+    ) -> None:
+        cards = [*existing, *added]
+        if rank == WILD_RANK:  # R-MA-MELD-4: 3 to 7 twos and jokers alone
+            if not existing and len(cards) < 3:
+                raise RuleViolation("R-MA-MELD-4", "a wild-card meld needs at least three cards")
+            if len(cards) > 7:
+                raise RuleViolation("R-MA-MELD-4", "a wild-card meld is complete at seven")
+            return
+        naturals = sum(1 for c in cards if CARDS[c].is_natural)
+        wilds = len(cards) - naturals
+        if not existing and len(cards) < 3:
+            raise RuleViolation("R-MA-MELD-1", f"a new meld of {rank} needs at least three cards")
+        if len(cards) > 7:
+            raise RuleViolation("R-MA-MELD-1", f"a meld is complete at seven cards ({rank})")
+        if naturals < 2 or wilds > 2:
+            raise RuleViolation(
+                "R-MA-MELD-1", f"a meld holds at least two naturals and at most two wilds ({rank})"
+            )
+        if any(CARDS[c].is_wild for c in added):
+            if rank == "7":
+                raise RuleViolation("R-MA-MELD-5", "sevens never take wild cards")
+            if rank == "A" and not plan.opening:
+                raise RuleViolation("R-MA-MELD-5", "aces take wild cards only in the initial meld")
+            if not plan.opening and naturals < 5:
+                raise RuleViolation(
+                    "R-MA-MELD-3",
+                    f"after the initial meld a wild joins only a meld of five naturals ({rank})",
+                )
+            if open_wild_meld(st, side):
+                raise RuleViolation(
+                    "R-MA-MELD-4", "no wild elsewhere until your wild-card meld is complete"
+                )
+
+    def check_command_melds(self, st: DealState, side: str, plan: MeldPlan) -> None:
+        if plan.wilds_outside_wild_meld and open_wild_meld(st, side):
+            raise RuleViolation(
+                "R-MA-MELD-4", "no wild elsewhere until your wild-card meld is complete"
+            )
+
+    def check_initial(self, st: DealState, side: str, plan: MeldPlan) -> None:
+        """R-MA-INIT-1..3: the minimum from hand cards only, a clean or wild-card meld,
+        and no minimum at all for a canasta laid straight from the hand."""
+        if any(len(cards) >= 7 and plan.pile_top not in cards for _r, cards in plan.new_melds):
+            return  # R-MA-INIT-3 [decision: it waives R-MA-INIT-2 too]
+        minimum = self.initial_minimum(st.scores_before.get(side, 0))
+        count = sum(CARDS[c].value for c in plan.cards if c != plan.pile_top)
+        if count < minimum:
+            raise RuleViolation(
+                "R-MA-INIT-1",
+                f"the initial meld counts {count} from the hand; this side needs {minimum}",
+            )
+        clean = any(
+            rank == WILD_RANK or (len(cards) >= 3 and not any(CARDS[c].is_wild for c in cards))
+            for rank, cards in plan.new_melds
+        )
+        if not clean:
+            raise RuleViolation(
+                "R-MA-INIT-2", "the initial meld needs a clean meld (three naturals) or wild meld"
+            )
+
+    def check_pile_take(
+        self,
+        st: DealState,
+        side: str,
+        top: str,
+        first: Sequence[str],
+        existing: dict[str, Any] | None,
+    ) -> None:
+        """R-MA-PILE-1: always a natural pair from the hand; it joins an existing meld only
+        of three or four cards."""
+        rank = CARDS[top].rank
+        pair = sum(1 for c in first if CARDS[c].is_natural and CARDS[c].rank == rank)
+        if pair < 2:
+            raise RuleViolation(
+                "R-MA-PILE-1", f"taking the pile needs a natural pair of {rank}s from your hand"
+            )
+        if existing is not None and len(existing["cards"]) not in (3, 4):
+            raise RuleViolation(
+                "R-MA-PILE-1", f"the pair joins your meld of {rank}s only when it has 3 or 4 cards"
+            )
+
+    def forced_to_take(self, st: DealState, side: str) -> bool:
+        return False
+
+    def check_discard(self, st: DealState, seat: int, card: str, going_out: bool) -> None:
+        """R-MA-DISC-1."""
+        hand = list(st.hands[seat])
+        hand.remove(card)
+        refusal = self._discard_refusal(st, card, hand, going_out)
+        if refusal:
+            raise RuleViolation("R-MA-DISC-1", refusal)
+        if CARDS[card].rank in dead_ranks(st):
+            others = [c for c in hand if CARDS[c].rank not in dead_ranks(st)]
+            rest = list(st.hands[seat])
+            if any(not self._discard_refusal(st, c, _without(rest, c), going_out) for c in others):
+                raise RuleViolation(
+                    "R-MA-DISC-1", "a card of a closed rank only when nothing else can go"
+                )
+
+    @staticmethod
+    def _discard_refusal(st: DealState, card: str, others: list[str], going_out: bool) -> str:
+        c = CARDS[card]
+        if c.is_three:
+            return "threes are never discarded"
+        if c.is_wild and not going_out and not all(CARDS[o].is_wild for o in others):
+            return "a wild card is discarded only when going out or when only wilds remain"
+        other_naturals = any(
+            CARDS[o].is_natural and CARDS[o].rank not in ("A", "7") for o in others
+        )
+        if not st.pile and c.rank in ("A", "7") and other_naturals:
+            return "on an empty pile an ace or seven only when no other natural is held"
+        return ""
+
+    def going_out_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
+        if st.answer is False:
+            return RuleViolation(
+                "R-OUT-3", "your partner answered no: you may not go out this turn"
+            )
+        if st.canastas(st.side_of[seat]) < 2:
+            return RuleViolation("R-MA-OUT-1", "going out needs two canastas; keep a card")
+        return None
+
+    def must_discard_to_go_out(self) -> bool:
+        return True
+
+    def ask_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
+        """R-MA-OUT-1: once per deal, right after drawing."""
+        if st.asked_in_deal[seat]:
+            return RuleViolation("R-MA-OUT-1", "you may ask your partner once per deal")
+        if st.phase != "play" or st.turn_melded:
+            return RuleViolation("R-MA-OUT-1", "ask right after drawing, before melding")
+        return None
+
+    def score_deal(self, st: DealState) -> dict[str, dict[str, int]]:
+        from domain.scoring import score_modern_american
+
+        return score_modern_american(st, self)
+
+
+def _without(cards: list[str], card: str) -> list[str]:
+    rest = list(cards)
+    rest.remove(card)
+    return rest
+
+
+MODERN_AMERICAN = ModernAmerican(
+    key="modern_american",
+    title="Modern American Canasta (four players, 13 cards, two canastas to go out)",
+    player_counts=(4,),
+    decks=2,
+    hand_size={4: 13},
+    draw_count={4: 1},
+    canastas_to_go_out={4: 2},
+    target=8500,
+    selectable_targets=(2500, 5000, 7500, 10000),
+    options=frozenset(),  # §0: its pile always needs a natural pair anyway
+    initial_minimums=((5000, 180), (3000, 155)),
+    minimum_below_zero=125,  # R-MA-INIT-1: below 3000, negative totals too
+    max_wilds=2,
+    meld_cap=7,
+    wild_melds=True,
+    turn_up=False,
+    going_out_bonus=100,
+    concealed_bonus=0,
+    stock_end="after_turn",
+    meld_rule="R-MA-MELD-1",
+    black_three_meld_max=0,
+    three_meld_rule="R-MA-THREE-1",
+)

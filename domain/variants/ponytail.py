@@ -1,0 +1,86 @@
+"""`ponytail` (RULES.md §11, seed 002): six decks, 15-card hands and 13-card face-down
+ponytails, draw two, melds capped at seven, wild-card canastas, four kinds of canasta to
+go out, and a game of 50000 points or four deals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from domain.cards import CARDS
+from domain.errors import RuleViolation
+from domain.variants.base import WILD_RANK, Variant
+
+if TYPE_CHECKING:
+    from domain.state import DealState
+
+EXACT_CUT = 61  # R-PT-DEAL-1: 4 x 15 + 1
+
+
+@dataclass(frozen=True)
+class Ponytail(Variant):
+    def freezes_turn_up(self, card: str) -> bool:
+        """R-PT-DEAL-2: a wild, a 7 or a red three turned up lies crosswise."""
+        info = CARDS[card]
+        return info.is_wild or info.is_red_three or info.rank == "7"
+
+    def exact_cut_bonus(self, n: int) -> int:
+        return 100 if n == EXACT_CUT else 0
+
+    def going_out_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
+        if st.answer is False:
+            return RuleViolation(
+                "R-OUT-3", "your partner answered no: you may not go out this turn"
+            )
+        if not st.ponytail_up[seat]:
+            return RuleViolation(
+                "R-PT-PONY-1", "you cannot go out while your ponytail is still face down"
+            )
+        kinds = {canasta_kind(m) for m in st.completed(st.side_of[seat])}
+        missing = [k for k in ("natural", "mixed", "natural 7s", "wild") if k not in kinds]
+        if missing:
+            return RuleViolation(
+                "R-PT-OUT-1", f"going out needs a {', a '.join(missing)} canasta too"
+            )
+        return None
+
+    def score_deal(self, st: DealState) -> dict[str, dict[str, int]]:
+        from domain.scoring import score_ponytail
+
+        return score_ponytail(st, self)
+
+
+def canasta_kind(meld: dict[str, object]) -> str:
+    """R-PT-OUT-1 [decision]: a natural-7s canasta is its own kind, not a natural one."""
+    cards = meld["cards"]
+    assert isinstance(cards, list)
+    if meld["rank"] == WILD_RANK:
+        return "wild"
+    if any(CARDS[c].is_wild for c in cards):
+        return "mixed"
+    return "natural 7s" if meld["rank"] == "7" else "natural"
+
+
+PONYTAIL = Ponytail(
+    key="ponytail",
+    title="Ponytail Canasta (four players, six decks, ponytails, four canastas to go out)",
+    player_counts=(4,),
+    decks=6,
+    hand_size={4: 15},
+    draw_count={4: 2},
+    canastas_to_go_out={4: 4},
+    target=50000,
+    initial_minimums=((30000, 120), (15000, 90)),
+    minimum_below_zero=50,  # R-PT-INIT-1: below 15000, negative totals too [decision]
+    max_wilds=3,
+    meld_cap=7,
+    wild_melds=True,
+    cutter_offset=-1,  # R-PT-DEAL-1: the dealer's right cuts
+    ponytail_size=13,
+    going_out_bonus=200,
+    concealed_bonus=0,
+    stock_end="after_turn",
+    max_deals=4,
+    meld_rule="R-PT-MELD-1",
+    black_three_meld_max=24,  # R-PT-MELD-2: three or more
+)
