@@ -22,16 +22,27 @@ BREAKDOWN = (
     ("concealed", "concealed"),
     ("red_threes", "red 3s"),
     ("hands", "in hand"),
+    ("penalties", "penalties"),
+    ("ponytails", "ponytails"),
+    ("cut_bonus", "cut"),
     ("total", "deal"),
 )
+ALWAYS_SHOWN = {"melds", "canasta_bonus", "going_out", "red_threes", "hands", "total"}
 
 
 def score_table(table: Table, deal: Deal) -> list[str]:
+    """The deal's breakdown per side (R-SCORE-1) and the running totals; a column an entry
+    does not use (and that is zero) is left out."""
     scores = deal.state.scores or {}
-    header = "    side " + "".join(f"{title:>10}" for _, title in BREAKDOWN) + f"{'total':>10}"
+    columns = [
+        (key, title)
+        for key, title in BREAKDOWN
+        if key in ALWAYS_SHOWN or any(b.get(key) for b in scores.values())
+    ]
+    header = "    side " + "".join(f"{title:>10}" for _, title in columns) + f"{'total':>10}"
     lines = [header]
     for side, b in sorted(scores.items()):
-        cells = "".join(f"{b[key]:>10}" for key, _ in BREAKDOWN)
+        cells = "".join(f"{b.get(key, 0):>10}" for key, _ in columns)
         lines.append(f"    {side:<4} {cells}{table.totals[side]:>10}")
     return lines
 
@@ -82,7 +93,10 @@ def play_demo(
         if table.winners:
             print(f"\ngame over after {len(table.deal_scores)} deals: winners {table.winners}")
         else:
-            print(f"\ngame stopped after {len(table.deal_scores)} deals (no winner)")
+            print(
+                f"\ngame stopped after {len(table.deal_scores)} deals (no winner): random "
+                "players rarely reach this entry's target; raise --max-deals to play on"
+            )
         print("final totals: " + ", ".join(f"{s} {t}" for s, t in sorted(table.totals.items())))
     sys.stdout.flush()
     return 0

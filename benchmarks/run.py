@@ -20,6 +20,7 @@ from app.application import CanastaApp
 from app.autoplay import new_table, play_deal, play_game
 from app.settings import MEMORY, Settings, eventsourcing_env
 from domain.table import PLAYING
+from domain.variants import VARIANTS
 
 
 def deals_per_second(
@@ -48,12 +49,14 @@ def deals_per_second(
     return deals / elapsed, deals, commands
 
 
-def rebuild_times(store: Path, seed: int, repeats: int) -> tuple[list[float], int, int]:
+def rebuild_times(
+    store: Path, entry: str, players: int, seed: int, repeats: int
+) -> tuple[list[float], list[float], int, int]:
     """Finish a game on SQLite, then rebuild it `repeats` times from a cold application."""
     settings = Settings(data_dir=store)
     app = CanastaApp(env=eventsourcing_env(settings))
-    table_id = new_table(app, "classic", 4)
-    table = play_game(app, table_id, random.Random(seed), max_deals=200)
+    table_id = new_table(app, entry, players)
+    table = play_game(app, table_id, random.Random(seed), max_deals=30)
     deals = list(table.deals)
     events = sum(app.get_deal(UUID(d)).version for d in deals)
     app.close()
@@ -81,23 +84,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=5.0, help="per throughput figure")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--entry", default="classic", choices=sorted(VARIANTS))
+    parser.add_argument("--players", type=int, default=4)
     args = parser.parse_args()
+    entry, players = args.entry, args.players
+    target = "   target >= 100" if (entry, players) == ("classic", 4) else ""
 
-    print("canasta-ledger benchmark: random legal 4-player classic, move generation included")
+    print(
+        f"canasta-ledger benchmark: random legal {players}-player {entry}, move generation included"
+    )
     memory = CanastaApp(env=eventsourcing_env(Settings(database_url=MEMORY)))
-    deals_per_second(memory, "classic", 4, 1.0, args.seed)  # warm up
-    rate, deals, commands = deals_per_second(memory, "classic", 4, args.seconds, args.seed)
+    deals_per_second(memory, entry, players, 1.0, args.seed)  # warm up
+    rate, deals, commands = deals_per_second(memory, entry, players, args.seconds, args.seed)
     print(
         f"  in memory : {rate:8.1f} deals/s  ({deals} deals, {commands} commands, "
-        f"{commands / deals:.0f} commands/deal)   target >= 100"
+        f"{commands / deals:.0f} commands/deal){target}"
     )
     with tempfile.TemporaryDirectory(prefix="canasta-bench-") as tmp:
         sqlite = CanastaApp(env=eventsourcing_env(Settings(data_dir=Path(tmp))))
-        rate, deals, commands = deals_per_second(sqlite, "classic", 4, args.seconds, args.seed)
+        rate, deals, commands = deals_per_second(sqlite, entry, players, args.seconds, args.seed)
         sqlite.close()
         print(f"  on SQLite : {rate:8.1f} deals/s  ({deals} deals, {commands} commands)")
     with tempfile.TemporaryDirectory(prefix="canasta-bench-") as tmp:
-        times, full, deals, events = rebuild_times(Path(tmp), args.seed, repeats=20)
+        times, full, deals, events = rebuild_times(Path(tmp), entry, players, args.seed, 20)
         ms = [t * 1000 for t in times]
         full_ms = [t * 1000 for t in full]
         print(

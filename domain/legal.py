@@ -58,6 +58,14 @@ def _by_rank(cards: list[str]) -> tuple[dict[str, list[str]], list[str], list[st
     return naturals, wilds, black
 
 
+def _least_to_start(variant: str, rank: str) -> int:
+    """Cards the random player wants before starting a meld: a player, not a rule.
+    modern_american punishes incomplete sevens, aces and wild-card melds (R-MA-SCORE-2)."""
+    if variant == "modern_american" and rank in ("7", "A", WILD_RANK):
+        return 6
+    return 3
+
+
 def _meld_plan(st: DealState, seat: int, hand: list[str], rng: random.Random) -> list[MeldSpec]:
     """A greedy set of melds and additions from ``hand``, within the entry's meld size."""
     v = get_variant(st.variant)
@@ -70,11 +78,13 @@ def _meld_plan(st: DealState, seat: int, hand: list[str], rng: random.Random) ->
         meld = st.open_meld(side, rank)
         room = cap - (len(meld[1]["cards"]) if meld is not None else 0)
         cards = cards[:room]
+        if meld is None and len(cards) < _least_to_start(st.variant, rank):
+            continue  # not worth an incomplete-meld penalty
         if (meld is not None and cards) or len(cards) >= 3:
             specs.append(MeldSpec(tuple(cards)))
         elif len(cards) == 2 and wilds and rng.random() < 0.5:
             specs.append(MeldSpec((*cards, wilds.pop())))
-    if v.wild_melds and len(wilds) >= 3 and rng.random() < 0.5:
+    if v.wild_melds and len(wilds) >= _least_to_start(st.variant, WILD_RANK) and rng.random() < 0.5:
         specs.append(MeldSpec(tuple(wilds[:cap]), rank=WILD_RANK))
         wilds = wilds[cap:]
     if wilds and rng.random() < 0.3:
