@@ -14,6 +14,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 from app.application import CanastaApp
@@ -72,7 +73,8 @@ def rebuild_times(
         times.append(time.perf_counter() - started)
         started = time.perf_counter()
         for deal_id in rebuilt.deals:  # every event folded again, snapshots ignored
-            aggregate = None
+            aggregate: Any = None
+            event: Any
             for event in cold.events.get(UUID(deal_id)):
                 aggregate = event.mutate(aggregate)
         full.append(time.perf_counter() - started)
