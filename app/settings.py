@@ -58,6 +58,10 @@ class Settings(BaseSettings):
     #: Account names that hold the auditor role (R-VIEW-4), besides roles granted with
     #: ``canasta grant-auditor NAME``. Comma-separated in the environment.
     auditors: Annotated[list[str], NoDecode] = []
+    #: How often a live stream (Server-Sent Events) looks for new events in the store.
+    stream_poll_seconds: float = Field(default=0.2, gt=0, le=10)
+    #: How long a live stream may stay silent before it sends a heartbeat comment.
+    stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=300)
     #: Aggregates kept in the application's LRU cache; 0 disables the cache.
     aggregate_cache_maxsize: int = 1000
 

@@ -1,7 +1,242 @@
-"""Live updates (Server-Sent Events), redacted per viewer. (In progress.)"""
+"""Live updates as Server-Sent Events, redacted per viewer (R-VIEW-1..4, R-HIST-1).
+
+``GET /deals/{id}/stream`` sends each event of one deal, as ``event_view`` shows it to the
+requester; ``GET /tables/{id}/stream`` sends a table's events (seats, teams, start, each deal
+opened and recorded, the end), which are public, so that clients learn of new deals.
+
+Wire format, one SSE message per stored event::
+
+    event: CardDiscarded            <- the event's kind
+    data: {"step":17,"kind":"CardDiscarded","seat":2,"card":"7H/1"}
+    id: 17                          <- the event's step (its version in the aggregate)
+
+Events a viewer may not see at all (the shuffle seed, a stacked deck) are skipped, so ids may
+jump; nothing else is. The stream first sends ``retry:`` (the reconnection delay), then
+``: heartbeat`` comments when idle, and after the last event of the deal (``DealScored`` or
+``DealAbandoned``) or of the game (``GameEnded`` or ``GameStopped``) a final ``event: end``
+whose data is ``{"step": N}`` (the final step), and closes. A browser's ``EventSource``
+reconnects whenever a stream closes, so a client calls ``close()`` on ``end``.
+
+Resumption: a client sends back the last id it saw as the ``Last-Event-ID`` header (browsers'
+``EventSource`` does so by itself on reconnection) or as ``?after=N``; the stream continues with
+the first event after that step (the header wins when both are given). A client that resumes
+after the end gets ``event: end`` at once.
+
+Every stream polls the event store (``canasta.events.get(id, gt=last)``), never anything kept in
+the process, so any process sharing the database can serve any stream, whichever process
+recorded the events. The poll interval and the heartbeat interval are the settings
+``stream_poll_seconds`` and ``stream_heartbeat_seconds`` (environment
+``CANASTA_STREAM_POLL_SECONDS`` / ``CANASTA_STREAM_HEARTBEAT_SECONDS``). A stream stops when
+the client disconnects, and when uvicorn is asked to exit (its ``should_exit`` flag), so that
+open streams never hold a shutdown up; clients then reconnect, to this or another process.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import asyncio
+import json
+import signal
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Annotated, Any
+from uuid import UUID
+
+import anyio
+import anyio.to_thread
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import StreamingResponse
+from fastapi.sse import format_sse_event
+from starlette.concurrency import run_in_threadpool
+
+from app.application import CanastaApp
+from app.deps import CanastaDep, MaybeAccount
+from app.routes.deals import ViewAs, viewer_of
+from projections.visibility import event_view
 
 router = APIRouter(tags=["live"])
+
+#: Reconnection delay suggested to ``EventSource`` clients (``retry:``), in milliseconds.
+RETRY_MILLISECONDS = 1000
+#: Store reads of all streams of one process that may run at once (worker threads): streams
+#: never take more than this many threads (and database connections) from commands.
+POLL_THREADS = 4
+
+#: A deal's last event is one of these; so is a game's.
+DEAL_FINAL_KINDS = frozenset({"DealScored", "DealAbandoned"})
+GAME_FINAL_KINDS = frozenset({"GameEnded", "GameStopped"})
+
+#: What a table stream shows of each table event (all of it is public, as ``GET /tables/{id}``
+#: shows). A kind not listed here is sent with its step and kind only.
+TABLE_FIELDS: dict[str, tuple[str, ...]] = {
+    "Created": ("host", "entry", "players", "options", "target"),
+    "PlayerSeated": ("seat", "player"),
+    "TeamsChosen": ("sides",),
+    "GameStarted": ("sides", "totals"),
+    "DealOpened": ("deal_id", "number", "dealer", "order"),
+    "DealRecorded": ("deal_id", "scores", "totals"),
+    "GameEnded": ("winners",),
+    "GameStopped": ("completed_deals",),
+}
+
+LastEventId = Annotated[
+    int | None,
+    Header(
+        alias="Last-Event-ID",
+        ge=0,
+        le=10**9,
+        description="the last step the client received; the stream continues after it",
+    ),
+]
+After = Annotated[
+    int,
+    Query(ge=0, le=10**9, description="continue after this step (Last-Event-ID wins)"),
+]
+
+
+def table_event_view(event: Any) -> dict[str, Any]:
+    """One stored table event as anybody may see it."""
+    kind = type(event).__name__
+    out: dict[str, Any] = {"step": event.originator_version, "kind": kind}
+    out.update({field: getattr(event, field) for field in TABLE_FIELDS.get(kind, ())})
+    return out
+
+
+@router.get(
+    "/deals/{deal_id}/stream",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "SSE stream"}},
+)
+async def deal_stream(
+    deal_id: UUID,
+    request: Request,
+    canasta: CanastaDep,
+    account: MaybeAccount,
+    last_event_id: LastEventId = None,
+    after: After = 0,
+    view_as: ViewAs = "me",
+) -> StreamingResponse:
+    """The deal's events, live, as the requester may see them: a seated player (bearer
+    token) gets his own dealt and drawn cards; anybody else, or ``?as=spectator``, the
+    spectator's events. Resume with ``Last-Event-ID`` or ``?after=``."""
+    deal = await run_in_threadpool(canasta.get_deal, deal_id)
+    viewer = viewer_of(deal, account, view_as)
+    seating = deal.state
+
+    def view(event: Any) -> dict[str, Any] | None:
+        return event_view(event, viewer, seating)
+
+    start = last_event_id if last_event_id is not None else after
+    return await _stream(request, canasta, deal_id, start, view, DEAL_FINAL_KINDS)
+
+
+@router.get(
+    "/tables/{table_id}/stream",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "SSE stream"}},
+)
+async def table_stream(
+    table_id: UUID,
+    request: Request,
+    canasta: CanastaDep,
+    last_event_id: LastEventId = None,
+    after: After = 0,
+) -> StreamingResponse:
+    """The table's events, live: seats, teams, the start, each deal opened (with its id)
+    and recorded (with its scores), the end of the game. All public; no token needed."""
+    await run_in_threadpool(canasta.get_table, table_id)  # 404 unless it is a table
+    start = last_event_id if last_event_id is not None else after
+    return await _stream(request, canasta, table_id, start, table_event_view, GAME_FINAL_KINDS)
+
+
+async def _stream(
+    request: Request,
+    canasta: CanastaApp,
+    aggregate_id: UUID,
+    after: int,
+    view: Callable[[Any], dict[str, Any] | None],
+    final_kinds: frozenset[str],
+) -> StreamingResponse:
+    poll = _seconds(request, "stream_poll_seconds")
+    heartbeat = _seconds(request, "stream_heartbeat_seconds")
+
+    def read(last: int) -> Sequence[Any]:
+        return list(canasta.events.get(aggregate_id, gt=last or None))
+
+    def final_step() -> int | None:
+        """The step of the stream's final event, if it has been recorded."""
+        newest = list(canasta.events.get(aggregate_id, desc=True, limit=1))
+        if newest and type(newest[0]).__name__ in final_kinds:
+            step: int = newest[0].originator_version
+            return step
+        return None
+
+    final = await run_in_threadpool(final_step)
+
+    async def messages() -> AsyncIterator[bytes]:
+        last = after
+        yield format_sse_event(retry=RETRY_MILLISECONDS)
+        if final is not None and after >= final:  # resumed after the end
+            yield _end(final)
+            return
+        limiter = _poll_limiter()
+        quiet_since = time.monotonic()
+        while not await request.is_disconnected() and not server_is_exiting():
+            events = await anyio.to_thread.run_sync(read, last, limiter=limiter)
+            for event in events:
+                last = event.originator_version
+                shown = view(event)
+                if shown is not None:
+                    data = json.dumps(jsonable_encoder(shown), separators=(",", ":"))
+                    yield format_sse_event(data_str=data, event=shown["kind"], id=str(last))
+                    quiet_since = time.monotonic()
+                if type(event).__name__ in final_kinds:
+                    yield _end(last)
+                    return
+            if time.monotonic() - quiet_since >= heartbeat:
+                yield format_sse_event(comment="heartbeat")
+                quiet_since = time.monotonic()
+            await anyio.sleep(poll)
+
+    return StreamingResponse(
+        messages(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _end(last: int) -> bytes:
+    return format_sse_event(data_str=json.dumps({"step": last}), event="end")
+
+
+def _seconds(request: Request, name: str) -> float:
+    """A stream setting (``Settings.stream_poll_seconds`` / ``stream_heartbeat_seconds``)."""
+    return float(getattr(request.app.state.settings, name))
+
+
+_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _poll_limiter() -> anyio.CapacityLimiter:
+    """The capacity limiter of the stream reads of this event loop (one per process)."""
+    loop = asyncio.get_running_loop()
+    limiter = _limiters.get(loop)
+    if limiter is None:
+        limiter = _limiters[loop] = anyio.CapacityLimiter(POLL_THREADS)
+    return limiter
+
+
+def server_is_exiting() -> bool:
+    """True once the uvicorn server of this process has been asked to exit.
+
+    uvicorn waits for open responses to finish before it shuts the application down, and it
+    does not tell a streaming response that it is stopping; its signal handler (installed in
+    the main thread) is the bound method ``Server.handle_exit``, whose ``should_exit`` flag is
+    read here. Nothing is patched; under any other server this is always False.
+    """
+    handler = signal.getsignal(signal.SIGTERM)
+    server = getattr(handler, "__self__", None)
+    return bool(getattr(server, "should_exit", False))
