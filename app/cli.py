@@ -7,8 +7,15 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from app import scenario
+
+if TYPE_CHECKING:
+    from app.application import CanastaApp
+    from app.settings import Settings
+    from domain.audit import AuditReport
 
 
 def _scenario(args: argparse.Namespace) -> int:
@@ -45,6 +52,153 @@ def _demo(args: argparse.Namespace) -> int:
     )
 
 
+# --- operator tools: roles and audits (on the store the environment configures) ----------
+
+
+def _store(settings: Settings) -> str:
+    """Where the settings point, without credentials."""
+    from app.settings import MEMORY
+
+    url = settings.database_url
+    if url is None:
+        return f"SQLite {settings.sqlite_path}"
+    if url == MEMORY:
+        return "memory"
+    parts = urlsplit(url)
+    return f"PostgreSQL {parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
+
+
+def _open_store() -> tuple[Settings, CanastaApp] | None:
+    """The application on the configured store (``DATABASE_URL`` / ``CANASTA_*``)."""
+    from app.application import CanastaApp
+    from app.settings import MEMORY, Settings, eventsourcing_env
+
+    settings = Settings()
+    if settings.database_url == MEMORY:
+        print(
+            "the in-memory store belongs to one process: set DATABASE_URL (PostgreSQL) or "
+            "CANASTA_DATA_DIR (SQLite) to the server's store",
+            file=sys.stderr,
+        )
+        return None
+    try:
+        return settings, CanastaApp(env=eventsourcing_env(settings))
+    except Exception as exc:  # a bad URL, a database that is down
+        print(f"cannot open the store ({_store(settings)}): {exc}", file=sys.stderr)
+        return None
+
+
+def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
+    from eventsourcing.application import AggregateNotFoundError
+
+    from domain.accounts import AUDITOR, Account, account_id
+    from domain.errors import NotFound
+
+    opened = _open_store()
+    if opened is None:
+        return 2
+    settings, canasta = opened
+    name = args.name
+    try:
+        account: object
+        try:
+            account = canasta.repository.get(account_id(name))
+        except AggregateNotFoundError:
+            account = None
+        if not isinstance(account, Account):
+            print(f"no account {name!r} in {_store(settings)}", file=sys.stderr)
+            return 1
+        if (AUDITOR in account.roles) == granted:
+            state = "already holds" if granted else "does not hold"
+            print(f"{name} {state} the {AUDITOR} role; nothing changed ({_store(settings)})")
+        else:
+            try:
+                canasta.set_role(name, AUDITOR, granted=granted)
+            except NotFound:
+                print(f"no account {name!r} in {_store(settings)}", file=sys.stderr)
+                return 1
+            done = f"granted the {AUDITOR} role to" if granted else f"revoked the {AUDITOR} role of"
+            print(f"{done} {name} ({_store(settings)})")
+        if not granted and name in settings.auditors:
+            print(f"note: {name} is still an auditor through CANASTA_AUDITORS")
+        return 0
+    finally:
+        canasta.close()
+
+
+def _grant_auditor(args: argparse.Namespace) -> int:
+    return _set_auditor(args, granted=True)
+
+
+def _revoke_auditor(args: argparse.Namespace) -> int:
+    return _set_auditor(args, granted=False)
+
+
+def _print_deal_report(report: AuditReport, number: object = None) -> None:
+    what = f"deal {number} " if number is not None else "deal "
+    print(f"{what}{report.deal_id}: {'ok' if report.ok else 'PROBLEMS'}")
+    chain = "ok" if report.chain_ok else f"BROKEN at step {report.first_broken_step}"
+    commitment = "ok" if report.commitment_ok else "FAILS"
+    rules = "ok" if report.rules_ok else f"MISMATCH at step {report.first_mismatch_step}"
+    print(
+        f"  events {report.events}, commands re-decided {report.commands}; hash chain {chain}; "
+        f"commitment {commitment}{' (prepared deck)' if report.stacked else ''}; rules {rules}"
+    )
+    if report.complete:
+        scores = ", ".join(f"{side} {total}" for side, total in (report.final_scores or {}).items())
+        print(f"  ended: {report.end_reason}{'; ' + scores if scores else ''}")
+    else:
+        print("  not over yet")
+    for problem in report.problems():
+        print(f"  - {problem}")
+    if report.expected is not None:
+        print(f"    the rules record: {json.dumps(report.expected, sort_keys=True)}")
+    if report.stored is not None:
+        print(f"    the store holds:  {json.dumps(report.stored, sort_keys=True)}")
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from uuid import UUID
+
+    from app.routes.audit import deal_report, table_report
+    from domain.errors import NotFound
+
+    try:
+        target = UUID(args.id)
+    except ValueError:
+        print(f"not a deal or table id: {args.id!r}", file=sys.stderr)
+        return 2
+    opened = _open_store()
+    if opened is None:
+        return 2
+    settings, canasta = opened
+    try:
+        try:
+            report = deal_report(canasta, target)
+        except NotFound:
+            try:
+                table = table_report(canasta, target)
+            except NotFound:
+                print(f"no deal or table {target} in {_store(settings)}", file=sys.stderr)
+                return 2
+            if args.json:
+                print(json.dumps(table.to_dict(), indent=2, sort_keys=True))
+            else:
+                print(f"table {table.table_id}: {'ok' if table.ok else 'PROBLEMS'}")
+                for problem in table.problems:
+                    print(f"  - {problem}")
+                for number, deal in enumerate(table.deals, start=1):
+                    _print_deal_report(deal, number)
+            return 0 if table.ok else 1
+        if args.json:
+            print(json.dumps(report.to_dict(), indent=2, sort_keys=True))
+        else:
+            _print_deal_report(report)
+        return 0 if report.ok else 1
+    finally:
+        canasta.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="canasta", description="canasta-ledger tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -60,8 +214,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--always-frozen", action="store_true")
     p.add_argument("--seed", type=int, default=None, help="seed of the random players")
     p.add_argument("--data-dir", type=Path, default=None, help="keep the store here")
-    p.add_argument("--max-deals", type=int, default=100)
+    p.add_argument("--max-deals", type=int, default=30, help="stop the game after this many")
     p.set_defaults(func=_demo)
+
+    store = (
+        "Works on the store the environment configures (DATABASE_URL, CANASTA_DATABASE_URL or "
+        "CANASTA_DATA_DIR), as the server does."
+    )
+    p = sub.add_parser(
+        "grant-auditor",
+        help="give an account the auditor role (R-VIEW-4)",
+        description="Give an account the auditor role: it may then fetch the full history "
+        "of any deal and audit it (GET /audit/...). The API never grants roles. " + store,
+    )
+    p.add_argument("name", metavar="NAME", help="the account's name")
+    p.set_defaults(func=_grant_auditor)
+
+    p = sub.add_parser(
+        "revoke-auditor",
+        help="take the auditor role from an account",
+        description="Take the auditor role from an account. " + store,
+    )
+    p.add_argument("name", metavar="NAME", help="the account's name")
+    p.set_defaults(func=_revoke_auditor)
+
+    p = sub.add_parser(
+        "audit",
+        help="audit a deal (or every deal of a table): exit 0 ok, 1 problems, 2 not found",
+        description="Check a deal's hash chain, its seed against the published commitment, "
+        "and every command re-decided by the rules; with a table id, every deal of the "
+        "table and the table's record of their scores. " + store,
+    )
+    p.add_argument("id", metavar="ID", help="a deal id (or a table id)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_audit)
     return parser
 
 

@@ -1,7 +1,201 @@
-"""Audit of a deal's complete history, for auditors only (R-VIEW-4). (In progress.)"""
+"""Audit of a deal's complete history, for auditors only (R-VIEW-4, R-DEAL-3, R-HIST-1/2).
+
+An auditor (a role granted by the operator: ``canasta grant-auditor NAME`` or the
+``CANASTA_AUDITORS`` setting, never through the API) sees everything: the seed, the deck,
+every hand, the stock. Everything here is read from the stored events themselves (not from
+the aggregate cache or snapshots), so what is checked is what the store holds.
+
+- ``GET /audit/deals/{id}``: the complete history and the audit report (``domain.audit``);
+- ``GET /audit/deals/{id}/replay?step=N``: the full state at step N;
+- ``GET /audit/tables/{id}``: the reports of every deal of a table, and the table's checks.
+
+The functions ``deal_events``, ``deal_report`` and ``table_report`` are shared with the
+``canasta audit`` command.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from datetime import datetime
+from typing import Annotated, Any
+from uuid import UUID
 
-router = APIRouter(tags=["audit"])
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from app.application import CanastaApp, error_body
+from app.deps import AuditorDep, CanastaDep
+from app.schemas import ErrorOut
+from domain.audit import AuditReport, TableAuditReport, audit_deal, audit_table, fold, kind_of
+from domain.deal import Deal
+from domain.errors import NotFound
+from domain.table import Table
+from projections.visibility import Viewer, deal_view, event_view
+
+router = APIRouter(prefix="/audit", tags=["audit"])
+
+_AUDITOR = Viewer.auditor()
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorOut},
+    403: {"model": ErrorOut},
+    404: {"model": ErrorOut},
+}
+
+
+# --- reading the store --------------------------------------------------------------------
+
+
+def stored_events(canasta: CanastaApp, aggregate_id: UUID) -> tuple[list[Any], int | None]:
+    """An aggregate's stored events, decoded one by one: (the events up to the first record
+    that cannot be decoded, that record's version or None)."""
+    events: list[Any] = []
+    for record in canasta.recorder.select_events(aggregate_id):
+        try:
+            events.append(canasta.mapper.to_domain_event(record))
+        except Exception:
+            return events, int(record.originator_version)
+    return events, None
+
+
+def deal_events(canasta: CanastaApp, deal_id: UUID) -> tuple[list[Any], int | None]:
+    """A deal's stored events, or NotFound when ``deal_id`` names no deal."""
+    events, unreadable = stored_events(canasta, deal_id)
+    if unreadable == 1 or (events and isinstance(events[0], Deal.Started)):
+        return events, unreadable
+    raise NotFound(f"no deal {deal_id}")
+
+
+def deal_report(canasta: CanastaApp, deal_id: UUID) -> AuditReport:
+    events, unreadable = deal_events(canasta, deal_id)
+    return audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id))
+
+
+def table_report(canasta: CanastaApp, table_id: UUID) -> TableAuditReport:
+    """Every deal the table opened, audited, and the table's record of their scores."""
+    table_events, _ = stored_events(canasta, table_id)
+    if not table_events or not isinstance(table_events[0], Table.Created):
+        raise NotFound(f"no table {table_id}")
+    deals: dict[str, list[Any]] = {}
+    unreadable: dict[str, int] = {}
+    for event in table_events:
+        if kind_of(event) == "DealOpened":
+            events, bad = stored_events(canasta, UUID(str(event.deal_id)))
+            deals[str(event.deal_id)] = events
+            if bad is not None:
+                unreadable[str(event.deal_id)] = bad
+    return audit_table(str(table_id), table_events, deals, unreadable=unreadable)
+
+
+# --- the history --------------------------------------------------------------------------
+
+
+def _event_out(event: Any, st: Any) -> dict[str, Any]:
+    out = event_view(event, _AUDITOR, st) or {"step": event.originator_version}
+    timestamp = getattr(event, "timestamp", None)
+    out["at"] = timestamp.isoformat() if isinstance(timestamp, datetime) else str(timestamp)
+    return out
+
+
+def _step_of(events: list[Any], kind: str) -> int | None:
+    return next((int(e.originator_version) for e in events if kind_of(e) == kind), None)
+
+
+def history(events: list[Any]) -> dict[str, Any]:
+    """The complete history: every event with all its fields (the time each was recorded,
+    which the hash chain covers, included), the seed or prepared deck, the deck as shuffled,
+    the stock after the cut, the cards dealt, and every hand at the end."""
+    if not events:
+        return {"events": [], "fold_error": "no stored event of this deal can be read"}
+    final = fold(events)
+    started = events[0]
+    st = final.state
+    out: dict[str, Any] = {
+        "table": getattr(started, "table_id", None),
+        "number": getattr(started, "number", None),
+        "step": int(events[-1].originator_version),
+        "commitment": getattr(started, "commitment", None),
+        "seed": None,
+        "stacked_deck": None,
+    }
+    if len(events) > 1:
+        if kind_of(events[1]) == "DeckShuffled":
+            out["seed"] = getattr(events[1], "seed", None)
+        elif kind_of(events[1]) == "DeckStacked":
+            out["stacked_deck"] = list(getattr(events[1], "order", []))
+    shuffled = fold(events, upto=2)
+    out["deck"] = list(shuffled.state.deck) if shuffled.state and shuffled.step == 2 else None
+    cut_step = _step_of(events, "DeckCut")
+    out["stock_after_cut"] = None
+    if cut_step is not None:
+        cut = fold(events, upto=cut_step)
+        if cut.state is not None and cut.step == cut_step:
+            out["stock_after_cut"] = list(reversed(cut.state.stock))  # top first
+    dealt: dict[str, list[str]] = {}
+    for event in events:
+        if kind_of(event) == "CardsDealt":
+            for seat, card in getattr(event, "cards", []):
+                dealt.setdefault(str(seat), []).append(card)
+    out["dealt"] = dealt
+    if st is not None:
+        final_view = deal_view(st, _AUDITOR)
+        out["hands"] = final_view["hands"]
+        out["final"] = final_view
+    else:
+        out["hands"] = None
+        out["final"] = None
+    out["folded_to"] = final.step  # the step "hands" and "final" show (the last, unless
+    out["fold_error"] = final.error  # a stored event does not fold: then why)
+    out["events"] = [_event_out(e, st) for e in events] if st is not None else []
+    return out
+
+
+# --- routes -------------------------------------------------------------------------------
+
+
+@router.get("/deals/{deal_id}", responses=_ERRORS)
+def audit_deal_route(deal_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> dict[str, Any]:
+    """The complete history of a deal (seed, deck, every hand, the stock after the cut, every
+    event with all its fields) and its audit: the hash chain, the seed against the published
+    commitment, and every command re-decided by the rules against the stored events."""
+    events, unreadable = deal_events(canasta, deal_id)
+    report = audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id))
+    out = {"deal": str(deal_id), **history(events)}
+    if unreadable is not None:
+        out["unreadable_step"] = unreadable
+    out["audit"] = report.to_dict()
+    return out
+
+
+@router.get("/deals/{deal_id}/replay", responses={**_ERRORS, 409: {"model": ErrorOut}})
+def audit_replay(
+    deal_id: UUID,
+    canasta: CanastaDep,
+    _auditor: AuditorDep,
+    step: Annotated[int, Query(ge=1, le=10**9)],
+) -> Any:
+    """The full state of the deal at ``step`` (every hand, the stock, the pile), folded from
+    the stored events; a step past the end gives the last. 409 if the stored events do not
+    fold that far (the audit report says why)."""
+    events, _ = deal_events(canasta, deal_id)
+    if not events:
+        return JSONResponse(error_body("R-HIST-1", "the deal's first event cannot be read"), 409)
+    step = min(step, int(events[-1].originator_version))
+    folded = fold(events, upto=step)
+    if folded.state is None or folded.step < step:
+        message = f"the stored history does not fold to step {step}: {folded.error}"
+        return JSONResponse(error_body("R-HIST-1", message), 409)
+    view = deal_view(folded.state, _AUDITOR)
+    view.update(
+        id=str(deal_id),
+        table=folded.state.table_id,
+        step=step,
+        event=_event_out(events[step - 1], folded.state),
+    )
+    return view
+
+
+@router.get("/tables/{table_id}", responses=_ERRORS)
+def audit_table_route(table_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> dict[str, Any]:
+    """The audit report of every deal the table opened, and the table's own checks: each
+    recorded deal score equals the deal's DealScored totals, the totals add up, and each deal
+    started from the totals before it."""
+    return table_report(canasta, table_id).to_dict()

@@ -1,0 +1,445 @@
+"""The audit over HTTP (R-VIEW-4, R-DEAL-3, R-HIST-1/2) and the operator's role tool.
+
+Only an auditor may audit: an account named in ``Settings.auditors`` or given the role with
+``canasta grant-auditor NAME`` (run here as a real subprocess on the same SQLite store, or on
+PostgreSQL); anonymous requests get 401 and other accounts 403 (R-VIEW-4). The auditor sees
+the seed, the deck, every hand and the stock, and the report of ``domain.audit``. Tampering
+is done the way an intruder would: an UPDATE of the stored event row in the database file
+(SQLite) or table (PostgreSQL); the audit then names that row's step as the first broken link.
+
+Games are played through the real ASGI app (TestClient): players register, sit, start and send
+every command over HTTP; a seeded random legal player chooses the commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+from app.application import CanastaApp
+from app.main import create_app
+from app.settings import Settings
+from domain import commands as c
+from domain.cards import full_deck
+from domain.legal import legal_command, seat_to_act
+from domain.shuffle import commitment, shuffled
+
+CANASTA = str(Path(sys.executable).parent / "canasta")
+PLAYERS = ["ann", "bob", "cid", "dan"]
+AUDITOR = "audra"
+
+Headers = dict[str, str]
+
+
+def command_json(command: c.Command) -> dict[str, Any]:
+    body: dict[str, Any] = {"type": c.COMMAND_NAMES[type(command)]}
+    if isinstance(command, c.Cut):
+        body["n"] = command.n
+    if isinstance(command, c.TakePile | c.Meld):
+        body["melds"] = [{"cards": list(s.cards), "rank": s.rank} for s in command.melds]
+    if isinstance(command, c.Meld) and command.discard:
+        body["discard"] = command.discard
+    if isinstance(command, c.Discard):
+        body["card"] = command.card
+    if isinstance(command, c.AskPartner):
+        body["partner"] = command.partner
+    if isinstance(command, c.Answer):
+        body["yes"] = command.yes
+    return body
+
+
+def register(http: TestClient, name: str) -> Headers:
+    r = http.post("/players", json={"name": name})
+    assert r.status_code == 201, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+@dataclass
+class HttpGame:
+    """A 4-player classic table played over HTTP; ``PLAYERS[0]`` is the host."""
+
+    http: TestClient
+    headers: dict[str, Headers]
+    table: str = ""
+    deal: str = ""
+    seqs: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def canasta(self) -> CanastaApp:
+        canasta: CanastaApp = self.http.app.state.canasta  # type: ignore[attr-defined]
+        return canasta
+
+    def open(self) -> None:
+        host = self.headers[PLAYERS[0]]
+        r = self.http.post("/tables", json={"entry": "classic", "players": 4}, headers=host)
+        assert r.status_code == 201, r.text
+        self.table = r.json()["id"]
+        for seat, name in enumerate(PLAYERS):
+            r = self.http.post(
+                f"/tables/{self.table}/seats", json={"seat": seat}, headers=self.headers[name]
+            )
+            assert r.status_code == 200, r.text
+        r = self.http.post(f"/tables/{self.table}/start", headers=host)
+        assert r.status_code == 201, r.text
+        self.deal = r.json()["deal"]
+
+    def play(self, rng: random.Random, *, max_commands: int | None = None) -> None:
+        """Send random legal commands over HTTP until the deal ends (or ``max_commands``)."""
+        sent = 0
+        while max_commands is None or sent < max_commands:
+            st = self.canasta.get_deal(UUID(self.deal)).state
+            seat = seat_to_act(st)
+            if seat is None:
+                return
+            name = PLAYERS[seat]
+            view = self.http.get(f"/deals/{self.deal}", headers=self.headers[name]).json()
+            self.seqs[name] = self.seqs.get(name, 0) + 1
+            body = {
+                "seq": self.seqs[name],
+                "expect": {
+                    "game": self.table,
+                    "deal": view["number"],
+                    "step": view["step"],
+                    "turn": view["turn"],
+                    "phase": view["phase"],
+                },
+                "command": command_json(legal_command(st, seat, rng)),
+            }
+            r = self.http.post(
+                f"/deals/{self.deal}/commands", json=body, headers=self.headers[name]
+            )
+            assert r.status_code == 200, r.text
+            sent += 1
+
+
+def new_game(http: TestClient, seed: int = 1) -> HttpGame:
+    """Register the four players, the auditor and an outsider; play deal 1 to its end."""
+    headers = {name: register(http, name) for name in [*PLAYERS, AUDITOR, "olga"]}
+    game = HttpGame(http, headers)
+    game.open()
+    game.play(random.Random(seed))
+    return game
+
+
+@pytest.fixture
+def sqlite_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+    """TestClients over the SQLite store in ``tmp_path`` (the CLI's CANASTA_DATA_DIR)."""
+    clients: list[TestClient] = []
+
+    def make(**settings: Any) -> TestClient:
+        client = TestClient(create_app(Settings(data_dir=tmp_path, **settings)))
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "CANASTA_DATABASE_URL", "CANASTA_DATA_DIR", "CANASTA_AUDITORS")
+    }
+    return subprocess.run(
+        [CANASTA, *args], env={**clean, **env}, capture_output=True, text=True, check=False
+    )
+
+
+def sqlite_tamper(path: Path, deal: str, version: int, state: bytes) -> None:
+    with sqlite3.connect(path) as db:
+        cur = db.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (state, UUID(deal).hex, version),
+        )
+        assert cur.rowcount == 1
+
+
+def sqlite_row(path: Path, deal: str, kind: str, nth: int) -> tuple[int, dict[str, Any]]:
+    """The ``nth`` stored event of ``kind`` of the deal: (version, decoded state)."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute(
+            "SELECT originator_version, state FROM stored_events WHERE originator_id = ? "
+            "AND topic = ? ORDER BY originator_version",
+            (UUID(deal).hex, f"domain.events:{kind}"),
+        ).fetchall()
+    version, state = rows[nth]
+    return int(version), json.loads(state)
+
+
+# --- who may audit -------------------------------------------------------------------------
+
+
+def test_without_a_token_the_audit_is_401_and_for_others_403_r_view_4(
+    sqlite_client: Callable[..., TestClient],
+) -> None:
+    http = sqlite_client(auditors=[AUDITOR])
+    game = new_game(http)
+    urls = [
+        f"/audit/deals/{game.deal}",
+        f"/audit/deals/{game.deal}/replay?step=5",
+        f"/audit/tables/{game.table}",
+    ]
+    for url in urls:
+        r = http.get(url)
+        assert r.status_code == 401 and r.json()["error"]["code"] == "R-CMD-2", url
+        assert "seed" not in r.text
+        r = http.get(url, headers={"Authorization": "Bearer nonsense"})
+        assert r.status_code == 401, url
+        for name in (PLAYERS[0], PLAYERS[1], "olga"):  # the host, a player, an outsider
+            r = http.get(url, headers=game.headers[name])
+            assert r.status_code == 403 and r.json()["error"]["code"] == "R-VIEW-4", (url, name)
+            assert "seed" not in r.text and "hands" not in r.text
+        assert http.get(url, headers=game.headers[AUDITOR]).status_code == 200, url
+
+
+def test_an_unknown_deal_or_table_is_404_for_the_auditor(
+    sqlite_client: Callable[..., TestClient],
+) -> None:
+    http = sqlite_client(auditors=[AUDITOR])
+    game = new_game(http)
+    auditor = game.headers[AUDITOR]
+    nowhere = "00000000-0000-0000-0000-000000000000"
+    assert http.get(f"/audit/deals/{nowhere}", headers=auditor).status_code == 404
+    assert http.get(f"/audit/tables/{nowhere}", headers=auditor).status_code == 404
+    # a table id is not a deal, nor a deal id a table
+    assert http.get(f"/audit/deals/{game.table}", headers=auditor).status_code == 404
+    assert http.get(f"/audit/tables/{game.deal}", headers=auditor).status_code == 404
+    assert http.get("/audit/deals/not-a-uuid", headers=auditor).status_code == 422
+
+
+# --- what the auditor sees -----------------------------------------------------------------
+
+
+def test_the_auditor_sees_the_seed_every_hand_the_stock_and_a_clean_report_r_view_4(
+    sqlite_client: Callable[..., TestClient],
+) -> None:
+    http = sqlite_client(auditors=[AUDITOR])
+    game = new_game(http, seed=2)
+    auditor = game.headers[AUDITOR]
+    live = game.canasta.get_deal(UUID(game.deal))
+    r = http.get(f"/audit/deals/{game.deal}", headers=auditor)
+    assert r.status_code == 200, r.text
+    out = r.json()
+
+    report = out["audit"]
+    assert report["ok"] is True, report
+    assert report["chain_ok"] and report["commitment_ok"] and report["rules_ok"]
+    assert report["first_broken_step"] is None and report["first_mismatch_step"] is None
+    assert report["complete"] is True and report["events"] == live.version == out["step"]
+    assert live.state.scores is not None
+    assert report["final_scores"] == {s: b["total"] for s, b in live.state.scores.items()}
+
+    # the seed matches the commitment everybody saw at the deal's start (R-DEAL-3)
+    public = http.get(f"/deals/{game.deal}").json()
+    assert public["commitment"] == out["commitment"]
+    seed = bytes.fromhex(out["seed"])
+    assert commitment(game.deal, seed) == out["commitment"]
+    assert out["deck"] == shuffled(full_deck(2), seed)
+    assert sorted(out["stock_after_cut"]) == sorted(full_deck(2))
+
+    # every hand: as dealt, and at the end
+    assert {seat: len(cards) for seat, cards in out["dealt"].items()} == {
+        str(s): 11 for s in range(4)
+    }
+    dealt_in_order = [
+        card
+        for event in out["events"]
+        if event["kind"] == "CardsDealt"
+        for _s, card in event["cards"]
+    ]
+    assert dealt_in_order == out["stock_after_cut"][: len(dealt_in_order)]
+    assert out["hands"] == {str(s): live.state.hands[s] for s in live.state.order}
+    assert out["final"]["scores"] == live.state.scores
+
+    # every event, with all its fields, the chain link and the time it covers
+    assert [e["step"] for e in out["events"]] == list(range(1, live.version + 1))
+    assert all(len(e["chain"]) == 64 and e["at"] for e in out["events"])
+    assert out["events"][1]["kind"] == "DeckShuffled" and out["events"][1]["seed"] == out["seed"]
+
+    # replay: the full state at any step (R-HIST-2)
+    for step in (3, 4, live.version // 2, live.version):
+        r = http.get(f"/audit/deals/{game.deal}/replay", params={"step": step}, headers=auditor)
+        assert r.status_code == 200, r.text
+        view = r.json()
+        then = game.canasta.get_deal(UUID(game.deal), version=step).state
+        assert view["step"] == step and view["event"]["step"] == step
+        assert view["hands"] == {str(s): then.hands[s] for s in then.order}
+        assert view["stock"] == list(reversed(then.stock))
+        assert view["pile_cards"] == then.pile and view["phase"] == then.phase
+    r = http.get(f"/audit/deals/{game.deal}/replay", params={"step": 10**6}, headers=auditor)
+    assert r.status_code == 200 and r.json()["step"] == live.version
+
+    # the table: every deal's report, and the table's record of the scores
+    r = http.get(f"/audit/tables/{game.table}", headers=auditor)
+    assert r.status_code == 200, r.text
+    table = r.json()
+    assert table["ok"] is True and table["table_ok"] is True and table["problems"] == []
+    assert [d["deal"] for d in table["deals"]] == [game.deal]
+
+
+# --- the operator's tool -------------------------------------------------------------------
+
+
+def test_grant_auditor_on_the_command_line_gives_the_role_to_a_running_server(
+    tmp_path: Path, sqlite_client: Callable[..., TestClient]
+) -> None:
+    http = sqlite_client()  # nobody is an auditor through the settings
+    game = new_game(http, seed=3)
+    olga = game.headers["olga"]
+    url = f"/audit/deals/{game.deal}"
+    assert http.get(url, headers=olga).status_code == 403
+    env = {"CANASTA_DATA_DIR": str(tmp_path)}
+
+    done = run_cli("grant-auditor", "olga", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "granted the auditor role to olga" in done.stdout and "SQLite" in done.stdout
+    r = http.get(url, headers=olga)  # the same server process, no restart
+    assert r.status_code == 200 and r.json()["audit"]["ok"] is True
+    # a second server process on the same store agrees
+    other = sqlite_client()
+    assert other.get(url, headers=olga).status_code == 200
+
+    again = run_cli("grant-auditor", "olga", env=env)
+    assert again.returncode == 0 and "already holds" in again.stdout
+
+    audited = run_cli("audit", game.deal, env=env)
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    assert f"deal {game.deal}: ok" in audited.stdout
+    as_json = run_cli("audit", "--json", game.table, env=env)
+    assert as_json.returncode == 0 and json.loads(as_json.stdout)["ok"] is True
+
+    done = run_cli("revoke-auditor", "olga", env=env)
+    assert done.returncode == 0 and "revoked the auditor role of olga" in done.stdout
+    assert http.get(url, headers=olga).status_code == 403
+
+    unknown = run_cli("grant-auditor", "nobody", env=env)
+    assert unknown.returncode == 1 and "no account 'nobody'" in unknown.stderr
+    assert unknown.stdout == ""
+    missing = run_cli("audit", "00000000-0000-0000-0000-000000000000", env=env)
+    assert missing.returncode == 2 and "no deal or table" in missing.stderr
+    # the API itself never grants a role: there is no such route
+    assert http.post("/players/olga/roles", json={"role": "auditor"}, headers=olga).status_code in (
+        404,
+        405,
+    )
+
+
+def test_the_cli_refuses_an_in_memory_store() -> None:
+    done = run_cli("grant-auditor", "olga", env={"DATABASE_URL": "memory"})
+    assert done.returncode == 2 and "in-memory store" in done.stderr
+
+
+# --- tampering with the store itself --------------------------------------------------------
+
+
+def test_an_update_of_a_stored_row_in_sqlite_is_the_first_broken_link(
+    tmp_path: Path, sqlite_client: Callable[..., TestClient]
+) -> None:
+    http = sqlite_client(auditors=[AUDITOR])
+    game = new_game(http, seed=4)
+    auditor = game.headers[AUDITOR]
+    db = Settings(data_dir=tmp_path).sqlite_path
+    version, state = sqlite_row(db, game.deal, "CardDiscarded", 3)
+    before = http.get(
+        f"/audit/deals/{game.deal}/replay", params={"step": version - 1}, headers=auditor
+    ).json()
+    other = next(
+        card for s, hand in before["hands"].items() if int(s) != state["seat"] for card in hand
+    )
+    sqlite_tamper(db, game.deal, version, json.dumps({**state, "card": other}).encode())
+
+    out = http.get(f"/audit/deals/{game.deal}", headers=auditor).json()
+    report = out["audit"]
+    assert report["ok"] is False and report["chain_ok"] is False
+    assert report["first_broken_step"] == version
+    assert report["commitment_ok"] is True  # the seed was not touched
+    assert report["rules_ok"] is False and report["first_mismatch_step"] == version
+    assert "R-CMD-3" in report["message"]
+    tampered = next(e for e in out["events"] if e["step"] == version)
+    assert tampered["card"] == other  # the history shows what the store now holds
+    # the stored events fold only up to the step before: the replay says so past it
+    assert out["folded_to"] == version - 1 and "does not fold" in out["fold_error"]
+    replay = f"/audit/deals/{game.deal}/replay"
+    assert http.get(replay, params={"step": version - 1}, headers=auditor).status_code == 200
+    r = http.get(replay, params={"step": version}, headers=auditor)
+    assert r.status_code == 409 and r.json()["error"]["code"] == "R-HIST-1"
+
+    table = http.get(f"/audit/tables/{game.table}", headers=auditor).json()
+    assert table["ok"] is False and table["deals"][0]["first_broken_step"] == version
+
+    cli = run_cli("audit", game.deal, env={"CANASTA_DATA_DIR": str(tmp_path)})
+    assert cli.returncode == 1
+    assert f"hash chain BROKEN at step {version}" in cli.stdout
+
+
+def test_an_unreadable_stored_row_is_reported_not_a_server_error(
+    tmp_path: Path, sqlite_client: Callable[..., TestClient]
+) -> None:
+    http = sqlite_client(auditors=[AUDITOR])
+    game = new_game(http, seed=5)
+    db = Settings(data_dir=tmp_path).sqlite_path
+    version, _state = sqlite_row(db, game.deal, "CardsDrawn", 2)
+    sqlite_tamper(db, game.deal, version, b"{not json")
+    r = http.get(f"/audit/deals/{game.deal}", headers=game.headers[AUDITOR])
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["unreadable_step"] == version
+    assert out["audit"]["ok"] is False and out["audit"]["first_broken_step"] == version
+    assert len(out["events"]) == version - 1
+
+
+@pytest.mark.postgres
+def test_an_update_of_a_stored_row_in_postgresql_is_the_first_broken_link(
+    migrated_postgres_url: str,
+) -> None:
+    settings = Settings(database_url=migrated_postgres_url, auditors=[AUDITOR])
+    with TestClient(create_app(settings)) as http:
+        game = new_game(http, seed=6)
+        auditor = game.headers[AUDITOR]
+        assert http.get(f"/audit/deals/{game.deal}", headers=auditor).json()["audit"]["ok"]
+
+        # the operator's tool works on PostgreSQL too
+        done = run_cli("grant-auditor", "olga", env={"DATABASE_URL": migrated_postgres_url})
+        assert done.returncode == 0 and "PostgreSQL" in done.stdout, done.stderr
+        assert (
+            http.get(f"/audit/deals/{game.deal}", headers=game.headers["olga"]).status_code == 200
+        )
+
+        with psycopg.connect(migrated_postgres_url, autocommit=True) as db:
+            row = db.execute(
+                "SELECT originator_version, state FROM canasta_events WHERE originator_id = %s "
+                "AND topic = 'domain.events:MeldLaid' ORDER BY originator_version LIMIT 1",
+                (UUID(game.deal),),
+            ).fetchone()
+            assert row is not None
+            version, raw = row
+            state = json.loads(bytes(raw))
+            state["cards"] = list(reversed(state["cards"]))
+            updated = db.execute(
+                "UPDATE canasta_events SET state = %s "
+                "WHERE originator_id = %s AND originator_version = %s",
+                (json.dumps(state).encode(), UUID(game.deal), version),
+            )
+            assert updated.rowcount == 1
+
+        report = http.get(f"/audit/deals/{game.deal}", headers=auditor).json()["audit"]
+        assert report["ok"] is False and report["chain_ok"] is False
+        assert report["first_broken_step"] == version
+        cli = run_cli("audit", game.deal, env={"DATABASE_URL": migrated_postgres_url})
+        assert cli.returncode == 1 and f"BROKEN at step {version}" in cli.stdout
