@@ -415,7 +415,8 @@ class CanastaApp(Application[UUID]):
         aggregates: list[Any] = [deal]
         if st.phase == OVER and st.scores is not None:
             table = self.get_table(UUID(st.table_id))
-            table.record_deal(str(deal.id), {side: b["total"] for side, b in st.scores.items()})
+            scores = {side: b["total"] for side, b in st.scores.items()}
+            table.record_deal(str(deal.id), scores, final_link=deal.chain)
             aggregates.append(table)
         if log is not None:
             log.record(seq=seq, digest=digest, status=200, body=body)

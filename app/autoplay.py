@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from uuid import UUID
 
 from app.application import CanastaApp
@@ -13,6 +13,21 @@ from domain.table import PLAYING, Table
 from domain.variants import get_variant
 
 HOST = "player0"
+
+
+class SeededRandom:
+    """A reproducible random source (demos and tests only): shuffle seeds and the first
+    dealer follow from ``seed``, so the same seed replays the same game. A real table uses
+    the system's cryptographic source (R-DEAL-1/3)."""
+
+    def __init__(self, seed: int | str) -> None:
+        self.rng = random.Random(f"table-chance:{seed}")
+
+    def seed(self) -> bytes:
+        return self.rng.randbytes(32)
+
+    def choice(self, seats: Sequence[int]) -> int:
+        return seats[self.rng.randrange(len(seats))]
 
 
 def default_teams(entry: str, players: int) -> list[list[int]] | None:

@@ -214,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--always-frozen", action="store_true")
     p.add_argument("--seed", type=int, default=None, help="seed of the random players")
     p.add_argument("--data-dir", type=Path, default=None, help="keep the store here")
-    p.add_argument("--max-deals", type=int, default=30, help="stop the game after this many")
+    p.add_argument("--max-deals", type=int, default=100, help="stop the game after this many")
     p.set_defaults(func=_demo)
 
     store = (

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from app.application import CanastaApp
-from app.autoplay import new_table, play_game
+from app.autoplay import SeededRandom, new_table, play_game
 from app.settings import Settings, eventsourcing_env
 from domain.deal import Deal
 from domain.table import Table
@@ -57,12 +57,15 @@ def play_demo(
     max_deals: int = 100,
 ) -> int:
     seed = seed if seed is not None else random.SystemRandom().randrange(1 << 32)
-    rng = random.Random(seed)
+    rng = random.Random(seed)  # the players' choices; the table's chance follows the seed too
     with tempfile.TemporaryDirectory(prefix="canasta-demo-") as tmp:
         store = data_dir or Path(tmp)
-        app = CanastaApp(env=eventsourcing_env(Settings(data_dir=store)))
+        app = CanastaApp(env=eventsourcing_env(Settings(data_dir=store)), random=SeededRandom(seed))
         option = ", always_frozen" if always_frozen else ""
-        print(f"canasta demo: {entry}, {players} players{option}, random players seeded {seed}")
+        print(
+            f"canasta demo: {entry}, {players} players{option}, seed {seed} (the same seed "
+            "replays the same game: shuffles follow it, which only a demo may do)"
+        )
         print(f"event store: {store / 'canasta.sqlite'}")
         table_id = new_table(app, entry, players, always_frozen=always_frozen)
         started = time.perf_counter()

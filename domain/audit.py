@@ -641,6 +641,13 @@ class _TableWalk:
         scored = _scored_totals(self.deal_events.get(deal_id, ()))
         if deal_id not in self.opened:
             self.problems.append(f"the table recorded deal {deal_id}, which it never opened")
+        link = getattr(event, "final_link", "")
+        history = self.deal_events.get(deal_id, ())
+        if link and history and getattr(history[-1], "chain", None) != link:
+            self.problems.append(
+                f"deal {deal_id}: its last hash-chain link is not the one the table recorded "
+                "(the deal's history was changed or cut short after it was scored)"
+            )
         if scored != scores:
             self.problems.append(
                 f"deal {deal_id}: the table recorded {scores}, the deal scored {scored}"

@@ -139,16 +139,23 @@ class Table(Aggregate):
         self.dealer = dealer
         self.order = list(order)
 
-    def record_deal(self, deal_id: str, scores: Mapping[str, int]) -> None:
-        """Add a completed deal's scores; end the game if a side reached the target."""
+    def record_deal(self, deal_id: str, scores: Mapping[str, int], final_link: str = "") -> None:
+        """Add a completed deal's scores; end the game if a side reached the target.
+
+        ``final_link`` is the deal's last hash-chain link: the table's own stream then
+        vouches for the whole history of the deal (an audit compares them)."""
         totals = {side: self.totals[side] + scores.get(side, 0) for side in self.totals}
-        self._deal_recorded(deal_id=deal_id, scores=dict(scores), totals=totals)
+        self._deal_recorded(
+            deal_id=deal_id, scores=dict(scores), totals=totals, final_link=final_link
+        )
         won = get_variant(self.entry).winners(self.totals, self.target, len(self.deal_scores))
         if won is not None:
             self._game_ended(winners=won)
 
     @event("DealRecorded")
-    def _deal_recorded(self, deal_id: str, scores: dict[str, int], totals: dict[str, int]) -> None:
+    def _deal_recorded(
+        self, deal_id: str, scores: dict[str, int], totals: dict[str, int], final_link: str
+    ) -> None:
         self.deal_scores.append(dict(scores))
         self.totals = dict(totals)
 

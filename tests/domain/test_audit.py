@@ -16,6 +16,7 @@ import copy
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
@@ -422,3 +423,23 @@ def test_the_table_record_must_match_the_deal_scores() -> None:
     # a deal whose events are missing altogether
     missing = audit_table(str(g.table_id), table_events, {})
     assert not missing.ok and any("no events" in p for p in missing.problems)
+
+
+def test_the_table_vouches_for_each_scored_deal_with_its_last_chain_link_r_hist_1() -> None:
+    """A deal history changed and re-signed after it was scored passes its own chain check,
+    but no longer ends on the link the table recorded when the deal ended."""
+    g = play(seed=4, max_deals=1)
+    table_events = g.table_events()
+    recorded = table_events[index_of(table_events, "DealRecorded")]
+    events = g.deal_events()
+    assert recorded.final_link == events[-1].chain
+    clean = audit_table(str(g.table_id), table_events, g.all_deal_events())
+    assert clean.ok, clean.problems
+    # re-sign the history from a discard on, with the discarded card's timestamp nudged
+    i = index_of(events, "CardDiscarded")
+    moved = replace_at(events, i, timestamp=events[i].timestamp + timedelta(seconds=1))
+    forged = resigned(moved, i)
+    report = audit_table(str(g.table_id), table_events, {g.table.deals[0]: forged})
+    assert report.deals[0].chain_ok
+    assert not report.ok
+    assert any("last hash-chain link" in p for p in report.problems)
