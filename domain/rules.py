@@ -253,6 +253,8 @@ def _lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
     elif spec.rank is not None and spec.rank != WILD_RANK:
         rank = spec.rank
         if st.open_meld(side, rank) is None:
+            if any(m["rank"] == rank for m in st.melds[side]):  # complete: takes no more
+                raise RuleViolation(v.meld_rule, f"your meld of {rank}s is complete")
             raise RuleViolation(
                 "R-MELD-4", f"wild cards alone can only join an existing meld; no meld of {rank}"
             )
