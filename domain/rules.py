@@ -150,7 +150,7 @@ def _turn_up(d: Decision) -> None:
         card = st.stock[-1]
         if v.freezes_turn_up(card):
             d.emit("CardTurnedUp", card=card, crosswise=True)
-        elif CARDS[card].is_black_three and not first:
+        elif CARDS[card].is_black_three and not first and not v.black_three_stops_turn_up:
             d.emit("CardTurnedUp", card=card, crosswise=False)
         else:
             d.emit("CardTurnedUp", card=card, crosswise=False)
@@ -215,7 +215,10 @@ def _pick_up_ponytail(d: Decision, seat: int, cmd: PickUpPonytail) -> None:
         )
     cards = list(st.ponytails[seat])
     d.emit("PonytailPickedUp", seat=seat, cards=cards)
-    _lay_bonus_cards(d, seat, cards)
+    if _lay_bonus_cards(d, seat, cards):
+        return
+    if st.phase == DRAW and not st.stock and d.variant.stock_end == "after_turn":
+        _end_deal(d, "stock_exhausted")  # R-PT-END-1: he would have to draw from nothing
 
 
 # --- melding ------------------------------------------------------------------------------

@@ -68,9 +68,15 @@ class Variant:
     # or "after_turn" (the deal ends once the turn that emptied the stock is over).
     stock_end: str = "pile"
     max_deals: int | None = None  # the game also ends after this many deals
-    meld_rule: str = "R-MELD-1"
+    meld_rule: str = "R-MELD-1"  # the rule id refusing a meld of too few or too many cards
+    # the rule ids refusing too few naturals or too many wilds, and wilds not outnumbered
+    ratio_rules: tuple[str, str] = ("R-MELD-2", "R-MELD-3")
+    initial_rule: str = "R-INIT-1"
     black_three_meld_max: int = 4  # R-OUT-4: three or four black threes
-    three_meld_rule: str = "R-OUT-4"  # the rule id refusing a meld of too few or too many cards
+    three_meld_rule: str = "R-OUT-4"  # the rule id refusing a black-three meld
+    # R-DEAL-7: a black three turned after a crosswise card does not stop the turning
+    # (classic); R-PT-DEAL-2 stops at any card that is not wild, 7 or red three.
+    black_three_stops_turn_up: bool = False
 
     # --- numbers ------------------------------------------------------------------------
     def initial_minimum(self, cumulative: int) -> int:
@@ -129,15 +135,16 @@ class Variant:
             )
         if rank == WILD_RANK:
             return  # a wild-card meld (only where the entry has them)
+        too_few, not_more = self.ratio_rules
         if naturals < 2:
-            raise RuleViolation("R-MELD-2", f"a meld of {rank} needs at least two natural cards")
+            raise RuleViolation(too_few, f"a meld of {rank} needs at least two natural cards")
         if wilds > self.max_wilds:
             raise RuleViolation(
-                "R-MELD-2", f"a meld holds at most {self.max_wilds} wild cards ({rank}: {wilds})"
+                too_few, f"a meld holds at most {self.max_wilds} wild cards ({rank}: {wilds})"
             )
         if naturals <= wilds:
             raise RuleViolation(
-                "R-MELD-3",
+                not_more,
                 f"a meld needs more natural cards than wild cards ({rank}: {naturals} vs {wilds})",
             )
 
@@ -154,7 +161,8 @@ class Variant:
         count = sum(CARDS[c].value for c in plan.cards)
         if count < minimum:
             raise RuleViolation(
-                "R-INIT-1", f"the initial meld counts {count}; this side needs at least {minimum}"
+                self.initial_rule,
+                f"the initial meld counts {count}; this side needs at least {minimum}",
             )
 
     # --- the pile --------------------------------------------------------------------------

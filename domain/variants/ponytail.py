@@ -82,5 +82,8 @@ PONYTAIL = Ponytail(
     stock_end="after_turn",
     max_deals=4,
     meld_rule="R-PT-MELD-1",
+    ratio_rules=("R-PT-MELD-1", "R-PT-MELD-1"),
+    initial_rule="R-PT-INIT-1",
+    black_three_stops_turn_up=True,  # R-PT-DEAL-2: "until it is none of these"
     black_three_meld_max=24,  # R-PT-MELD-2: three or more
 )
