@@ -11,6 +11,7 @@ from app.application import CanastaApp
 from app.settings import Settings
 from domain.accounts import AUDITOR, Account
 from domain.errors import DomainError, Forbidden
+from projections.runner import ReadModels
 
 
 class Unauthenticated(DomainError):
@@ -30,7 +31,13 @@ def get_settings(request: Request) -> Settings:
     return settings
 
 
+def get_read_models(request: Request) -> ReadModels:
+    read_models: ReadModels = request.app.state.read_models
+    return read_models
+
+
 CanastaDep = Annotated[CanastaApp, Depends(get_canasta)]
+ReadModelsDep = Annotated[ReadModels, Depends(get_read_models)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 _bearer = HTTPBearer(auto_error=False, description="the token returned by POST /players")
 

@@ -11,6 +11,7 @@ from app import errors
 from app.application import CanastaApp
 from app.routes import audit, deals, players, stream, tables, views
 from app.settings import Settings, eventsourcing_env
+from projections.runner import ReadModels
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -26,11 +27,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         canasta = CanastaApp(
             env=eventsourcing_env(config), allow_stacked_decks=config.allow_stacked_decks
         )
+        read_models = ReadModels(config, app=canasta)
+        read_models.start()
         api.state.settings = config
         api.state.canasta = canasta
+        api.state.read_models = read_models
         try:
             yield
         finally:
+            read_models.close()
             canasta.close()
 
     api = FastAPI(

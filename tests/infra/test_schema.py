@@ -123,6 +123,7 @@ def _catalog(url: str, schema: str) -> dict[str, Any]:
 
 def test_migration_matches_the_library_ddl(migrated_postgres_url: str) -> None:
     url = migrated_postgres_url
+    downgrade(url, "0001")  # the event store alone: what the library itself would create
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("DROP SCHEMA IF EXISTS libref CASCADE")
         conn.execute("CREATE SCHEMA libref")

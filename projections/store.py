@@ -1,0 +1,723 @@
+"""Read-model tables and the tracking recorders that write them.
+
+The read models are built from the event store's notification log (R-HIST-1):
+
+- ``discard_log``: the public discard log of every deal (R-VIEW-2), one row per entry of
+  ``projections.discard_log.public_entry``;
+- ``draw_log``: each seat's private draws from the stock (R-VIEW-3), one row per
+  ``CardsDrawn`` event; a query always names the one seat whose rows it returns;
+- ``score_deals`` and ``deal_scores``: the score table (R-SCORE-1, R-GAME-1), per deal and
+  per side, with the breakdown of the deal's score and the side's cumulative total.
+
+A recorder here is an eventsourcing tracking recorder that also owns the view tables: every
+write records the position of the event it comes from (``Tracking``) in the projection's
+tracking table IN THE SAME TRANSACTION as the rows, and records it first. A notification that
+was already processed (the tracking row holds it or a later one) is refused with
+``AlreadyProcessed`` and nothing is written, so each event changes the view exactly once
+however often it is delivered, and a crash leaves either both the rows and the position or
+neither.
+
+The write and query logic is written once (``ReadModelRecorder``) with ``:name`` parameters;
+``PostgresReadModelRecorder`` and ``SQLiteReadModelRecorder`` supply the transaction, the SQL
+dialect and the column types. On PostgreSQL the tables are created by alembic
+(``alembic/versions/0002_read_models.py``, the application runs with ``CREATE_TABLE=n``); the
+DDL below is the same and is used only when ``CREATE_TABLE`` is on. On SQLite they are created
+here (``IF NOT EXISTS``) in the same file as the events.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from functools import lru_cache
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import ProgrammingError, Tracking, TrackingRecorder
+from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
+from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
+from psycopg import Cursor
+from psycopg.rows import DictRow
+from psycopg.sql import SQL
+from psycopg.types.json import Jsonb
+
+DISCARD_LOG = "discard_log"
+DRAW_LOG = "draw_log"
+SCORE_DEALS = "score_deals"
+DEAL_SCORES = "deal_scores"
+VIEW_TABLES = (DISCARD_LOG, DRAW_LOG, SCORE_DEALS, DEAL_SCORES)
+
+#: The parts of a side's deal score (domain.scoring), one column each, ``total`` last. The
+#: whole breakdown is kept too (column ``breakdown``, JSON), so that a part added to the
+#: domain later is shown at once and only needs a migration to become a column.
+BREAKDOWN = (
+    "melds",
+    "natural_canastas",
+    "mixed_canastas",
+    "wild_canastas",
+    "special_canastas",
+    "canasta_bonus",
+    "going_out",
+    "concealed",
+    "red_threes",
+    "hands",
+    "penalties",
+    "ponytails",
+    "cut_bonus",
+    "total",
+)
+
+#: Columns of ``discard_log`` besides deal_id, step and kind; an entry sets only its own.
+DISCARD_FIELDS = ("seat", "card", "top", "size", "crosswise", "partner", "yes")
+_BOOLEAN_FIELDS = frozenset({"crosswise", "yes"})
+
+#: Rows sort by these columns in ``rows()`` (the primary keys).
+_ORDER = {
+    DISCARD_LOG: "deal_id, step",
+    DRAW_LOG: "deal_id, step",
+    SCORE_DEALS: "deal_id",
+    DEAL_SCORES: "deal_id, side",
+}
+
+#: The tracking row the library writes when it creates a single-row tracking table.
+MIGRATION_ROW = "__migration__"
+
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+#: Runs one statement inside the current transaction; returns the rows it fetched.
+Run = Callable[..., list[dict[str, Any]]]
+
+
+class AlreadyProcessed(Exception):
+    """This projection has already processed the notification: nothing was written."""
+
+
+def _check_identifier(name: str) -> str:
+    if not _IDENTIFIER.fullmatch(name):
+        raise ProgrammingError(f"not a plain lower-case SQL identifier: {name!r}")
+    return name
+
+
+def _check_seat(seat: Any) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, int):
+        raise TypeError(f"a draw log is read for one seat, given as an int, not {seat!r}")
+    return seat
+
+
+class ReadModelRecorder(TrackingRecorder, ABC):
+    """Writes and reads the view tables; each write also records the tracking position.
+
+    Subclasses provide the database: ``_transaction()``, ``_runner(cursor)``, ``_table(name)``
+    and the conversions of ids and card lists. Every write goes through ``_write(tracking)``:
+    one transaction (or the current ``batch()``'s) that first records ``tracking`` or raises
+    ``AlreadyProcessed``.
+    """
+
+    tracking_table_name: str
+
+    # --- transactions ----------------------------------------------------------------------
+    @contextmanager
+    def _write(self, tracking: Tracking | None) -> Iterator[Run]:
+        """A transaction that records ``tracking`` first (unless None) and commits at exit;
+        inside ``batch()``, the batch's transaction."""
+        shared = getattr(self._batch_local(), "cursor", None)
+        if shared is not None:
+            if tracking is not None:
+                self._track(shared, tracking)
+            yield self._runner(shared)
+            return
+        with self._transaction(commit=True) as cursor:
+            if tracking is not None:
+                self._track(cursor, tracking)
+            yield self._runner(cursor)
+
+    @contextmanager
+    def _read(self) -> Iterator[Run]:
+        """A read-only transaction."""
+        with self._transaction(commit=False) as cursor:
+            yield self._runner(cursor)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """The writes of this thread inside share one transaction, committed at the end
+        (faster catch-ups and rebuilds); an error rolls back the whole batch, positions
+        included. Writes that find their event already processed are skipped as usual."""
+        local = self._batch_local()
+        if getattr(local, "cursor", None) is not None:
+            yield  # already in a batch
+            return
+        with self._transaction(commit=True) as cursor:
+            local.cursor = cursor
+            try:
+                yield
+            finally:
+                local.cursor = None
+
+    def in_batch(self) -> bool:
+        return getattr(self._batch_local(), "cursor", None) is not None
+
+    def _batch_local(self) -> threading.local:
+        local: threading.local | None = self.__dict__.get("_batch_state")
+        if local is None:
+            local = self.__dict__.setdefault("_batch_state", threading.local())
+        return local
+
+    def _track(self, cursor: Any, tracking: Tracking) -> None:
+        """Record ``tracking`` (the library's single-row upsert); ``AlreadyProcessed`` if the
+        table holds this notification or a later one."""
+        cursor.execute(
+            self.insert_tracking_statement,
+            {
+                "application_name": tracking.application_name,
+                "notification_id": tracking.notification_id,
+            },
+        )
+        if cursor.fetchone() is None:
+            raise AlreadyProcessed(
+                f"{self.tracking_table_name}: {tracking.application_name} "
+                f"{tracking.notification_id} was already processed"
+            )
+
+    # --- database hooks ------------------------------------------------------------------
+    insert_tracking_statement: Any
+
+    @abstractmethod
+    def _transaction(self, *, commit: bool) -> AbstractContextManager[Any]:
+        """A database transaction; yields a cursor."""
+
+    @abstractmethod
+    def _runner(self, cursor: Any) -> Run:
+        """Runs ``:name``-parameter SQL on ``cursor``."""
+
+    @abstractmethod
+    def _table(self, name: str) -> str:
+        """The (qualified, quoted) name of view table ``name``."""
+
+    @abstractmethod
+    def _tracking_table(self) -> str:
+        """The (qualified, quoted) name of this recorder's tracking table."""
+
+    def _id(self, value: UUID | str) -> Any:
+        return value if isinstance(value, UUID) else UUID(value)
+
+    def _cards(self, cards: Sequence[str]) -> Any:
+        return list(cards)
+
+    def _cards_out(self, value: Any) -> list[str]:
+        return list(value)
+
+    def _json(self, value: dict[str, Any]) -> Any:
+        return value
+
+    def _json_out(self, value: Any) -> dict[str, Any]:
+        return dict(value)
+
+    # --- writes ----------------------------------------------------------------------------
+    def track(self, tracking: Tracking) -> None:
+        """Record that an event was processed without changing any view row."""
+        with self._write(tracking):
+            pass
+
+    def add_discard_entry(
+        self, tracking: Tracking, deal_id: UUID | str, entry: Mapping[str, Any]
+    ) -> None:
+        """One entry of the public discard log (``public_entry``'s dict)."""
+        unknown = set(entry) - {"step", "kind", *DISCARD_FIELDS}
+        if unknown:
+            raise ValueError(f"the discard_log table has no column for {sorted(unknown)}")
+        params = {"deal_id": self._id(deal_id), "step": entry["step"], "kind": entry["kind"]}
+        params.update({field: entry.get(field) for field in DISCARD_FIELDS})
+        columns = ", ".join(params)
+        values = ", ".join(f":{name}" for name in params)
+        with self._write(tracking) as run:
+            run(f"INSERT INTO {self._table(DISCARD_LOG)} ({columns}) VALUES ({values})", params)
+
+    def add_draw(
+        self,
+        tracking: Tracking,
+        deal_id: UUID | str,
+        *,
+        step: int,
+        seat: int,
+        cards: Sequence[str],
+        replacement: bool,
+    ) -> None:
+        """One draw from the stock, to the private log of ``seat`` (R-VIEW-3)."""
+        with self._write(tracking) as run:
+            run(
+                f"INSERT INTO {self._table(DRAW_LOG)} "
+                "(deal_id, step, seat, cards, replacement) "
+                "VALUES (:deal_id, :step, :seat, :cards, :replacement)",
+                {
+                    "deal_id": self._id(deal_id),
+                    "step": step,
+                    "seat": _check_seat(seat),
+                    "cards": self._cards(cards),
+                    "replacement": bool(replacement),
+                },
+            )
+
+    def open_deal(
+        self, tracking: Tracking, deal_id: UUID | str, *, table_id: UUID | str, number: int
+    ) -> None:
+        """A deal started: remember its table and number for its scores."""
+        with self._write(tracking) as run:
+            run(
+                f"INSERT INTO {self._table(SCORE_DEALS)} (deal_id, table_id, deal_number) "
+                "VALUES (:deal_id, :table_id, :deal_number)",
+                {
+                    "deal_id": self._id(deal_id),
+                    "table_id": self._id(table_id),
+                    "deal_number": number,
+                },
+            )
+
+    def score_deal(
+        self,
+        tracking: Tracking,
+        deal_id: UUID | str,
+        *,
+        reason: str,
+        scores: Mapping[str, Mapping[str, int]],
+    ) -> None:
+        """A deal was scored: each side's breakdown (R-SCORE-1)."""
+        columns = (*BREAKDOWN, "breakdown")
+        update = ", ".join(f"{key} = excluded.{key}" for key in columns)
+        with self._write(tracking) as run:
+            table_id, number = self._deal_of(run, deal_id)
+            run(
+                f"UPDATE {self._table(SCORE_DEALS)} SET reason = :reason WHERE deal_id = :deal_id",
+                {"reason": reason, "deal_id": self._id(deal_id)},
+            )
+            for side, breakdown in sorted(scores.items()):
+                run(
+                    f"INSERT INTO {self._table(DEAL_SCORES)} "
+                    f"(table_id, deal_id, deal_number, side, {', '.join(columns)}) "
+                    "VALUES (:table_id, :deal_id, :deal_number, :side, "
+                    f"{', '.join(':' + key for key in columns)}) "
+                    f"ON CONFLICT (deal_id, side) DO UPDATE SET {update}",
+                    {
+                        "table_id": table_id,
+                        "deal_id": self._id(deal_id),
+                        "deal_number": number,
+                        "side": side,
+                        **{key: breakdown.get(key) for key in BREAKDOWN},
+                        "total": breakdown["total"],
+                        "breakdown": self._json(dict(breakdown)),
+                    },
+                )
+
+    def record_deal(
+        self,
+        tracking: Tracking,
+        table_id: UUID | str,
+        *,
+        deal_id: UUID | str,
+        scores: Mapping[str, int],
+        totals: Mapping[str, int],
+    ) -> None:
+        """The table recorded a deal: each side's cumulative total after it (R-GAME-1)."""
+        with self._write(tracking) as run:
+            _, number = self._deal_of(run, deal_id)
+            for side, cumulative in sorted(totals.items()):
+                run(
+                    f"INSERT INTO {self._table(DEAL_SCORES)} "
+                    "(table_id, deal_id, deal_number, side, total, cumulative) "
+                    "VALUES (:table_id, :deal_id, :deal_number, :side, :total, :cumulative) "
+                    "ON CONFLICT (deal_id, side) DO UPDATE SET cumulative = excluded.cumulative",
+                    {
+                        "table_id": self._id(table_id),
+                        "deal_id": self._id(deal_id),
+                        "deal_number": number,
+                        "side": side,
+                        "total": scores.get(side, 0),
+                        "cumulative": cumulative,
+                    },
+                )
+
+    def _deal_of(self, run: Run, deal_id: UUID | str) -> tuple[Any, int]:
+        rows = run(
+            f"SELECT table_id, deal_number FROM {self._table(SCORE_DEALS)} "
+            "WHERE deal_id = :deal_id",
+            {"deal_id": self._id(deal_id)},
+        )
+        if not rows:
+            raise LookupError(f"deal {deal_id} was scored but its start was never projected")
+        return rows[0]["table_id"], int(rows[0]["deal_number"])
+
+    def reset(self, tables: Sequence[str]) -> None:
+        """Delete every row of ``tables`` and this projection's positions, in one transaction
+        (the next run processes the notification log from the start)."""
+        for name in tables:
+            if name not in VIEW_TABLES:
+                raise ValueError(f"not a read-model table: {name!r}")
+        with self._write(None) as run:
+            for name in tables:
+                run(f"DELETE FROM {self._table(name)}")
+            run(
+                f"DELETE FROM {self._tracking_table()} WHERE application_name <> :keep",
+                {"keep": MIGRATION_ROW},
+            )
+
+    # --- queries ---------------------------------------------------------------------------
+    def discard_log(
+        self, deal_id: UUID | str, after_step: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The deal's public discard log (R-VIEW-2), oldest first, entries after
+        ``after_step`` only if given; each entry as ``public_entry`` made it."""
+        sql = (
+            f"SELECT step, kind, {', '.join(DISCARD_FIELDS)} FROM {self._table(DISCARD_LOG)} "
+            "WHERE deal_id = :deal_id"
+        )
+        params: dict[str, Any] = {"deal_id": self._id(deal_id)}
+        if after_step is not None:
+            sql += " AND step > :after_step"
+            params["after_step"] = int(after_step)
+        with self._read() as run:
+            rows = run(sql + " ORDER BY step", params)
+        entries = []
+        for row in rows:
+            entry: dict[str, Any] = {"step": int(row["step"]), "kind": row["kind"]}
+            for field in DISCARD_FIELDS:
+                value = row[field]
+                if value is not None:
+                    entry[field] = bool(value) if field in _BOOLEAN_FIELDS else value
+            entries.append(entry)
+        return entries
+
+    def draw_log(self, deal_id: UUID | str, seat: int) -> list[dict[str, Any]]:
+        """The private draw log of ``seat`` in the deal (R-VIEW-3): its rows only."""
+        with self._read() as run:
+            rows = run(
+                f"SELECT step, seat, cards, replacement FROM {self._table(DRAW_LOG)} "
+                "WHERE deal_id = :deal_id AND seat = :seat ORDER BY step",
+                {"deal_id": self._id(deal_id), "seat": _check_seat(seat)},
+            )
+        return [
+            {
+                "step": int(row["step"]),
+                "seat": int(row["seat"]),
+                "cards": self._cards_out(row["cards"]),
+                "replacement": bool(row["replacement"]),
+            }
+            for row in rows
+        ]
+
+    def score_table(self, table_id: UUID | str) -> dict[str, Any]:
+        """The game's score table: every deal the table recorded, in order, with each side's
+        breakdown (R-SCORE-1), deal total and cumulative total; ``totals`` after the last."""
+        with self._read() as run:
+            rows = run(
+                "SELECT d.deal_id, d.deal_number, d.reason, s.side, s.total, s.breakdown, "
+                f"s.cumulative FROM {self._table(DEAL_SCORES)} s "
+                f"JOIN {self._table(SCORE_DEALS)} d ON d.deal_id = s.deal_id "
+                "WHERE s.table_id = :table_id AND s.cumulative IS NOT NULL "
+                "ORDER BY d.deal_number, s.side",
+                {"table_id": self._id(table_id)},
+            )
+        deals: list[dict[str, Any]] = []
+        for row in rows:
+            deal_id = str(self._id(row["deal_id"]))
+            if not deals or deals[-1]["deal_id"] != deal_id:
+                deals.append(
+                    {
+                        "deal_id": deal_id,
+                        "number": int(row["deal_number"]),
+                        "reason": row["reason"],
+                        "scores": {},
+                    }
+                )
+            side: dict[str, Any] = (
+                self._json_out(row["breakdown"])
+                if row["breakdown"] is not None
+                else {"total": row["total"]}  # recorded by the table, not scored (yet)
+            )
+            side["cumulative"] = row["cumulative"]
+            deals[-1]["scores"][row["side"]] = side
+        totals = {s: v["cumulative"] for s, v in deals[-1]["scores"].items()} if deals else {}
+        return {"table_id": str(self._id(table_id)), "deals": deals, "totals": totals}
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        """Every row of a view table in primary-key order (checks and diagnostics)."""
+        if table not in VIEW_TABLES:
+            raise ValueError(f"not a read-model table: {table!r}")
+        with self._read() as run:
+            rows = run(f"SELECT * FROM {self._table(table)} ORDER BY {_ORDER[table]}")
+        return [self._plain(table, row) for row in rows]
+
+    def _plain(self, table: str, row: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in row.items():
+            if key in ("deal_id", "table_id"):
+                value = str(self._id(value))
+            elif key == "cards":
+                value = self._cards_out(value)
+            elif key == "breakdown" and value is not None:
+                value = self._json_out(value)
+            elif key in _BOOLEAN_FIELDS or key == "replacement":
+                value = None if value is None else bool(value)
+            out[key] = value
+        return out
+
+
+# --- PostgreSQL ------------------------------------------------------------------------------
+
+
+def postgres_view_ddl(schema: str) -> list[str]:
+    """The view tables on PostgreSQL (alembic revision 0002 creates the same in "public")."""
+    s = '"' + schema.replace('"', '""') + '"'
+    return [
+        f"CREATE TABLE IF NOT EXISTS {s}.discard_log ("
+        "deal_id uuid NOT NULL, "
+        "step bigint NOT NULL, "
+        "kind text NOT NULL, "
+        "seat integer, "
+        "card text, "
+        "top text, "
+        "size integer, "
+        "crosswise boolean, "
+        "partner integer, "
+        "yes boolean, "
+        "PRIMARY KEY (deal_id, step))",
+        f"CREATE TABLE IF NOT EXISTS {s}.draw_log ("
+        "deal_id uuid NOT NULL, "
+        "step bigint NOT NULL, "
+        "seat integer NOT NULL, "
+        "cards text[] NOT NULL, "
+        "replacement boolean NOT NULL, "
+        "PRIMARY KEY (deal_id, step))",
+        f"CREATE INDEX IF NOT EXISTS draw_log_seat_idx ON {s}.draw_log (deal_id, seat, step)",
+        f"CREATE TABLE IF NOT EXISTS {s}.score_deals ("
+        "deal_id uuid NOT NULL, "
+        "table_id uuid NOT NULL, "
+        "deal_number integer NOT NULL, "
+        "reason text, "
+        "PRIMARY KEY (deal_id))",
+        f"CREATE INDEX IF NOT EXISTS score_deals_table_idx "
+        f"ON {s}.score_deals (table_id, deal_number)",
+        f"CREATE TABLE IF NOT EXISTS {s}.deal_scores ("
+        "table_id uuid NOT NULL, "
+        "deal_id uuid NOT NULL, "
+        "deal_number integer NOT NULL, "
+        "side text NOT NULL, "
+        + "".join(f"{key} integer, " for key in BREAKDOWN if key != "total")
+        + "total integer NOT NULL, "
+        "breakdown jsonb, "
+        "cumulative integer, "
+        "PRIMARY KEY (deal_id, side))",
+        f"CREATE INDEX IF NOT EXISTS deal_scores_table_idx "
+        f"ON {s}.deal_scores (table_id, deal_number)",
+    ]
+
+
+@lru_cache(maxsize=256)
+def _pyformat(sql: str) -> str:
+    """``:name`` parameters as psycopg's ``%(name)s`` (the SQL here has no other ``:`` or ``%``)."""
+    return re.sub(r"(?<![:\w]):([a-z_]+)", r"%(\1)s", sql)
+
+
+class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
+    """The read models in PostgreSQL: the library's tracking recorder plus the view tables.
+
+    Constructed by ``eventsourcing.projection.ProjectionRunner`` through the PostgreSQL
+    infrastructure factory, whose tracking table is ``<projection name>_tracking``.
+    """
+
+    def __init__(
+        self,
+        datastore: PostgresDatastore,
+        *,
+        tracking_table_name: str = "notification_tracking",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            datastore, tracking_table_name=_check_identifier(tracking_table_name), **kwargs
+        )
+        if not self.datastore.single_row_tracking:
+            raise ProgrammingError("the read models need single-row tracking tables")
+        self.sql_create_statements.extend(
+            SQL(statement).format() for statement in postgres_view_ddl(self.datastore.schema)
+        )
+        self._schema = '"' + self.datastore.schema.replace('"', '""') + '"'
+
+    def _table(self, name: str) -> str:
+        return f"{self._schema}.{_check_identifier(name)}"
+
+    def _json(self, value: dict[str, Any]) -> Any:
+        return Jsonb(value)
+
+    def _tracking_table(self) -> str:
+        return self._table(self.tracking_table_name)
+
+    @contextmanager
+    def _transaction(self, *, commit: bool) -> Iterator[Cursor[DictRow]]:
+        with self.datastore.transaction(commit=commit) as curs:
+            yield curs
+
+    def _runner(self, curs: Cursor[DictRow]) -> Run:
+        def run(sql: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+            curs.execute(_pyformat(sql), params or {}, prepare=True)
+            return [dict(row) for row in curs.fetchall()] if curs.description else []
+
+        return run
+
+
+# --- SQLite ----------------------------------------------------------------------------------
+
+
+def sqlite_view_ddl() -> list[str]:
+    """The view tables on SQLite, in the same file as the events."""
+    return [
+        "CREATE TABLE IF NOT EXISTS discard_log ("
+        "deal_id TEXT NOT NULL, "
+        "step INTEGER NOT NULL, "
+        "kind TEXT NOT NULL, "
+        "seat INTEGER, "
+        "card TEXT, "
+        "top TEXT, "
+        "size INTEGER, "
+        "crosswise INTEGER, "
+        "partner INTEGER, "
+        "yes INTEGER, "
+        "PRIMARY KEY (deal_id, step)) WITHOUT ROWID",
+        "CREATE TABLE IF NOT EXISTS draw_log ("
+        "deal_id TEXT NOT NULL, "
+        "step INTEGER NOT NULL, "
+        "seat INTEGER NOT NULL, "
+        "cards TEXT NOT NULL, "
+        "replacement INTEGER NOT NULL, "
+        "PRIMARY KEY (deal_id, step)) WITHOUT ROWID",
+        "CREATE INDEX IF NOT EXISTS draw_log_seat_idx ON draw_log (deal_id, seat, step)",
+        "CREATE TABLE IF NOT EXISTS score_deals ("
+        "deal_id TEXT NOT NULL, "
+        "table_id TEXT NOT NULL, "
+        "deal_number INTEGER NOT NULL, "
+        "reason TEXT, "
+        "PRIMARY KEY (deal_id)) WITHOUT ROWID",
+        "CREATE INDEX IF NOT EXISTS score_deals_table_idx ON score_deals (table_id, deal_number)",
+        "CREATE TABLE IF NOT EXISTS deal_scores ("
+        "table_id TEXT NOT NULL, "
+        "deal_id TEXT NOT NULL, "
+        "deal_number INTEGER NOT NULL, "
+        "side TEXT NOT NULL, "
+        + "".join(f"{key} INTEGER, " for key in BREAKDOWN if key != "total")
+        + "total INTEGER NOT NULL, "
+        "breakdown TEXT, "
+        "cumulative INTEGER, "
+        "PRIMARY KEY (deal_id, side)) WITHOUT ROWID",
+        "CREATE INDEX IF NOT EXISTS deal_scores_table_idx ON deal_scores (table_id, deal_number)",
+    ]
+
+
+class SQLiteReadModelRecorder(ReadModelRecorder, SQLiteTrackingRecorder):
+    """The read models in SQLite: the library's tracking recorder plus the view tables.
+
+    The library's SQLite tracking table is always called ``tracking``, one per database file;
+    each projection here has its own, ``<projection name>_tracking`` as on PostgreSQL (each
+    tracks its position in the same application's log).
+    """
+
+    def __init__(
+        self,
+        datastore: SQLiteDatastore,
+        *,
+        tracking_table_name: str = "notification_tracking",
+        **kwargs: Any,
+    ) -> None:
+        # Set before the base class builds its CREATE statements.
+        self.tracking_table_name = _check_identifier(tracking_table_name)
+        super().__init__(datastore, **kwargs)
+        if not self.datastore.single_row_tracking:
+            raise ProgrammingError("the read models need single-row tracking tables")
+        table = self.tracking_table_name
+        self.insert_tracking_statement = (
+            f"INSERT INTO {table} "
+            "VALUES (:application_name, :notification_id) "
+            "ON CONFLICT (application_name) DO UPDATE "
+            "SET notification_id = :notification_id "
+            f"WHERE {table}.notification_id < :notification_id "
+            "RETURNING notification_id"
+        )
+        self.select_max_tracking_id_statement = (
+            f"SELECT MAX(notification_id) FROM {table} WHERE application_name=?"
+        )
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [
+            f"CREATE TABLE IF NOT EXISTS {self.tracking_table_name} ("
+            "application_name TEXT, "
+            "notification_id INTEGER, "
+            "PRIMARY KEY "
+            "(application_name)) "
+            "WITHOUT ROWID",
+            *sqlite_view_ddl(),
+        ]
+
+    def create_table(self) -> None:
+        # The library's version migrates a legacy table named "tracking"; there is none here.
+        with self.datastore.transaction(commit=True) as c:
+            self._create_table(c)
+
+    def _create_table(self, c: SQLiteCursor) -> None:
+        for statement in self.create_table_statements:
+            c.execute(statement)
+        c.execute(
+            f"INSERT INTO {self.tracking_table_name} VALUES (?, 1) "
+            "ON CONFLICT (application_name) DO NOTHING",
+            (MIGRATION_ROW,),
+        )
+
+    def _table(self, name: str) -> str:
+        return _check_identifier(name)
+
+    def _tracking_table(self) -> str:
+        return self.tracking_table_name
+
+    def _id(self, value: UUID | str) -> Any:
+        return str(super()._id(value))
+
+    def _cards(self, cards: Sequence[str]) -> Any:
+        return json.dumps(list(cards))
+
+    def _cards_out(self, value: Any) -> list[str]:
+        cards: list[str] = json.loads(value)
+        return cards
+
+    def _json(self, value: dict[str, Any]) -> Any:
+        return json.dumps(value, sort_keys=True)
+
+    def _json_out(self, value: Any) -> dict[str, Any]:
+        out: dict[str, Any] = json.loads(value)
+        return out
+
+    @contextmanager
+    def _transaction(self, *, commit: bool) -> Iterator[SQLiteCursor]:
+        with self.datastore.transaction(commit=commit) as c:
+            yield c
+
+    def _runner(self, c: SQLiteCursor) -> Run:
+        def run(sql: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+            c.execute(sql, dict(params or {}))
+            return [dict(row) for row in c.fetchall()]
+
+        return run
+
+
+__all__ = [
+    "BREAKDOWN",
+    "DEAL_SCORES",
+    "DISCARD_LOG",
+    "DRAW_LOG",
+    "SCORE_DEALS",
+    "VIEW_TABLES",
+    "AlreadyProcessed",
+    "PostgresReadModelRecorder",
+    "ReadModelRecorder",
+    "SQLiteReadModelRecorder",
+    "postgres_view_ddl",
+    "sqlite_view_ddl",
+]

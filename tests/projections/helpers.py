@@ -1,0 +1,105 @@
+"""Random games and what the read models must show for them, computed from the events."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from app.application import CanastaApp
+from app.autoplay import new_table, play_game
+from domain.events import CardsDrawn
+from domain.shuffle import SEED_BYTES
+from projections.discard_log import public_discard_log
+from projections.read_models import TABLE_DEAL_RECORDED
+
+
+class SeededRandom:
+    """The application's random source (shuffles, first dealer), reproducible."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def seed(self) -> bytes:
+        return self.rng.randbytes(SEED_BYTES)
+
+    def choice(self, seats: Sequence[int]) -> int:
+        return seats[self.rng.randrange(len(seats))]
+
+
+def play(
+    app: CanastaApp,
+    seed: int,
+    entry: str = "classic",
+    players: int = 4,
+    *,
+    max_deals: int = 2,
+    always_frozen: bool = False,
+) -> UUID:
+    """A random game (stopped after ``max_deals`` unless it ended first); its table id."""
+    app.random = SeededRandom(seed)
+    table_id = new_table(app, entry, players, always_frozen=always_frozen)
+    play_game(app, table_id, random.Random(seed), max_deals=max_deals)
+    return table_id
+
+
+def expected_discard_log(app: CanastaApp, deal_id: UUID | str) -> list[dict[str, Any]]:
+    return public_discard_log(app.events.get(UUID(str(deal_id))))
+
+
+def expected_draw_log(app: CanastaApp, deal_id: UUID | str, seat: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "step": e.originator_version,
+            "seat": e.seat,
+            "cards": list(e.cards),
+            "replacement": e.replacement,
+        }
+        for e in app.events.get(UUID(str(deal_id)))
+        if isinstance(e, CardsDrawn) and e.seat == seat
+    ]
+
+
+def expected_score_table(app: CanastaApp, table_id: UUID) -> dict[str, Any]:
+    """From the table's ``DealRecorded`` events (cumulative totals) and each deal's final
+    state (breakdowns, R-SCORE-1); checked against the table aggregate too."""
+    table = app.get_table(table_id)
+    deals = []
+    for recorded in app.events.get(table_id):
+        if not isinstance(recorded, TABLE_DEAL_RECORDED):
+            continue
+        st = app.get_deal(UUID(recorded.deal_id)).state
+        assert st.scores is not None
+        deals.append(
+            {
+                "deal_id": recorded.deal_id,
+                "number": st.number,
+                "reason": st.end_reason,
+                "scores": {
+                    side: {**st.scores[side], "cumulative": recorded.totals[side]}
+                    for side in sorted(recorded.totals)
+                },
+            }
+        )
+    # The same numbers as the table aggregate keeps.
+    assert [{s: v["total"] for s, v in d["scores"].items()} for d in deals] == table.deal_scores
+    totals = {s: v["cumulative"] for s, v in deals[-1]["scores"].items()} if deals else {}
+    if deals:
+        assert totals == table.totals
+    return {"table_id": str(table_id), "deals": deals, "totals": totals}
+
+
+def assert_read_models_match(app: CanastaApp, read_models: Any, table_ids: Sequence[UUID]) -> None:
+    """Every deal's discard log, every seat's draw log and every game's score table."""
+    for table_id in table_ids:
+        table = app.get_table(table_id)
+        assert read_models.score_table(table_id) == expected_score_table(app, table_id)
+        for deal_id in table.deals:
+            assert read_models.discard_log(deal_id) == expected_discard_log(app, deal_id)
+            for seat in range(table.players):
+                assert read_models.draw_log(deal_id, seat) == expected_draw_log(app, deal_id, seat)
+
+
+def row_counts(dump: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
+    return {table: len(rows) for table, rows in dump.items()}
