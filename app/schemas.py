@@ -130,7 +130,8 @@ CommandBody = Annotated[
     | DiscardIn
     | AskPartnerIn
     | AnswerIn
-    | DeclinePileIn,
+    | DeclinePileIn
+    | PickUpPonytailIn,
     Field(discriminator="type"),
 ]
 

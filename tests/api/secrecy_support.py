@@ -142,6 +142,10 @@ class DealLedger:
             self.drawn.setdefault(event.seat, []).extend(event.cards)
             for card in event.cards:
                 self.origin[card] = f"drawn by seat {event.seat} at step {step}"
+        elif kind == "PonytailPickedUp":  # face down until now; then his own (R-PT-PONY-1)
+            self._own.setdefault(event.seat, set()).update(event.cards)
+            for card in event.cards:
+                self.origin[card] = f"in seat {event.seat}'s ponytail, picked up at step {step}"
         elif kind in ("RedThreeLaid", "CardDiscarded", "CardTurnedUp"):
             self._public.add(event.card)
         elif kind == "PileTaken":

@@ -2,8 +2,8 @@
 message or log line ever shows a viewer a card he may not see, the stock order or the seed.
 
 Random complete deals of every entry and player count (``classic`` 2-6 players, 5p/6p with
-teams, ``extra_six`` with two teams of three and three teams of two), ``always_frozen`` off
-and on, are driven through the HTTP API (``TestClient`` over ``create_app``, in-memory
+teams, ``extra_six`` with two teams of three and three teams of two, ``modern_american``,
+``ponytail`` with its face-down ponytails), ``always_frozen`` off and on, are driven through the HTTP API (``TestClient`` over ``create_app``, in-memory
 store) by the random legal player of ``domain.legal`` (which reads the state on the test
 side only), with sequenced commands (R-CMD-1), and with illegal commands mixed in: other
 seats' cards, stock cards, out of turn, wrong phase, stale, reused sequence numbers, a
@@ -149,6 +149,8 @@ CONFIGS = [
     Config("classic", 6, (3,)),  # two teams of three: two sit out (R-SEAT-2)
     Config("extra_six", 6, (3,), always_frozen=True),  # §8b: two teams of three, no sit-out
     Config("extra_six", 6, (2, 2)),  # §8b: three teams of two
+    Config("modern_american", 4),  # §10: threes laid, empty starting pile
+    Config("ponytail", 4, always_frozen=True),  # §11: face-down ponytails nobody sees
 ]
 
 
