@@ -199,6 +199,51 @@ def _audit(args: argparse.Namespace) -> int:
         canasta.close()
 
 
+def _rebuild_read_models(args: argparse.Namespace) -> int:
+    """Empty every read model and replay the whole event log into it (exactly once: each
+    batch's rows and position are committed together)."""
+    import time
+
+    from app.settings import MEMORY, Settings
+    from projections.runner import ReadModels
+
+    settings = Settings()
+    if settings.database_url == MEMORY:
+        print(
+            "the in-memory store belongs to one process: set DATABASE_URL (PostgreSQL) or "
+            "CANASTA_DATA_DIR (SQLite) to the server's store",
+            file=sys.stderr,
+        )
+        return 2
+    print(
+        "WARNING: stop every server (uvicorn app.main:app) on this store first, and start none "
+        "until this is done. A server runs the projections too: while it runs, the rebuild "
+        "would skip events and leave the read models incomplete.",
+        file=sys.stderr,
+    )
+    try:
+        read_models = ReadModels(settings)
+    except Exception as exc:  # a bad URL, a database that is down, a schema not migrated
+        print(f"cannot open the read models ({_store(settings)}): {exc}", file=sys.stderr)
+        return 2
+    with read_models:
+        head = read_models.head()
+        print(f"rebuilding the read models of {_store(settings)} from {head} events")
+        began = time.monotonic()
+
+        def progress(name: str, count: int, position: int) -> None:
+            print(f"  {name}: {count} events read, at {position} of {head}", flush=True)
+
+        read_models.rebuild(progress=progress)
+        seconds = time.monotonic() - began
+        positions = read_models.positions()
+        for name, rows in read_models.dump().items():
+            print(f"  table {name}: {len(rows)} rows")
+        done = ", ".join(f"{name} at {position or 0}" for name, position in positions.items())
+        print(f"rebuilt in {seconds:.1f} s ({done})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="canasta", description="canasta-ledger tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -248,6 +293,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", metavar="ID", help="a deal id (or a table id)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_audit)
+
+    p = sub.add_parser(
+        "rebuild-read-models",
+        help="empty the read models and rebuild them from the event log (servers stopped!)",
+        description="Delete every row of the read models (discard logs, draw logs, score "
+        "tables, lobby) and their tracking positions, and replay the whole event log into "
+        "them. Maintenance only: NO server may run on the store meanwhile (each server runs "
+        "the projections; stop them all first and start them again afterwards). " + store,
+    )
+    p.set_defaults(func=_rebuild_read_models)
     return parser
 
 

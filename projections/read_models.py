@@ -32,12 +32,13 @@ from domain.events import (
     PartnerAsked,
     PileTaken,
 )
-from domain.table import Table
+from domain.table import FINISHED, PLAYING, STOPPED, Table
 from projections.discard_log import public_entry
 from projections.store import (
     DEAL_SCORES,
     DISCARD_LOG,
     DRAW_LOG,
+    LOBBY,
     SCORE_DEALS,
     AlreadyProcessed,
     ReadModelRecorder,
@@ -45,8 +46,15 @@ from projections.store import (
 
 logger = logging.getLogger(__name__)
 
-#: The table aggregate's event recording a completed deal (declared by ``@event``).
+#: The table aggregate's events (classes declared by ``@event`` in ``domain.table``).
+TABLE_CREATED: type[Any] = Table.Created
+TABLE_PLAYER_SEATED: type[Any] = Table.PlayerSeated  # type: ignore[attr-defined]
+TABLE_TEAMS_CHOSEN: type[Any] = Table.TeamsChosen  # type: ignore[attr-defined]
+TABLE_GAME_STARTED: type[Any] = Table.GameStarted  # type: ignore[attr-defined]
+TABLE_DEAL_OPENED: type[Any] = Table.DealOpened  # type: ignore[attr-defined]
 TABLE_DEAL_RECORDED: type[Any] = Table.DealRecorded  # type: ignore[attr-defined]
+TABLE_GAME_ENDED: type[Any] = Table.GameEnded  # type: ignore[attr-defined]
+TABLE_GAME_STOPPED: type[Any] = Table.GameStopped  # type: ignore[attr-defined]
 
 
 def topics_of(*classes: type[Any]) -> tuple[str, ...]:
@@ -155,9 +163,73 @@ class ScoreTableProjection(ReadModelProjection):
             self.view.track(tracking)
 
 
+class LobbyProjection(ReadModelProjection):
+    """The lobby: one row per table, from every event of the table aggregate (R-SEAT-3,
+    R-SEAT-5, R-GAME-1, R-GAME-2). All of it is public, as ``GET /tables/{id}`` shows.
+
+    Besides the set-up (entry, players, options, target, host), the seats and the sides, it
+    keeps the status, the number of deals opened and the current deal (so that a spectator
+    finds the deal to watch), the totals, the winners, the table's version (its step, as
+    ``GET /tables/{id}`` shows it) and the positions and times of its creation and last
+    change (the lobby's order)."""
+
+    name = "lobby"
+    tables = (LOBBY,)
+    topics = topics_of(
+        TABLE_CREATED,
+        TABLE_PLAYER_SEATED,
+        TABLE_TEAMS_CHOSEN,
+        TABLE_GAME_STARTED,
+        TABLE_DEAL_OPENED,
+        TABLE_DEAL_RECORDED,
+        TABLE_GAME_ENDED,
+        TABLE_GAME_STOPPED,
+    )
+
+    def project(self, event: Any, tracking: Tracking) -> None:
+        table_id = event.originator_id
+        when = {"version": event.originator_version, "at": event.timestamp}
+        if isinstance(event, TABLE_CREATED):
+            self.view.add_lobby_table(
+                tracking,
+                table_id,
+                host=event.host,
+                entry=event.entry,
+                players=event.players,
+                options=event.options,
+                target=event.target,
+                **when,
+            )
+        elif isinstance(event, TABLE_PLAYER_SEATED):
+            self.view.seat_lobby_player(
+                tracking, table_id, seat=event.seat, player=event.player, **when
+            )
+        elif isinstance(event, TABLE_TEAMS_CHOSEN):
+            self.view.update_lobby_table(tracking, table_id, sides=event.sides, **when)
+        elif isinstance(event, TABLE_GAME_STARTED):
+            self.view.update_lobby_table(
+                tracking, table_id, sides=event.sides, totals=event.totals, status=PLAYING, **when
+            )
+        elif isinstance(event, TABLE_DEAL_OPENED):
+            self.view.update_lobby_table(
+                tracking, table_id, deals=event.number, current_deal=event.deal_id, **when
+            )
+        elif isinstance(event, TABLE_DEAL_RECORDED):
+            self.view.update_lobby_table(tracking, table_id, totals=event.totals, **when)
+        elif isinstance(event, TABLE_GAME_ENDED):
+            self.view.update_lobby_table(
+                tracking, table_id, status=FINISHED, winners=event.winners, **when
+            )
+        elif isinstance(event, TABLE_GAME_STOPPED):
+            self.view.update_lobby_table(tracking, table_id, status=STOPPED, **when)
+        else:
+            self.view.track(tracking)
+
+
 #: Every read-model projection, each run by its own runner.
 PROJECTIONS: tuple[type[ReadModelProjection], ...] = (
     DiscardLogProjection,
     DrawLogProjection,
     ScoreTableProjection,
+    LobbyProjection,
 )

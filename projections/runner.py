@@ -30,7 +30,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from functools import partial
 from types import TracebackType
 from typing import Any, cast
 from uuid import UUID, uuid4
@@ -109,9 +110,12 @@ class PullWorker:
         """The id of the last notification this projection processed (None: none yet)."""
         return self.view.max_tracking_id(self.app_name)
 
-    def catch_up(self) -> int:
+    def catch_up(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Process every notification of the projection's topics up to the log's head now;
-        returns how many were read (some may have been processed elsewhere already)."""
+        returns how many were read (some may have been processed elsewhere already).
+
+        ``progress(count, position)``, if given, is called after each committed batch with
+        the number read so far and the id of the batch's last notification."""
         with self._lock:
             head = self.recorder.max_notification_id() or 0
             start = max(self._scanned, self.position() or 0)
@@ -132,6 +136,8 @@ class PullWorker:
                         tracking = Tracking(self.app_name, notification.id)
                         self.projection.process_event(event, tracking)
                         count += 1
+                if progress is not None:
+                    progress(count, notifications[-1].id)
                 if len(notifications) < self.batch_size:
                     break
                 start = notifications[-1].id
@@ -450,17 +456,30 @@ class ReadModels:
         """Process the whole log as it is now (``wait_until`` the head)."""
         self.wait_until(None, timeout=timeout)
 
-    def wait_until(self, position: int | None = None, timeout: float = 5.0) -> None:
-        """Return once every projection has processed the log up to ``position`` (default:
-        its head now); raise ``TimeoutError`` after ``timeout`` seconds.
+    def wait_until(
+        self,
+        position: int | None = None,
+        timeout: float = 5.0,
+        *,
+        projections: Collection[str] | None = None,
+    ) -> None:
+        """Return once every projection (or those named in ``projections``) has processed
+        the log up to ``position`` (default: its head now); raise ``TimeoutError`` after
+        ``timeout`` seconds.
 
         A projection with a live runner (PostgreSQL, started) is waited for; any other is
         caught up in this thread. An error of the projection is raised here.
         """
+        if projections is not None:
+            unknown = set(projections) - set(self.workers)
+            if unknown:
+                raise ValueError(f"no read model {sorted(unknown)}")
         if position is None:
             position = self.head()
         deadline = time.monotonic() + timeout
         for name, worker in self.workers.items():
+            if projections is not None and name not in projections:
+                continue
             live = self._live.get(name)
             if live is None or not live.is_running:
                 if not worker.has_processed(position):
@@ -480,16 +499,19 @@ class ReadModels:
                 time.sleep(min(delay, remaining))
                 delay = min(delay * 2, 0.1)
 
-    def rebuild(self) -> None:
+    def rebuild(self, progress: Callable[[str, int, int], None] | None = None) -> None:
         """Drop every view row and tracking position and replay the log from the start.
+
+        ``progress(name, count, position)``, if given, is called after each batch a
+        projection committed (see ``PullWorker.catch_up``), projection after projection.
 
         Maintenance only: no other process may run these projections meanwhile."""
         was_running = self._running
         self.stop()
         for worker in self.workers.values():
             worker.reset()
-        for worker in self.workers.values():
-            worker.catch_up()
+        for name, worker in self.workers.items():
+            worker.catch_up(None if progress is None else partial(progress, name))
         if was_running:
             self.start()
 
@@ -511,6 +533,10 @@ class ReadModels:
     def score_table(self, table_id: UUID | str) -> dict[str, Any]:
         """The score table of a game (R-SCORE-1)."""
         return self._reader.score_table(table_id)
+
+    def lobby(self, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
+        """The tables of one status (open, playing, finished, stopped), newest first."""
+        return self._reader.lobby(status, limit)
 
     def dump(self) -> dict[str, list[dict[str, Any]]]:
         """Every row of every view table (checks and diagnostics)."""

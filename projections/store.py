@@ -7,7 +7,9 @@ The read models are built from the event store's notification log (R-HIST-1):
 - ``draw_log``: each seat's private draws from the stock (R-VIEW-3), one row per
   ``CardsDrawn`` event; a query always names the one seat whose rows it returns;
 - ``score_deals`` and ``deal_scores``: the score table (R-SCORE-1, R-GAME-1), per deal and
-  per side, with the breakdown of the deal's score and the side's cumulative total.
+  per side, with the breakdown of the deal's score and the side's cumulative total;
+- ``tables``: the lobby, one row per table (entry, options, host, who sits where, status),
+  from the table aggregate's events; everything in it is public (``GET /tables/{id}``).
 
 A recorder here is an eventsourcing tracking recorder that also owns the view tables: every
 write records the position of the event it comes from (``Tracking``) in the projection's
@@ -20,7 +22,8 @@ neither.
 The write and query logic is written once (``ReadModelRecorder``) with ``:name`` parameters;
 ``PostgresReadModelRecorder`` and ``SQLiteReadModelRecorder`` supply the transaction, the SQL
 dialect and the column types. On PostgreSQL the tables are created by alembic
-(``alembic/versions/0002_read_models.py``, the application runs with ``CREATE_TABLE=n``); the
+(``alembic/versions/0002_read_models.py`` and ``0003_lobby.py``; the application runs with
+``CREATE_TABLE=n``); the
 DDL below is the same and is used only when ``CREATE_TABLE`` is on. On SQLite they are created
 here (``IF NOT EXISTS``) in the same file as the events.
 """
@@ -33,6 +36,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 from uuid import UUID
@@ -49,7 +53,16 @@ DISCARD_LOG = "discard_log"
 DRAW_LOG = "draw_log"
 SCORE_DEALS = "score_deals"
 DEAL_SCORES = "deal_scores"
-VIEW_TABLES = (DISCARD_LOG, DRAW_LOG, SCORE_DEALS, DEAL_SCORES)
+LOBBY = "tables"
+VIEW_TABLES = (DISCARD_LOG, DRAW_LOG, SCORE_DEALS, DEAL_SCORES, LOBBY)
+
+#: A table's status in the lobby (``domain.table``'s statuses).
+LOBBY_STATUSES = ("open", "playing", "finished", "stopped")
+#: Lobby columns a table event may change besides its version and position (JSON ones marked).
+LOBBY_CHANGES = ("sides", "totals", "status", "deals", "current_deal", "winners")
+_JSON_COLUMNS = frozenset({"breakdown", "options", "seats", "sides", "totals", "winners"})
+_UUID_COLUMNS = frozenset({"deal_id", "table_id", "current_deal"})
+_TIME_COLUMNS = frozenset({"created_at", "updated_at"})
 
 #: The parts of a side's deal score (domain.scoring), one column each, ``total`` last. The
 #: whole breakdown is kept too (column ``breakdown``, JSON), so that a part added to the
@@ -81,6 +94,7 @@ _ORDER = {
     DRAW_LOG: "deal_id, step",
     SCORE_DEALS: "deal_id",
     DEAL_SCORES: "deal_id, side",
+    LOBBY: "table_id",
 }
 
 #: The tracking row the library writes when it creates a single-row tracking table.
@@ -210,11 +224,19 @@ class ReadModelRecorder(TrackingRecorder, ABC):
     def _cards_out(self, value: Any) -> list[str]:
         return list(value)
 
-    def _json(self, value: dict[str, Any]) -> Any:
+    def _json(self, value: Any) -> Any:
         return value
 
-    def _json_out(self, value: Any) -> dict[str, Any]:
-        return dict(value)
+    def _json_out(self, value: Any) -> Any:
+        return value
+
+    def _time(self, value: datetime) -> Any:
+        return value
+
+    def _time_out(self, value: Any) -> str:
+        """A timestamp as ISO 8601 in UTC (the same text on every backend)."""
+        moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+        return moment.astimezone(UTC).isoformat()
 
     # --- writes ----------------------------------------------------------------------------
     def track(self, tracking: Tracking) -> None:
@@ -339,6 +361,116 @@ class ReadModelRecorder(TrackingRecorder, ABC):
                     },
                 )
 
+    def add_lobby_table(
+        self,
+        tracking: Tracking,
+        table_id: UUID | str,
+        *,
+        host: str,
+        entry: str,
+        players: int,
+        options: Mapping[str, Any],
+        target: int,
+        version: int,
+        at: datetime,
+    ) -> None:
+        """A table was created: it is open, every seat free."""
+        with self._write(tracking) as run:
+            run(
+                f"INSERT INTO {self._table(LOBBY)} "
+                "(table_id, entry, players, options, target, host, seats, status, deals, "
+                "version, created_position, updated_position, created_at, updated_at) "
+                "VALUES (:table_id, :entry, :players, :options, :target, :host, :seats, "
+                ":status, 0, :version, :position, :position, :at, :at)",
+                {
+                    "table_id": self._id(table_id),
+                    "entry": entry,
+                    "players": players,
+                    "options": self._json(dict(options)),
+                    "target": target,
+                    "host": host,
+                    "seats": self._json([None] * players),
+                    "status": LOBBY_STATUSES[0],
+                    "version": version,
+                    "position": tracking.notification_id,
+                    "at": self._time(at),
+                },
+            )
+
+    def seat_lobby_player(
+        self,
+        tracking: Tracking,
+        table_id: UUID | str,
+        *,
+        seat: int,
+        player: str,
+        version: int,
+        at: datetime,
+    ) -> None:
+        """A player took a seat. The seats are read and written in the transaction that
+        recorded the position first, so no other runner of this projection is in between."""
+        with self._write(tracking) as run:
+            rows = run(
+                f"SELECT seats FROM {self._table(LOBBY)} WHERE table_id = :table_id",
+                {"table_id": self._id(table_id)},
+            )
+            if not rows:
+                raise LookupError(f"a seat was taken at table {table_id}, never created")
+            seats = list(self._json_out(rows[0]["seats"]))
+            seats[_check_seat(seat)] = player
+            self._update_lobby(run, tracking, table_id, version, at, {"seats": seats})
+
+    def update_lobby_table(
+        self,
+        tracking: Tracking,
+        table_id: UUID | str,
+        *,
+        version: int,
+        at: datetime,
+        **changes: Any,
+    ) -> None:
+        """Teams chosen, game started, a deal opened or recorded, game ended or stopped:
+        set the ``changes`` (columns of ``LOBBY_CHANGES``)."""
+        unknown = set(changes) - set(LOBBY_CHANGES)
+        if unknown:
+            raise ValueError(f"the lobby has no column for {sorted(unknown)}")
+        if "status" in changes and changes["status"] not in LOBBY_STATUSES:
+            raise ValueError(f"not a table status: {changes['status']!r}")
+        with self._write(tracking) as run:
+            self._update_lobby(run, tracking, table_id, version, at, changes)
+
+    def _update_lobby(
+        self,
+        run: Run,
+        tracking: Tracking,
+        table_id: UUID | str,
+        version: int,
+        at: datetime,
+        changes: Mapping[str, Any],
+    ) -> None:
+        params: dict[str, Any] = {}
+        for column, value in changes.items():
+            if value is not None and column in _JSON_COLUMNS:
+                value = self._json(value)
+            elif value is not None and column in _UUID_COLUMNS:
+                value = self._id(value)
+            params[column] = value
+        assignments = "".join(f"{column} = :{column}, " for column in params)
+        params.update(
+            table_id=self._id(table_id),
+            version=version,
+            position=tracking.notification_id,
+            at=self._time(at),
+        )
+        updated = run(
+            f"UPDATE {self._table(LOBBY)} SET {assignments}version = :version, "
+            "updated_position = :position, updated_at = :at "
+            "WHERE table_id = :table_id RETURNING table_id",
+            params,
+        )
+        if not updated:
+            raise LookupError(f"table {table_id} changed but its creation was never projected")
+
     def _deal_of(self, run: Run, deal_id: UUID | str) -> tuple[Any, int]:
         rows = run(
             f"SELECT table_id, deal_number FROM {self._table(SCORE_DEALS)} "
@@ -441,6 +573,45 @@ class ReadModelRecorder(TrackingRecorder, ABC):
         totals = {s: v["cumulative"] for s, v in deals[-1]["scores"].items()} if deals else {}
         return {"table_id": str(self._id(table_id)), "deals": deals, "totals": totals}
 
+    def lobby(self, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
+        """The tables of one status, newest first: what a lobby lists (all of it public)."""
+        if status not in LOBBY_STATUSES:
+            raise ValueError(f"not a table status: {status!r}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise ValueError(f"not a limit: {limit!r}")
+        with self._read() as run:
+            rows = run(
+                f"SELECT * FROM {self._table(LOBBY)} WHERE status = :status "
+                "ORDER BY created_position DESC LIMIT :limit",
+                {"status": status, "limit": limit},
+            )
+        tables = []
+        for row in rows:
+            plain = self._plain(LOBBY, row)
+            seats = plain["seats"]
+            tables.append(
+                {
+                    "id": plain["table_id"],
+                    "entry": plain["entry"],
+                    "players": plain["players"],
+                    "options": plain["options"],
+                    "target": plain["target"],
+                    "host": plain["host"],
+                    "seats": seats,
+                    "free_seats": sum(1 for name in seats if name is None),
+                    "sides": plain["sides"],
+                    "totals": plain["totals"],
+                    "status": plain["status"],
+                    "deals": plain["deals"],
+                    "current_deal": plain["current_deal"],
+                    "winners": plain["winners"],
+                    "version": plain["version"],
+                    "created_at": plain["created_at"],
+                    "updated_at": plain["updated_at"],
+                }
+            )
+        return tables
+
     def rows(self, table: str) -> list[dict[str, Any]]:
         """Every row of a view table in primary-key order (checks and diagnostics)."""
         if table not in VIEW_TABLES:
@@ -452,14 +623,18 @@ class ReadModelRecorder(TrackingRecorder, ABC):
     def _plain(self, table: str, row: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key, value in row.items():
-            if key in ("deal_id", "table_id"):
+            if value is None:
+                pass
+            elif key in _UUID_COLUMNS:
                 value = str(self._id(value))
             elif key == "cards":
                 value = self._cards_out(value)
-            elif key == "breakdown" and value is not None:
+            elif key in _JSON_COLUMNS:
                 value = self._json_out(value)
+            elif key in _TIME_COLUMNS:
+                value = self._time_out(value)
             elif key in _BOOLEAN_FIELDS or key == "replacement":
-                value = None if value is None else bool(value)
+                value = bool(value)
             out[key] = value
         return out
 
@@ -468,7 +643,8 @@ class ReadModelRecorder(TrackingRecorder, ABC):
 
 
 def postgres_view_ddl(schema: str) -> list[str]:
-    """The view tables on PostgreSQL (alembic revision 0002 creates the same in "public")."""
+    """The view tables on PostgreSQL (alembic revisions 0002 and 0003 create the same in
+    "public")."""
     s = '"' + schema.replace('"', '""') + '"'
     return [
         f"CREATE TABLE IF NOT EXISTS {s}.discard_log ("
@@ -511,6 +687,35 @@ def postgres_view_ddl(schema: str) -> list[str]:
         "PRIMARY KEY (deal_id, side))",
         f"CREATE INDEX IF NOT EXISTS deal_scores_table_idx "
         f"ON {s}.deal_scores (table_id, deal_number)",
+        *postgres_lobby_ddl(schema),
+    ]
+
+
+def postgres_lobby_ddl(schema: str) -> list[str]:
+    """The lobby on PostgreSQL (alembic revision 0003 creates the same in "public")."""
+    s = '"' + schema.replace('"', '""') + '"'
+    return [
+        f"CREATE TABLE IF NOT EXISTS {s}.tables ("
+        "table_id uuid NOT NULL, "
+        "entry text NOT NULL, "
+        "players integer NOT NULL, "
+        "options jsonb NOT NULL, "
+        "target integer NOT NULL, "
+        "host text NOT NULL, "
+        "seats jsonb NOT NULL, "
+        "sides jsonb, "
+        "totals jsonb, "
+        "status text NOT NULL, "
+        "deals integer NOT NULL, "
+        "current_deal uuid, "
+        "winners jsonb, "
+        "version integer NOT NULL, "
+        "created_position bigint NOT NULL, "
+        "updated_position bigint NOT NULL, "
+        "created_at timestamp with time zone NOT NULL, "
+        "updated_at timestamp with time zone NOT NULL, "
+        "PRIMARY KEY (table_id))",
+        f"CREATE INDEX IF NOT EXISTS tables_status_idx ON {s}.tables (status, created_position)",
     ]
 
 
@@ -547,7 +752,7 @@ class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
     def _table(self, name: str) -> str:
         return f"{self._schema}.{_check_identifier(name)}"
 
-    def _json(self, value: dict[str, Any]) -> Any:
+    def _json(self, value: Any) -> Any:
         return Jsonb(value)
 
     def _tracking_table(self) -> str:
@@ -610,6 +815,27 @@ def sqlite_view_ddl() -> list[str]:
         "cumulative INTEGER, "
         "PRIMARY KEY (deal_id, side)) WITHOUT ROWID",
         "CREATE INDEX IF NOT EXISTS deal_scores_table_idx ON deal_scores (table_id, deal_number)",
+        "CREATE TABLE IF NOT EXISTS tables ("
+        "table_id TEXT NOT NULL, "
+        "entry TEXT NOT NULL, "
+        "players INTEGER NOT NULL, "
+        "options TEXT NOT NULL, "
+        "target INTEGER NOT NULL, "
+        "host TEXT NOT NULL, "
+        "seats TEXT NOT NULL, "
+        "sides TEXT, "
+        "totals TEXT, "
+        "status TEXT NOT NULL, "
+        "deals INTEGER NOT NULL, "
+        "current_deal TEXT, "
+        "winners TEXT, "
+        "version INTEGER NOT NULL, "
+        "created_position INTEGER NOT NULL, "
+        "updated_position INTEGER NOT NULL, "
+        "created_at TEXT NOT NULL, "
+        "updated_at TEXT NOT NULL, "
+        "PRIMARY KEY (table_id)) WITHOUT ROWID",
+        "CREATE INDEX IF NOT EXISTS tables_status_idx ON tables (status, created_position)",
     ]
 
 
@@ -687,12 +913,14 @@ class SQLiteReadModelRecorder(ReadModelRecorder, SQLiteTrackingRecorder):
         cards: list[str] = json.loads(value)
         return cards
 
-    def _json(self, value: dict[str, Any]) -> Any:
+    def _json(self, value: Any) -> Any:
         return json.dumps(value, sort_keys=True)
 
-    def _json_out(self, value: Any) -> dict[str, Any]:
-        out: dict[str, Any] = json.loads(value)
-        return out
+    def _json_out(self, value: Any) -> Any:
+        return json.loads(value)
+
+    def _time(self, value: datetime) -> Any:
+        return self._time_out(value)
 
     @contextmanager
     def _transaction(self, *, commit: bool) -> Iterator[SQLiteCursor]:
@@ -712,12 +940,15 @@ __all__ = [
     "DEAL_SCORES",
     "DISCARD_LOG",
     "DRAW_LOG",
+    "LOBBY",
+    "LOBBY_STATUSES",
     "SCORE_DEALS",
     "VIEW_TABLES",
     "AlreadyProcessed",
     "PostgresReadModelRecorder",
     "ReadModelRecorder",
     "SQLiteReadModelRecorder",
+    "postgres_lobby_ddl",
     "postgres_view_ddl",
     "sqlite_view_ddl",
 ]

@@ -56,9 +56,16 @@ def test_an_unexpected_refusal_exits_1_with_the_rule_id(
         ({"entry": "classic", "players": 4, "deal": {"hands": {"0": ["KH/3"]}}}, "KH/3"),
         ({"entry": "classic", "players": 4, "deal": {"cut": 0}}, "'cut' is 1..107"),
         ({"entry": "classic", "players": 4, "steps": [{"seat": 0, "do": "fly"}]}, "unknown action"),
-        ({"entry": "classic", "players": 4, "steps": [{"seat": 9, "do": "draw"}]}, "'seat' is 0..3"),
         (
-            {"entry": "classic", "players": 4, "steps": [{"seat": 0, "do": "draw", "then": {"colour": 1}}]},
+            {"entry": "classic", "players": 4, "steps": [{"seat": 9, "do": "draw"}]},
+            "'seat' is 0..3",
+        ),
+        (
+            {
+                "entry": "classic",
+                "players": 4,
+                "steps": [{"seat": 0, "do": "draw", "then": {"colour": 1}}],
+            },
             "unknown checks",
         ),
     ],

@@ -2,7 +2,8 @@
 projection's tracking table.
 
 The view tables are the ones ``projections.store.PostgresReadModelRecorder`` writes (its DDL,
-``postgres_view_ddl("public")``, is the same; tests/projections/test_schema.py compares them).
+``postgres_view_ddl("public")`` without the lobby of revision 0003, is the same;
+tests/projections/test_postgres.py compares the migrated schema with it).
 The tracking tables are what eventsourcing 9.5.6's ``PostgresTrackingRecorder`` creates for a
 projection named ``discard_log``, ``draw_log`` or ``score_table`` (single-row tracking; its
 factory names the table ``<projection name>_tracking``), including the ``__migration__`` row

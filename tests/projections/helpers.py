@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from datetime import UTC
 from typing import Any
 from uuid import UUID
 
@@ -11,6 +12,7 @@ from app.application import CanastaApp
 from app.autoplay import new_table, play_game
 from domain.events import CardsDrawn
 from domain.shuffle import SEED_BYTES
+from domain.table import OPEN
 from projections.discard_log import public_discard_log
 from projections.read_models import TABLE_DEAL_RECORDED
 
@@ -90,10 +92,52 @@ def expected_score_table(app: CanastaApp, table_id: UUID) -> dict[str, Any]:
     return {"table_id": str(table_id), "deals": deals, "totals": totals}
 
 
+def utc(moment: Any) -> str:
+    """A timestamp as the read models show it (ISO 8601, UTC)."""
+    return str(moment.astimezone(UTC).isoformat())
+
+
+def expected_lobby_row(app: CanastaApp, table_id: UUID | str) -> dict[str, Any]:
+    """What the lobby lists for a table: the table aggregate as it is now, and the times of
+    its first and last events."""
+    table = app.get_table(UUID(str(table_id)))
+    events: list[Any] = list(app.events.get(table.id))
+    return {
+        "id": str(table.id),
+        "entry": table.entry,
+        "players": table.players,
+        "options": table.options,
+        "target": table.target,
+        "host": table.host,
+        "seats": table.seats,
+        "free_seats": table.seats.count(None),
+        "sides": table.sides,
+        "totals": None if table.status == OPEN else table.totals,
+        "status": table.status,
+        "deals": len(table.deals),
+        "current_deal": table.deals[-1] if table.deals else None,
+        "winners": table.winners,
+        "version": table.version,
+        "created_at": utc(events[0].timestamp),
+        "updated_at": utc(events[-1].timestamp),
+    }
+
+
+def lobby_row(read_models: Any, table_id: UUID | str) -> dict[str, Any] | None:
+    """The table's row in the lobby, whatever its status (None if it is not listed)."""
+    for status in ("open", "playing", "finished", "stopped"):
+        for row in read_models.lobby(status, limit=100_000):
+            if row["id"] == str(table_id):
+                return dict(row)
+    return None
+
+
 def assert_read_models_match(app: CanastaApp, read_models: Any, table_ids: Sequence[UUID]) -> None:
-    """Every deal's discard log, every seat's draw log and every game's score table."""
+    """Every deal's discard log, every seat's draw log, every game's score table and its row
+    in the lobby."""
     for table_id in table_ids:
         table = app.get_table(table_id)
+        assert lobby_row(read_models, table_id) == expected_lobby_row(app, table_id)
         assert read_models.score_table(table_id) == expected_score_table(app, table_id)
         for deal_id in table.deals:
             assert read_models.discard_log(deal_id) == expected_discard_log(app, deal_id)

@@ -194,4 +194,6 @@ def test_downgrade_to_0001_removes_the_read_models(migrated_postgres_url: str) -
     downgrade(migrated_postgres_url, "0001")
     assert _catalog(migrated_postgres_url, "public") == {"tables": [], "columns": [], "indexes": []}
     upgrade(migrated_postgres_url)
-    assert len(_catalog(migrated_postgres_url, "public")["tables"]) == 7
+    assert len(_catalog(migrated_postgres_url, "public")["tables"]) == len(VIEW_TABLES) + len(
+        PROJECTIONS
+    )

@@ -309,12 +309,12 @@ def test_rebuild_from_scratch_gives_identical_tables(settings: Settings, app: Ca
 
 
 def test_wait_until_a_position_of_other_topics_returns(settings: Settings, app: CanastaApp) -> None:
-    """A position whose events no projection reads (a new table) is reached at once."""
+    """A position whose events no projection reads (a new account) is reached at once."""
     play(app, 13, "classic", 2, max_deals=1)
     with read_models(settings, app) as rm:
         rm.catch_up()
         positions = rm.positions()
-        app.create_table("someone", "classic", 4)
+        app.register("someone")
         rm.wait_until(timeout=1.0)
         assert rm.positions() == positions
         assert all(w.has_processed(rm.head()) for w in rm.workers.values())

@@ -1,0 +1,85 @@
+"""``canasta rebuild-read-models``: the operator's rebuild of every read model from the event
+log, on the store the environment configures (SQLite or PostgreSQL)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.application import CanastaApp
+from app.settings import Settings, eventsourcing_env
+from projections.read_models import PROJECTIONS
+from projections.runner import ReadModels
+from tests.projections.helpers import assert_read_models_match, play
+
+CANASTA = str(Path(sys.executable).parent / "canasta")
+STORE_VARIABLES = ("DATABASE_URL", "CANASTA_DATABASE_URL", "CANASTA_DATA_DIR")
+
+
+def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in STORE_VARIABLES}
+    return subprocess.run(
+        [CANASTA, *args], env={**clean, **env}, capture_output=True, text=True, check=False
+    )
+
+
+def store_env(settings: Settings) -> dict[str, str]:
+    if settings.database_url is not None:
+        return {"DATABASE_URL": settings.database_url}
+    return {"CANASTA_DATA_DIR": str(settings.data_dir)}
+
+
+def test_rebuild_read_models_warns_reports_progress_and_rebuilds_the_same_rows(
+    settings: Settings, app: CanastaApp
+) -> None:
+    table_ids = [play(app, 51, "classic", 4, max_deals=2), play(app, 52, "classic", 2)]
+    open_table = app.create_table("hal", "classic", 4)
+    with ReadModels(settings, app=app) as rm:
+        rm.catch_up()
+        before, positions = rm.dump(), rm.positions()
+
+    done = run_cli("rebuild-read-models", env=store_env(settings))
+    assert done.returncode == 0, done.stderr
+    assert "WARNING: stop every server" in done.stderr
+    for projection in PROJECTIONS:
+        assert f"{projection.name}: " in done.stdout
+        assert f"{projection.name} at {positions[projection.name]}" in done.stdout
+    assert f"table tables: {len(table_ids) + 1} rows" in done.stdout
+
+    with ReadModels(settings, app=app) as rm:
+        assert rm.positions() == positions
+        assert rm.dump() == before
+        assert_read_models_match(app, rm, [*table_ids, open_table])
+
+
+def test_rebuild_read_models_refuses_the_in_memory_store(tmp_path: Path) -> None:
+    done = run_cli("rebuild-read-models", env={"DATABASE_URL": "memory"})
+    assert done.returncode == 2
+    assert "in-memory store" in done.stderr
+
+
+@pytest.mark.postgres
+def test_rebuild_read_models_on_a_database_without_the_migrations_fails_clearly(
+    empty_postgres_url: str,
+) -> None:
+    done = run_cli("rebuild-read-models", env={"DATABASE_URL": empty_postgres_url})
+    assert done.returncode == 2
+    assert "alembic upgrade head" in done.stderr
+
+
+def test_the_rebuild_uses_the_settings_of_the_environment(tmp_path: Path) -> None:
+    """An empty SQLite store: nothing to rebuild, every read model empty, exit 0."""
+    settings = Settings(data_dir=tmp_path / "data")
+    done = run_cli("rebuild-read-models", env=store_env(settings))
+    assert done.returncode == 0, done.stderr
+    assert "from 0 events" in done.stdout
+    app = CanastaApp(eventsourcing_env(settings))
+    try:
+        with ReadModels(settings, app=app) as rm:
+            assert all(rows == [] for rows in rm.dump().values())
+    finally:
+        app.close()
