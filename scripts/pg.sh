@@ -172,7 +172,7 @@ EOF
     port="$(choose_port)"
     log "starting PostgreSQL on 127.0.0.1:$port (log: $PGDIR/postgres.log)"
     if ! as_pg "$BINDIR/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/postgres.log" -w -t 60 \
-        -o "-p $port" start >/dev/null; then
+        -o "-p $port -c max_connections=300" start >/dev/null; then
         tail -n 30 "$PGDIR/postgres.log" >&2 || true
         die "PostgreSQL failed to start"
     fi
