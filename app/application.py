@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -144,6 +145,11 @@ class CanastaApp(Application[UUID]):
         allow_stacked_decks: bool = False,
     ) -> None:
         super().__init__(env=env)
+        # The library deep-copies a cached aggregate outside the lock under which another
+        # thread may be fast-forwarding that same object; reads of one aggregate id are
+        # serialised here so that no thread copies a half-updated aggregate. (Process-local,
+        # for the cache only: correctness across processes rests on the store's versions.)
+        self._read_locks = [threading.Lock() for _ in range(64)]
         self.random: RandomSource = random or SystemRandom()
         self.allow_stacked_decks = allow_stacked_decks
 
@@ -315,7 +321,7 @@ class CanastaApp(Application[UUID]):
         if not isinstance(aggregate_id, UUID):  # the cache is keyed by UUID, never by str
             aggregate_id = UUID(str(aggregate_id))
         try:
-            return self.repository.get(aggregate_id, version=version, projector_func=_fold)
+            return self._read(aggregate_id, version)
         except AggregateNotFoundError:
             at = "" if version is None else f" at step {version}"
             raise NotFound(f"no {what} {aggregate_id}{at}") from None
@@ -380,9 +386,16 @@ class CanastaApp(Application[UUID]):
             raise Forbidden("R-CMD-2", "you have no seat at this table")
         return deal.state.player_ids.index(player)
 
+    def _read(self, aggregate_id: UUID, version: int | None = None) -> Any:
+        """``repository.get`` of the current version under the aggregate's read lock."""
+        if version is not None:  # rebuilt from the store, never from the cache
+            return self.repository.get(aggregate_id, version=version, projector_func=_fold)
+        with self._read_locks[hash(aggregate_id) % len(self._read_locks)]:
+            return self.repository.get(aggregate_id, projector_func=_fold)
+
     def _command_log(self, table_id: str, player: str) -> CommandLog:
         try:
-            log = self.repository.get(command_log_id(table_id, player), projector_func=_fold)
+            log = self._read(command_log_id(table_id, player))
         except AggregateNotFoundError:
             return CommandLog(table_id=table_id, player=player)
         assert isinstance(log, CommandLog)
@@ -443,8 +456,8 @@ class CanastaApp(Application[UUID]):
     def authenticate(self, token: str) -> Account | None:
         """The account a bearer token belongs to, or None."""
         try:
-            issued = self.repository.get(token_id(token_hash(token)), projector_func=_fold)
-            account = self.repository.get(account_id(issued.name), projector_func=_fold)
+            issued = self._read(token_id(token_hash(token)))
+            account = self._read(account_id(issued.name))
         except AggregateNotFoundError:
             return None
         return account if isinstance(account, Account) else None
@@ -452,7 +465,7 @@ class CanastaApp(Application[UUID]):
     def set_role(self, name: str, role: str, *, granted: bool) -> None:
         """Operator only (command line): grant or revoke a role such as ``auditor``."""
         try:
-            account = self.repository.get(account_id(name), projector_func=_fold)
+            account = self._read(account_id(name))
         except AggregateNotFoundError:
             raise NotFound(f"no account {name!r}") from None
         if granted:

@@ -885,8 +885,31 @@ class SQLiteReadModelRecorder(ReadModelRecorder, SQLiteTrackingRecorder):
 
     def create_table(self) -> None:
         # The library's version migrates a legacy table named "tracking"; there is none here.
+        # A process starting beside a running server finds everything made already: then it
+        # only reads, since a deferred transaction that has to write next to another writer
+        # fails at once with "database is locked" instead of waiting.
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                (self.tracking_table_name,),
+            )
+            exists = c.fetchone() is not None
+            if exists:
+                c.execute(
+                    f"SELECT 1 FROM {self.tracking_table_name} WHERE application_name = ?",
+                    (MIGRATION_ROW,),
+                )
+                exists = c.fetchone() is not None
+        if exists and self._views_exist():
+            return
         with self.datastore.transaction(commit=True) as c:
             self._create_table(c)
+
+    def _views_exist(self) -> bool:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            names = {row[0] for row in c.fetchall()}
+        return all(table in names for table in VIEW_TABLES)
 
     def _create_table(self, c: SQLiteCursor) -> None:
         for statement in self.create_table_statements:

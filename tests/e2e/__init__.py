@@ -1,0 +1,1 @@
+"""End-to-end tests: a real uvicorn server, real HTTP, SQLite and PostgreSQL stores."""
