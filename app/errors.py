@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -11,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.application import error_body
 from app.deps import Unauthenticated
+from app.schemas import ErrorOut
 from domain.errors import Conflict, DomainError, Forbidden, NotFound
 
 log = logging.getLogger("canasta.api")
@@ -22,6 +24,17 @@ STATUS: list[tuple[type[DomainError], int]] = [
     (Conflict, 409),
     (DomainError, 400),  # rule violations and set-up refusals
 ]
+
+
+#: The error answers every route may give, documented in the OpenAPI schema.
+RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "refused by a rule (code: its RULES.md id)"},
+    401: {"model": ErrorOut, "description": "no valid bearer token where one is needed"},
+    403: {"model": ErrorOut, "description": "not the host, no seat here, or not an auditor"},
+    404: {"model": ErrorOut, "description": "no such table or deal"},
+    409: {"model": ErrorOut, "description": "stale or conflicting command (R-CMD-1)"},
+    422: {"model": ErrorOut, "description": "malformed request (code: malformed)"},
+}
 
 
 def status_of(error: DomainError) -> int:

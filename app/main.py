@@ -47,12 +47,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     errors.install(api)
-    api.include_router(players.router)
-    api.include_router(tables.router)
-    api.include_router(deals.router)
-    api.include_router(views.router)
-    api.include_router(stream.router)
-    api.include_router(audit.router)
+    for router in (players, tables, deals, views, stream, audit):
+        api.include_router(router.router, responses=errors.RESPONSES)
 
     @api.get("/health", tags=["operations"])
     def health() -> dict[str, str]:

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from schemathesis.generation import GenerationMode
-from schemathesis.specs.openapi.checks import response_schema_conformance
+from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
 from app.application import CanastaApp
 from app.main import create_app
@@ -182,7 +182,8 @@ def test_no_request_gets_a_server_error_or_breaks_the_schema_r_cmd_3(
         elif who != "nobody":
             headers["Authorization"] = f"Bearer {seeded.tokens[who]}"
         case.call_and_validate(
-            headers=headers, checks=[not_a_server_error, response_schema_conformance]
+            headers=headers,
+            checks=[not_a_server_error, response_schema_conformance, status_code_conformance],
         )
 
     fuzz()
