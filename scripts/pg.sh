@@ -168,14 +168,24 @@ unix_socket_directories = '$PGDIR/run'
 EOF
     fi
 
-    local port
-    port="$(choose_port)"
-    log "starting PostgreSQL on 127.0.0.1:$port (log: $PGDIR/postgres.log)"
-    if ! as_pg "$BINDIR/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/postgres.log" -w -t 60 \
-        -o "-p $port -c max_connections=300" start >/dev/null; then
+    local port attempt
+    for attempt in 1 2 3 4 5; do
+        port="$(choose_port)"
+        log "starting PostgreSQL on 127.0.0.1:$port (log: $PGDIR/postgres.log)"
+        if as_pg "$BINDIR/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/postgres.log" -w -t 60 \
+            -o "-p $port -c max_connections=300" start >/dev/null; then
+            break
+        fi
+        # Another process may have taken the port between the check and the bind.
+        if [ "$attempt" -lt 5 ] && grep -q "Address already in use" "$PGDIR/postgres.log"; then
+            log "port $port was taken meanwhile; trying again"
+            : >"$PGDIR/postgres.log"
+            PGPORT_TEST="" DEFAULT_PORT=$((port + 1))
+            continue
+        fi
         tail -n 30 "$PGDIR/postgres.log" >&2 || true
         die "PostgreSQL failed to start"
-    fi
+    done
     echo "$port" >"$PGDIR/port"
 
     local psql=("$BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U "$DB_ROLE")
