@@ -63,7 +63,7 @@ def _least_to_start(variant: str, rank: str) -> int:
     modern_american punishes incomplete sevens, aces and wild-card melds (R-MA-SCORE-2)."""
     if variant == "modern_american" and rank in ("7", "A", WILD_RANK):
         return 6
-    return 3
+    return 0 if rank != WILD_RANK else 3
 
 
 def _meld_plan(st: DealState, seat: int, hand: list[str], rng: random.Random) -> list[MeldSpec]:
