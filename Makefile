@@ -9,6 +9,7 @@ PG := scripts/pg.sh
 
 DEMO_ARGS ?=
 BENCH_ARGS ?=
+SERVER_BENCH_ARGS ?=
 PYTEST_ARGS ?=
 
 .PHONY: help venv run test lint migrate demo bench pg-start pg-stop clean
@@ -47,8 +48,15 @@ migrate: venv
 demo: venv
 	$(VENV)/bin/canasta demo $(DEMO_ARGS)
 
+# The engine benchmark, then the server benchmark (uvicorn + load generator) against a
+# throwaway PostgreSQL, which is always stopped again; fails if either benchmark fails.
+# Options: BENCH_ARGS for benchmarks.run, SERVER_BENCH_ARGS for benchmarks.server
+# (e.g. SERVER_BENCH_ARGS="--seconds 60 --nodelay-fix"). Figures: .bench/server-latest.json
 bench: venv
-	$(VENV)/bin/python -m benchmarks.run $(BENCH_ARGS)
+	@$(PG) start
+	@trap '$(PG) stop' EXIT; \
+	$(VENV)/bin/python -m benchmarks.run $(BENCH_ARGS) && \
+	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.server $(SERVER_BENCH_ARGS)
 
 pg-start:
 	@$(PG) start

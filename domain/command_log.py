@@ -31,6 +31,14 @@ class CommandLog(Aggregate):
     def create_id(cls, table_id: str, player: str) -> UUID:
         return command_log_id(table_id, player)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> CommandLog:
+        """Fast copy for the aggregate cache: answers are replaced, never changed in place."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__["answers"] = dict(self.answers)
+        new.__dict__["_pending_events"] = list(self._pending_events)
+        return new
+
     def answer_for(self, seq: int) -> dict[str, Any] | None:
         return self.answers.get(str(seq))
 

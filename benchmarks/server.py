@@ -1,0 +1,1691 @@
+"""``make bench`` (second half): the game server over HTTP on PostgreSQL (not a test).
+
+Everything runs on this machine: PostgreSQL, ``uvicorn app.main:app --workers N`` and the
+load generator. The figures, with the issue's targets:
+
+1. Throughput: 64 concurrent games, each driven by one thread over its own keep-alive
+   connection, each sending the acting seat's next legal command with ``seq`` and
+   ``expect``. Accepted commands per second and the p50/p99 latency of
+   ``POST /deals/{id}/commands`` over a fixed window (target >= 1,000/s, p99 < 50 ms).
+2. The same PostgreSQL's raw single-row insert throughput (pgbench, one INSERT per
+   transaction, 1 client and the server's connection count), and the ratio of the two;
+   also the same with the ``LOCK TABLE ... IN EXCLUSIVE MODE`` the library takes per write.
+3. Replay of a finished 5000-point classic game to an arbitrary step, from a cold
+   application (``get_deal(deal_id, version=k)``) and over HTTP (``GET /deals/{id}/replay``)
+   (target < 50 ms).
+
+How the load generator chooses moves. ``domain.legal.legal_command`` needs a ``DealState``,
+which no client may see (other hands, the stock). The load generator therefore keeps a local
+mirror of each deal: when a deal starts it reads the deal once from the store (reads only,
+with its own cold ``CanastaApp``), and then applies each accepted command to its mirror with
+the same engine. Every answer is checked against the mirror: the server's events, redacted
+for the sender, must equal the mirror's new events redacted the same way, and ``step`` must
+match. The mirror's cost (move choice, mirror update and check, the one read per deal) is
+timed apart and reported, and the CPU time of every process (uvicorn, PostgreSQL, load
+generator, everything else) is read from /proc over the window, so the figures show where
+the time goes. "postgres" is every process of the cluster: on a cluster shared with running
+tests it includes their backends too.
+
+Run: ``DATABASE_URL=$(scripts/pg.sh url) python -m benchmarks.server [--seconds 20]``.
+It works in its own database (``--db-name``, default ``canasta_bench``) of that cluster,
+dropped and re-created and migrated with alembic, so it never touches the tests' database
+(but it does use up to ~60 of the cluster's connections). The report is printed and written
+to ``.bench/server-latest.json``. ``--help`` lists the settings (workers, pool, threadpool,
+client) and the experiments (``--nodelay-fix``, ``--async-deps``, ``--patch``,
+``--no-sync-commit``, ``--profile``), which change nothing in the server's files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import math
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
+from uuid import UUID
+
+import httpx
+import psycopg
+from fastapi import Depends, Request
+
+from app import deps
+from app.application import CanastaApp
+from app.autoplay import new_table, play_game
+from app.migrations import upgrade
+from app.settings import Settings, eventsourcing_env
+from domain import commands as c
+from domain.accounts import Account
+from domain.command_log import CommandLog
+from domain.deal import Deal
+from domain.legal import legal_command, seat_to_act
+from domain.table import PLAYING
+from projections.visibility import Viewer, event_view
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS = REPO_ROOT / ".bench" / "server-latest.json"
+SERVER_LOG = REPO_ROOT / ".bench" / "uvicorn.log"
+PG_BINDIRS = ("/usr/lib/postgresql/15/bin",)
+
+TARGET_COMMANDS_PER_S = 1000.0
+TARGET_P99_MS = 50.0
+TARGET_REPLAY_MS = 50.0
+
+#: The replayed game is the first of at least this many deals (or the longest of four).
+MIN_DEALS = 6
+
+#: Environment variables read by ``bench_app`` (``--threads``, ``--async-deps``).
+THREADS_ENV = "CANASTA_BENCH_THREADS"
+ASYNC_DEPS_ENV = "CANASTA_BENCH_ASYNC_DEPS"
+PATCHES_ENV = "CANASTA_BENCH_PATCHES"
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of ``values``; NaN when empty."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered))))
+    return ordered[rank - 1]
+
+
+def summary_ms(seconds: Sequence[float]) -> dict[str, float | int]:
+    ms = [s * 1000 for s in seconds]
+    if not ms:
+        return {"n": 0}
+    return {
+        "n": len(ms),
+        "p50": round(percentile(ms, 50), 2),
+        "p90": round(percentile(ms, 90), 2),
+        "p99": round(percentile(ms, 99), 2),
+        "max": round(max(ms), 2),
+        "mean": round(statistics.fmean(ms), 2),
+    }
+
+
+# --- the database ---------------------------------------------------------------------------
+
+
+def with_dbname(url: str, dbname: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + dbname))
+
+
+def fresh_database(base_url: str, dbname: str) -> str:
+    """Drop and re-create ``dbname`` in the cluster of ``base_url``; migrate it to head."""
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", dbname):
+        raise SystemExit(f"--db-name must be a plain lowercase identifier, not {dbname!r}")
+    if dbname == urlsplit(base_url).path.lstrip("/"):
+        raise SystemExit("--db-name must differ from DATABASE_URL's database (it is dropped)")
+    with psycopg.connect(base_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {dbname} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {dbname}")
+    url = with_dbname(base_url, dbname)
+    upgrade(url)
+    return url
+
+
+def postmaster_pid(url: str) -> int | None:
+    """The PostgreSQL server process behind ``url``, if this machine can see it."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SHOW data_directory").fetchone()
+    assert row is not None
+    try:
+        return int(Path(row[0], "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+# --- CPU accounting from /proc -----------------------------------------------------------------
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def children_of(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if int(fields[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of one process (not of its children)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]  # idle + iowait
+    total = sum(values[:8])
+    return (total - idle) / CLOCK_TICKS, total / CLOCK_TICKS
+
+
+@dataclass
+class CpuWindow:
+    """CPU seconds used by groups of processes between ``start()`` and ``stop()``."""
+
+    groups: dict[str, Callable[[], list[int]]]
+    before: dict[str, dict[int, float]] = field(default_factory=dict)
+    machine_before: tuple[float, float] = (0.0, 0.0)
+    wall_before: float = 0.0
+    result: dict[str, Any] = field(default_factory=dict)
+
+    def _sample(self) -> dict[str, dict[int, float]]:
+        out: dict[str, dict[int, float]] = {}
+        for name, pids in self.groups.items():
+            out[name] = {}
+            for pid in pids():
+                seconds = cpu_seconds(pid)
+                if seconds is not None:
+                    out[name][pid] = seconds
+        return out
+
+    def start(self) -> None:
+        self.before = self._sample()
+        self.machine_before = machine_cpu()
+        self.wall_before = time.perf_counter()
+
+    def stop(self) -> dict[str, Any]:
+        after = self._sample()
+        busy, total = machine_cpu()
+        wall = time.perf_counter() - self.wall_before
+        cores = os.cpu_count() or 1
+        used: dict[str, float] = {}
+        by_role: dict[str, dict[str, float]] = {}
+        for name, pids in after.items():
+            # A process born during the window counts from zero.
+            deltas = {pid: s - self.before[name].get(pid, 0.0) for pid, s in pids.items()}
+            used[name] = sum(deltas.values())
+            roles = by_role[name] = {}
+            for pid, delta in deltas.items():
+                role = process_role(pid)
+                roles[role] = roles.get(role, 0.0) + delta
+        busy -= self.machine_before[0]
+        total -= self.machine_before[1]
+        # Everything else that ran (other users of the machine, the kernel's own threads).
+        used["other"] = max(0.0, busy - sum(used.values()))
+        used["idle"] = max(0.0, total - busy)
+        self.result = {
+            "wall_s": round(wall, 3),
+            "cores": cores,
+            **{f"{k}_cpu_s": round(v, 3) for k, v in used.items()},
+            **{f"{k}_cores": round(v / wall, 3) for k, v in used.items()},
+            "cores_by_process": {
+                name: {
+                    role: round(v / wall, 3)
+                    for role, v in sorted(roles.items(), key=lambda kv: -kv[1])
+                }
+                for name, roles in by_role.items()
+            },
+        }
+        return self.result
+
+
+def process_role(pid: int) -> str:
+    """A short name for what a process is, from its command line."""
+    try:
+        title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return "gone"
+    if title.startswith("postgres: "):
+        rest = title[len("postgres: ") :]
+        if "(" in rest or "[local]" in rest:
+            return "backends"
+        return " ".join(rest.split()[:2])
+    if "spawn_main" in title:
+        return "uvicorn worker"
+    if "resource_tracker" in title:
+        return "multiprocessing resource tracker"
+    if "/postgres " in title or title.endswith("/postgres"):
+        return "postmaster"
+    return "main process"
+
+
+# --- the server ---------------------------------------------------------------------------
+
+
+class _ThreadLimit:
+    """ASGI wrapper that sizes anyio's default thread limiter (FastAPI's threadpool for
+    ``def`` endpoints and dependencies) when the server starts; 40 is anyio's default."""
+
+    def __init__(self, app: Any, tokens: int) -> None:
+        self.app = app
+        self.tokens = tokens
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            import anyio.to_thread
+
+            anyio.to_thread.current_default_thread_limiter().total_tokens = self.tokens
+        await self.app(scope, receive, send)
+
+
+def _cheap_log_copy(self: CommandLog, memo: dict[int, Any]) -> CommandLog:
+    """The copy the aggregate cache makes of a command log on every read: the answers
+    dict is copied, not each answer in it (an answer is never changed once recorded)."""
+    new = object.__new__(type(self))
+    new.__dict__.update(self.__dict__)
+    new.__dict__["answers"] = dict(self.answers)
+    new.__dict__["_pending_events"] = list(self._pending_events)
+    return new
+
+
+def _apply_patches(names: Sequence[str]) -> None:
+    """Experiments on the server's code, applied in the server process only (``--patch``)."""
+    if "log-copy" in names:
+        CommandLog.__deepcopy__ = _cheap_log_copy  # type: ignore[attr-defined]
+    if "auth-cache" in names:
+        authenticate = CanastaApp.authenticate
+        known: dict[str, Account] = {}
+
+        def cached(self: CanastaApp, token: str) -> Account | None:
+            account = known.get(token)
+            if account is None:
+                account = authenticate(self, token)
+                if account is not None:
+                    known[token] = account
+            return account
+
+        CanastaApp.authenticate = cached  # type: ignore[method-assign]
+    if "switch-interval" in names:
+        sys.setswitchinterval(0.0005)
+    if "no-read-models" in names:
+        from projections.runner import ReadModels
+
+        ReadModels.start = lambda self: None  # type: ignore[method-assign]
+
+
+#: ``--patch`` choices: what each would change in the server's code.
+PATCHES = {
+    "log-copy": "CommandLog.__deepcopy__ copies the answers dict, not every answer in it",
+    "auth-cache": "CanastaApp.authenticate remembers token -> account in the process "
+    "(no store reads; roles then go stale: an experiment, not a design)",
+    "switch-interval": "sys.setswitchinterval(0.0005) in the workers (default 0.005 s): a "
+    "thread that holds the events table's lock waits less for the GIL",
+    "no-read-models": "the workers do not run the read-model projections (ReadModels.start "
+    "does nothing), to measure what running them in every worker costs",
+}
+
+
+def bench_app() -> Any:
+    """``uvicorn benchmarks.server:bench_app --factory``: ``app.main``'s app with
+    experiments applied from outside (no server file changed):
+
+    - ``$CANASTA_BENCH_THREADS``: the threadpool's size (anyio's default is 40);
+    - ``$CANASTA_BENCH_ASYNC_DEPS=1``: the dependencies that do no I/O (``get_canasta``,
+      ``get_settings``, ``required_account``) overridden by ``async def`` twins, so that
+      FastAPI does not hand each of them to the threadpool and back (it does so for every
+      plain ``def`` dependency); ``optional_account`` reads the store and stays a ``def``;
+    - ``$CANASTA_BENCH_PATCHES``: comma-separated ``PATCHES``.
+    """
+    from app.main import create_app
+
+    _apply_patches(os.environ.get(PATCHES_ENV, "").split(","))
+    api = create_app()
+    if os.environ.get(ASYNC_DEPS_ENV) == "1":
+
+        async def get_canasta(request: Request) -> CanastaApp:
+            canasta: CanastaApp = request.app.state.canasta
+            return canasta
+
+        async def get_settings(request: Request) -> Settings:
+            settings: Settings = request.app.state.settings
+            return settings
+
+        async def required_account(
+            account: Annotated[Account | None, Depends(deps.optional_account)],
+        ) -> Account:
+            return deps.required_account(account)
+
+        api.dependency_overrides[deps.get_canasta] = get_canasta
+        api.dependency_overrides[deps.get_settings] = get_settings
+        api.dependency_overrides[deps.required_account] = required_account
+    threads = os.environ.get(THREADS_ENV)
+    return _ThreadLimit(api, int(threads)) if threads else api
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Server:
+    """``uvicorn app.main:app --workers N`` in its own process group."""
+
+    def __init__(
+        self,
+        url: str,
+        workers: int,
+        pool_size: int,
+        threads: int | None,
+        async_deps: bool,
+        nodelay_fix: bool = False,
+        patches: Sequence[str] = (),
+    ) -> None:
+        self.url = url
+        self.patches = list(patches)
+        self.nodelay_fix = nodelay_fix
+        self.workers = workers
+        self.pool_size = pool_size
+        self.threads = threads
+        self.async_deps = async_deps
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {
+            **os.environ,
+            "DATABASE_URL": self.url,
+            "CANASTA_DATABASE_URL": self.url,
+            "CANASTA_POSTGRES_POOL_SIZE": str(self.pool_size),
+        }
+        target = ["app.main:app"]
+        if self.threads or self.async_deps or self.patches:
+            env[THREADS_ENV] = str(self.threads or "")
+            env[ASYNC_DEPS_ENV] = "1" if self.async_deps else ""
+            env[PATCHES_ENV] = ",".join(self.patches)
+            target = ["benchmarks.server:bench_app", "--factory"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "benchmarks.uvicorn_nodelay" if self.nodelay_fix else "uvicorn",
+            *target,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--workers",
+            str(self.workers),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
+        SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
+        with SERVER_LOG.open("ab") as out:
+            out.write(f"\n--- {time.ctime()}: {' '.join(cmd[2:])}\n".encode())
+            out.flush()
+            self.proc = subprocess.Popen(
+                cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"uvicorn exited with {self.proc.returncode}; see {SERVER_LOG}")
+            # All worker processes exist and one of them answers; a worker accepts
+            # connections only after its start-up, so give the others a moment too.
+            if len(self.worker_pids()) >= self.workers and self._healthy():
+                time.sleep(2.0)
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"uvicorn did not answer /health in 60 s; see {SERVER_LOG}")
+
+    def _healthy(self) -> bool:
+        try:
+            return httpx.get(self.base + "/health", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def pids(self) -> list[int]:
+        if self.proc is None or self.proc.poll() is not None:
+            return []
+        pids = [self.proc.pid]
+        for child in children_of(self.proc.pid):
+            pids += [child, *children_of(child)]
+        return pids
+
+    def worker_pids(self) -> list[int]:
+        """The processes serving requests (the only one when ``--workers 1``)."""
+        if self.proc is None or self.proc.poll() is not None:
+            return []
+        if self.workers <= 1:
+            return [self.proc.pid]
+        out = []
+        for pid in children_of(self.proc.pid):
+            with contextlib.suppress(OSError):
+                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    out.append(pid)
+        return out
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the group we created for it
+            proc.wait(timeout=10)
+
+
+# --- the load generator -------------------------------------------------------------------
+
+
+def command_json(command: c.Command) -> dict[str, Any]:
+    """A domain command as the API's JSON command body."""
+    body: dict[str, Any] = {"type": c.COMMAND_NAMES[type(command)]}
+    if isinstance(command, c.Cut):
+        body["n"] = command.n
+    elif isinstance(command, c.TakePile | c.Meld):
+        body["melds"] = [
+            {"cards": list(s.cards), **({"rank": s.rank} if s.rank else {})} for s in command.melds
+        ]
+        if isinstance(command, c.Meld) and command.discard:
+            body["discard"] = command.discard
+    elif isinstance(command, c.Discard):
+        body["card"] = command.card
+    elif isinstance(command, c.AskPartner):
+        body["partner"] = command.partner
+    elif isinstance(command, c.Answer):
+        body["yes"] = command.yes
+    return body
+
+
+class HttpResponse:
+    """Status and body of one answer, whichever client fetched it."""
+
+    __slots__ = ("content", "status_code")
+
+    def __init__(self, status_code: int, content: bytes) -> None:
+        self.status_code = status_code
+        self.content = content
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+    @property
+    def text(self) -> str:
+        return self.content.decode(errors="replace")
+
+    def raise_for_status(self) -> None:
+        if not 200 <= self.status_code < 300:
+            raise RuntimeError(f"HTTP {self.status_code}: {self.text[:300]}")
+
+
+#: What a transport failure looks like to either client.
+TRANSPORT_ERRORS = (httpx.HTTPError, http.client.HTTPException, OSError)
+
+
+class HttpxClient:
+    """httpx over one keep-alive connection (the default)."""
+
+    def __init__(self, base: str) -> None:
+        self.client = httpx.Client(
+            base_url=base,
+            timeout=60,
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+        )
+
+    def request(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> HttpResponse:
+        r = self.client.request(method, path, json=body, headers=headers)
+        return HttpResponse(r.status_code, r.content)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class StdlibClient:
+    """``http.client`` over one keep-alive connection: about a quarter of httpx's CPU per
+    request, so that less of the machine goes to the load generator (``--client stdlib``)."""
+
+    def __init__(self, base: str) -> None:
+        parts = urlsplit(base)
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 80
+        self.conn: http.client.HTTPConnection | None = None
+
+    def request(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> HttpResponse:
+        data = None if body is None else json.dumps(body).encode()
+        sent = {"Content-Type": "application/json"} if data is not None else {}
+        sent.update(headers or {})
+        for attempt in (1, 2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+                self.conn.connect()
+                assert self.conn.sock is not None
+                self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            try:
+                self.conn.request(method, path, body=data, headers=sent)
+                r = self.conn.getresponse()
+                return HttpResponse(r.status, r.read())
+            except (http.client.HTTPException, OSError):
+                # A keep-alive connection the server closed: reconnect once. Sending a
+                # command twice is safe: the same seq gets the first answer (R-CMD-1).
+                self.conn.close()
+                self.conn = None
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+
+CLIENTS: dict[str, Callable[[str], HttpxClient | StdlibClient]] = {
+    "httpx": HttpxClient,
+    "stdlib": StdlibClient,
+}
+
+
+class Reader:
+    """The load generator's only window into the store: a cold application, reads only,
+    used once per deal to load the mirror."""
+
+    def __init__(self, url: str, pool_size: int) -> None:
+        settings = Settings(
+            database_url=url, aggregate_cache_maxsize=0, postgres_pool_size=pool_size
+        )
+        self.app = CanastaApp(env=eventsourcing_env(settings))
+
+    def deal(self, deal_id: UUID) -> Deal:
+        deal = self.app.get_deal(deal_id)
+        deal.collect_events()
+        return deal
+
+    def close(self) -> None:
+        self.app.close()
+
+
+@dataclass
+class Driver:
+    """One game and the thread that plays it over one keep-alive connection."""
+
+    index: int
+    base: str
+    reader: Reader
+    seed: int
+    views: bool
+    client_kind: str = "httpx"
+    names: list[str] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    table_id: str = ""
+    deal_id: UUID | None = None
+    mirror: Deal | None = None
+    seqs: dict[tuple[str, int], int] = field(default_factory=dict)
+    # (end time, latency s, status) of every POST /deals/{id}/commands
+    commands: list[tuple[float, float, int]] = field(default_factory=list)
+    # (end time, latency s, status) of every GET /deals/{id} (--views)
+    view_gets: list[tuple[float, float, int]] = field(default_factory=list)
+    # (end time, latency s) of every deal or game set-up step between deals
+    between_deals: list[tuple[float, float]] = field(default_factory=list)
+    # (end time, thread CPU s) spent on move choice, mirror update and answer check
+    mirror_cpu: list[tuple[float, float]] = field(default_factory=list)
+    # (end time, wall s) of the store read loading each deal's mirror
+    mirror_loads: list[tuple[float, float]] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    mismatches: int = 0
+    deals_finished: int = 0
+    games_finished: int = 0
+    error_samples: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+        self.client = CLIENTS[self.client_kind](self.base)
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> HttpResponse:
+        return self.client.request("GET", path, headers=headers)
+
+    def post(
+        self, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> HttpResponse:
+        return self.client.request("POST", path, body, headers)
+
+    # -- set-up --
+    def register(self) -> None:
+        for seat in range(4):
+            name = f"g{self.index}s{seat}"
+            r = self.post("/players", {"name": name})
+            r.raise_for_status()
+            self.names.append(name)
+            self.headers.append({"Authorization": f"Bearer {r.json()['token']}"})
+
+    def new_game(self) -> None:
+        """Create a classic 4-player table, seat the four players, start the game."""
+        host = self.headers[0]
+        r = self.post("/tables", {"entry": "classic", "players": 4}, host)
+        r.raise_for_status()
+        self.table_id = r.json()["id"]
+        for seat in range(4):
+            r = self.post(f"/tables/{self.table_id}/seats", {"seat": seat}, self.headers[seat])
+            r.raise_for_status()
+        r = self.post(f"/tables/{self.table_id}/start", None, host)
+        r.raise_for_status()
+        self.load_deal(UUID(r.json()["deal"]))
+
+    def load_deal(self, deal_id: UUID) -> None:
+        started = time.perf_counter()
+        self.deal_id = deal_id
+        self.mirror = self.reader.deal(deal_id)
+        end = time.perf_counter()
+        self.mirror_loads.append((end, end - started))
+
+    def next_deal(self) -> None:
+        """The deal is over: the host starts the next one, or a new game if this one ended."""
+        started = time.perf_counter()
+        self.deals_finished += 1
+        r = self.get(f"/tables/{self.table_id}")
+        r.raise_for_status()
+        if r.json()["status"] == PLAYING:
+            r = self.post(f"/tables/{self.table_id}/deals", None, self.headers[0])
+            r.raise_for_status()
+            self.load_deal(UUID(r.json()["deal"]))
+        else:
+            self.games_finished += 1
+            self.new_game()
+        end = time.perf_counter()
+        self.between_deals.append((end, end - started))
+
+    # -- play --
+    def run(self, stop_at: float) -> None:
+        try:
+            while time.perf_counter() < stop_at:
+                self.step()
+        except Exception as exc:  # recorded, reported; the other games go on
+            self.errors[f"driver crashed: {type(exc).__name__}"] += 1
+            self.error_samples.append(repr(exc)[:300])
+
+    def step(self) -> None:
+        deal = self.mirror
+        assert deal is not None and self.deal_id is not None
+        st = deal.state
+        seat = seat_to_act(st)
+        if seat is None:
+            self.next_deal()
+            return
+        cpu = time.thread_time()
+        command = legal_command(st, seat, self.rng)
+        name = self.names[seat]
+        key = (self.table_id, seat)
+        self.seqs[key] = seq = self.seqs.get(key, 0) + 1
+        expect = {
+            "game": self.table_id,
+            "deal": st.number,
+            "step": deal.version,
+            "turn": st.turn,
+            "phase": st.phase,
+        }
+        body = {"seq": seq, "expect": expect, "command": command_json(command)}
+        cpu = time.thread_time() - cpu
+        url = f"/deals/{self.deal_id}"
+        headers = self.headers[seat]
+        if self.views:
+            # What a real client would do first: look at the table as the acting player.
+            started = time.perf_counter()
+            r = self.get(url, headers)
+            end = time.perf_counter()
+            self.view_gets.append((end, end - started, r.status_code))
+            if r.status_code == 200:
+                view = r.json()
+                body["expect"] = {
+                    "game": view["table"],
+                    "deal": view["number"],
+                    "step": view["step"],
+                    "turn": view["turn"],
+                    "phase": view["phase"],
+                }
+        started = time.perf_counter()
+        try:
+            r = self.post(url + "/commands", body, headers)
+        except TRANSPORT_ERRORS as exc:
+            end = time.perf_counter()
+            self.commands.append((end, end - started, 0))
+            self.errors[f"transport: {type(exc).__name__}"] += 1
+            self.resync()
+            return
+        end = time.perf_counter()
+        self.commands.append((end, end - started, r.status_code))
+        if r.status_code != 200:
+            self.errors[f"HTTP {r.status_code}"] += 1
+            if len(self.error_samples) < 5:
+                self.error_samples.append(f"{name} {body}: {r.status_code} {r.text[:300]}")
+            self.resync()
+            return
+        answer = r.json()
+        cpu_check = time.thread_time()
+        first_new = deal.version + 1
+        deal.execute(seat, command)
+        new_events = deal.collect_events()
+        viewer = Viewer.player(seat)
+        mine = [
+            v
+            for e in new_events
+            if e.originator_version >= first_new
+            and (v := event_view(e, viewer, deal.state)) is not None
+        ]
+        if answer["step"] != deal.version or json.loads(json.dumps(mine)) != answer["events"]:
+            self.mismatches += 1
+            self.resync()
+        cpu += time.thread_time() - cpu_check
+        self.mirror_cpu.append((time.perf_counter(), cpu))
+
+    def resync(self) -> None:
+        assert self.deal_id is not None
+        self.load_deal(self.deal_id)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def in_window(rows: Sequence[tuple[Any, ...]], start: float, end: float) -> list[tuple[Any, ...]]:
+    return [row for row in rows if start <= row[0] < end]
+
+
+def run_load(
+    base: str,
+    url: str,
+    games: int,
+    seconds: float,
+    warmup: float,
+    views: bool,
+    seed: int,
+    cpu: CpuWindow,
+    count_rows: Callable[[], int],
+    profile: Callable[[], Profiler] | None = None,
+    client: str = "httpx",
+) -> dict[str, Any]:
+    reader = Reader(url, pool_size=4)
+    drivers = [Driver(i, base, reader, seed * 1000 + i, views, client) for i in range(games)]
+    log(f"setting up {games} games over HTTP (4 players each: register, table, seats, start)")
+    started = time.perf_counter()
+    setup_threads = [
+        threading.Thread(target=lambda d=d: (d.register(), d.new_game())) for d in drivers
+    ]
+    for t in setup_threads:
+        t.start()
+    for t in setup_threads:
+        t.join()
+    missing = [d.index for d in drivers if d.mirror is None]
+    if missing:
+        raise RuntimeError(f"games {missing} could not be set up; see {SERVER_LOG}")
+    log(f"  set up in {time.perf_counter() - started:.1f} s")
+
+    t0 = time.perf_counter()
+    window_start = t0 + warmup
+    window_end = window_start + seconds
+    threads = [threading.Thread(target=d.run, args=(window_end,), daemon=True) for d in drivers]
+    log(
+        f"driving {games} games for {warmup:.0f} s warm-up + {seconds:.0f} s measured"
+        + (" (each command preceded by GET /deals/{id} as the acting player)" if views else "")
+    )
+    for t in threads:
+        t.start()
+    while time.perf_counter() < window_start:
+        time.sleep(0.05)
+    load_before = os.getloadavg()[0]
+    cpu.start()
+    profiler = profile() if profile else None
+    rows_before = count_rows()
+    last_report = window_start
+    while time.perf_counter() < window_end:
+        time.sleep(min(0.1, max(0.0, window_end - time.perf_counter())))
+        now = time.perf_counter()
+        if now - last_report >= 5 or now >= window_end:
+            done = sum(
+                1
+                for d in drivers
+                for row in d.commands[-5000:]
+                if row[0] >= window_start and row[2] == 200
+            )
+            log(
+                f"  {now - window_start:5.1f} s: {done} commands accepted "
+                f"({done / (now - window_start):.0f}/s)"
+            )
+            last_report = now
+    cpu_used = cpu.stop()
+    cpu_used["load_average_1min_before"] = round(load_before, 2)
+    cpu_used["load_average_1min_after"] = round(os.getloadavg()[0], 2)
+    rows_after = count_rows()
+    for t in threads:
+        t.join(timeout=60)
+    reader.close()
+    for d in drivers:
+        d.close()
+
+    commands = [row for d in drivers for row in in_window(d.commands, window_start, window_end)]
+    accepted = [row[1] for row in commands if row[2] == 200]
+    statuses = Counter(str(row[2]) for row in commands)
+    views_rows = [row for d in drivers for row in in_window(d.view_gets, window_start, window_end)]
+    mirror_cpu = [
+        row[1] for d in drivers for row in in_window(d.mirror_cpu, window_start, window_end)
+    ]
+    mirror_loads = [
+        row[1] for d in drivers for row in in_window(d.mirror_loads, window_start, window_end)
+    ]
+    between = [
+        row[1] for d in drivers for row in in_window(d.between_deals, window_start, window_end)
+    ]
+    errors: Counter[str] = Counter()
+    for d in drivers:
+        errors.update(d.errors)
+    per_game = [
+        sum(1 for row in in_window(d.commands, window_start, window_end) if row[2] == 200)
+        for d in drivers
+    ]
+    events = rows_after - rows_before
+    result = {
+        "games": games,
+        "seconds": seconds,
+        "warmup_s": warmup,
+        "views": views,
+        "client": client,
+        "commands_sent": len(commands),
+        "commands_accepted": len(accepted),
+        "commands_per_s": round(len(accepted) / seconds, 1),
+        "latency_ms": summary_ms(accepted),
+        "latency_all_statuses_ms": summary_ms([row[1] for row in commands]),
+        "statuses": dict(statuses),
+        "errors": dict(errors),
+        "error_samples": [s for d in drivers for s in d.error_samples][:10],
+        "mirror_mismatches": sum(d.mismatches for d in drivers),
+        "accepted_per_game": {
+            "min": min(per_game),
+            "median": statistics.median(per_game),
+            "max": max(per_game),
+        },
+        "deals_finished_total": sum(d.deals_finished for d in drivers),
+        "games_finished_total": sum(d.games_finished for d in drivers),
+        "between_deals_ms": summary_ms(between),
+        "view_gets": {
+            "n": len(views_rows),
+            "per_s": round(len(views_rows) / seconds, 1),
+            "latency_ms": summary_ms([row[1] for row in views_rows if row[2] == 200]),
+            "statuses": dict(Counter(str(row[2]) for row in views_rows)),
+        },
+        "load_generator_own_cost": {
+            "move_choice_and_mirror_cpu_us_mean": round(statistics.fmean(mirror_cpu) * 1e6, 1)
+            if mirror_cpu
+            else None,
+            "move_choice_and_mirror_cpu_s_total": round(sum(mirror_cpu), 3),
+            "mirror_store_reads": len(mirror_loads),
+            "mirror_store_read_ms": summary_ms(mirror_loads),
+        },
+        "store": {
+            "events_written": events,
+            "events_per_s": round(events / seconds, 1),
+            "events_per_accepted_command": round(events / len(accepted), 2) if accepted else None,
+            "stored_events_total": rows_after,
+        },
+        "cpu": cpu_used,
+    }
+    if profiler is not None:
+        result["profile"] = profiler.summary()
+    return result
+
+
+# --- where the server's CPU goes: py-spy ------------------------------------------------------
+
+#: (label, substring of a py-spy frame's file) checked from the innermost frame outwards: the
+#: first match names the component that was running (its callees in other packages count too
+#: when they are not listed here, e.g. the standard library's json under eventsourcing).
+COMPONENTS = (
+    ("psycopg (PostgreSQL driver)", "psycopg"),
+    ("engine (domain/)", "domain/"),
+    ("views and redaction (projections/)", "projections/"),
+    ("eventsourcing library", "eventsourcing/"),
+    ("application service (app/application.py)", "app/application.py"),
+    ("routes and deps (app/)", "app/"),
+    ("pydantic", "pydantic"),
+    ("FastAPI / Starlette", "fastapi/"),
+    ("FastAPI / Starlette", "starlette/"),
+    ("threadpool hand-off (anyio)", "anyio/"),
+    ("uvicorn / h11 HTTP", "uvicorn/"),
+    ("uvicorn / h11 HTTP", "h11/"),
+    ("asyncio event loop", "asyncio/"),
+    ("asyncio event loop", "selectors.py"),
+)
+
+#: Functions whose inclusive share of the samples is reported.
+INCLUSIVE = (
+    ("authentication (optional_account)", "optional_account ("),
+    ("CanastaApp.submit", "CanastaApp.submit ("),
+    ("  get_deal", "CanastaApp.get_deal ("),
+    ("  command log read", "CanastaApp._command_log ("),
+    ("  engine decide", "decide (domain/rules.py"),
+    ("  save (events to PostgreSQL)", "CanastaApp.save ("),
+    ("    encode events (transcoder)", "Mapper.to_stored_event ("),
+    ("    insert_events", "insert_events ("),
+    ("request body parsing (pydantic)", "request_body_to_args ("),
+    ("JSON response", "JSONResponse.render ("),
+)
+
+
+def find_py_spy(explicit: str | None) -> str | None:
+    if explicit:
+        return explicit
+    found = shutil.which("py-spy")
+    if found:
+        return found
+    candidate = Path(sys.executable).with_name("py-spy")
+    return str(candidate) if candidate.exists() else None
+
+
+class Profiler:
+    """``py-spy record --idle`` of every uvicorn worker during the measured window."""
+
+    def __init__(self, binary: str, pids: list[int], seconds: float, rate: int = 100) -> None:
+        self.files = []
+        self.procs = []
+        folder = REPO_ROOT / ".bench"
+        for pid in pids:
+            out = folder / f"py-spy-{pid}.txt"
+            self.files.append(out)
+            cmd = [binary, "record", "--nonblocking", "--idle", "-r", str(rate), "-d", str(max(1, round(seconds))),
+                   "-f", "raw", "-o", str(out), "-p", str(pid)]  # fmt: skip
+            self.procs.append(
+                subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            )
+
+    def summary(self) -> dict[str, Any]:
+        """Each thread's samples by what it was doing; on-CPU samples by component.
+
+        py-spy's own idle detection does not work here (blocked threads are sampled too),
+        so ``--idle`` records everything and a sample counts as waiting when its innermost
+        frame is a known blocking call. "On CPU" includes waiting for the GIL. With uvloop
+        the event loop's waits are in C and look like work: read its share with care."""
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.terminate()
+        kinds: dict[str, Counter[str]] = {}
+        pg_waits: Counter[str] = Counter()
+        on_cpu: Counter[str] = Counter()
+        inclusive: Counter[str] = Counter()
+        for path in self.files:
+            if not path.exists():
+                continue
+            for line in path.read_text().splitlines():
+                stack, _, count = line.rpartition(" ")
+                if not count.isdigit():
+                    continue
+                n = int(count)
+                frames = stack.split(";")
+                kind = thread_kind(frames)
+                state = waiting_on(frames) or "on CPU"
+                kinds.setdefault(kind, Counter())[state] += n
+                if kind == "request threads" and state == "waiting for PostgreSQL's reply":
+                    if any("insert_events (" in f for f in frames):
+                        pg_waits["writes: insert_events (table lock, insert, commit)"] += n
+                    elif any("select_events (" in f for f in frames):
+                        pg_waits["reads: select_events (aggregates, fast-forward)"] += n
+                    else:
+                        pg_waits["other queries"] += n
+                if state != "on CPU" or kind != "request threads":
+                    continue
+                label = "other (standard library, interpreter)"
+                for frame in reversed(frames):
+                    where = frame[frame.rfind("(") + 1 :]
+                    hit = next((name for name, key in COMPONENTS if key in where), None)
+                    if hit:
+                        label = hit
+                        break
+                on_cpu[label] += n
+                for name, key in INCLUSIVE:
+                    if any(key in frame for frame in frames):
+                        inclusive[name] += n
+
+        def share(n: int, of: int) -> float:
+            return round(100 * n / of, 1) if of else 0.0
+
+        cpu = sum(on_cpu.values())
+        return {
+            "samples": sum(sum(c.values()) for c in kinds.values()),
+            "files": [str(p) for p in self.files],
+            "threads_percent_of_their_samples": {
+                kind: {state: share(v, sum(c.values())) for state, v in c.most_common()}
+                for kind, c in sorted(kinds.items())
+            },
+            "request_threads_postgres_waits_percent": {
+                k: share(v, sum(pg_waits.values())) for k, v in pg_waits.most_common()
+            },
+            "request_threads_on_cpu_by_component": {
+                k: share(v, cpu) for k, v in on_cpu.most_common()
+            },
+            "request_threads_on_cpu_inside": {
+                name: share(inclusive[name], cpu) for name, _ in INCLUSIVE
+            },
+        }
+
+
+def is_read_model_thread(frames: list[str]) -> bool:
+    """A sample of the read-model runners' threads (projections, their subscriptions)."""
+    return any("Subscription" in f or "ProjectionRunner" in f for f in frames)
+
+
+def thread_kind(frames: list[str]) -> str:
+    if is_read_model_thread(frames):
+        return "read-model runner threads"
+    if any("WorkerThread.run" in f for f in frames):
+        # FastAPI runs the endpoint and each plain ``def`` dependency (authentication)
+        # in the threadpool: a thread in any of them is serving a request.
+        serving = any(
+            key in f for f in frames for key in ("fastapi/", "starlette/", "(app/", "(domain/")
+        )
+        return "request threads" if serving else "idle threadpool threads"
+    if any("ConnectionPool.worker" in f or "Scheduler.run" in f for f in frames):
+        return "connection pools' threads"
+    if any("Thread._bootstrap" in f for f in frames):
+        return "other threads"
+    return "event loop (main thread)"
+
+
+def waiting_on(frames: list[str]) -> str | None:
+    """What a sampled thread is blocked on, or None if it is running."""
+    leaf = frames[-1]
+    if "select (selectors.py" in leaf:
+        return "waiting for sockets"
+    if "Connection.wait (psycopg/" in leaf:
+        return "waiting for PostgreSQL's reply"
+    if "multiprocessing/connection.py" in leaf:  # uvicorn's health-check pipe
+        return "waiting (lock, queue or event)"
+    if "(threading.py" in leaf and (".wait " in leaf or "acquire" in leaf):
+        if any("getconn" in f for f in frames):
+            return "waiting for a pooled PostgreSQL connection"
+        return "waiting (lock, queue or event)"
+    return None
+
+
+# --- raw inserts: pgbench -------------------------------------------------------------------
+
+INSERT_SQL = "INSERT INTO bench_raw_insert (payload) VALUES (repeat('x', 300));\n"
+LOCKED_SQL = (
+    "BEGIN;\n"
+    "LOCK TABLE bench_raw_insert IN EXCLUSIVE MODE;\n"
+    "INSERT INTO bench_raw_insert (payload) VALUES (repeat('x', 300));\n"
+    "COMMIT;\n"
+)
+
+
+def find_pgbench() -> str | None:
+    for d in PG_BINDIRS:
+        if Path(d, "pgbench").exists():
+            return str(Path(d, "pgbench"))
+    return shutil.which("pgbench")
+
+
+def pgbench(url: str, script: str, clients: int, seconds: float) -> float:
+    """Transactions per second of ``script`` (one transaction per run) with ``clients``."""
+    binary = find_pgbench()
+    assert binary is not None
+    parts = urlsplit(url)
+    path = REPO_ROOT / ".bench" / "pgbench.sql"
+    path.write_text(script)
+    cmd = [
+        binary,
+        "-n",  # no vacuum of pgbench's own tables (there are none)
+        "-f",
+        str(path),
+        "-c",
+        str(clients),
+        "-j",
+        str(min(clients, os.cpu_count() or 1)),
+        "-T",
+        str(max(1, round(seconds))),
+        "-h",
+        parts.hostname or "127.0.0.1",
+        "-p",
+        str(parts.port or 5432),
+        "-U",
+        parts.username or "postgres",
+        parts.path.lstrip("/"),
+    ]
+    env = {**os.environ}
+    if parts.password:
+        env["PGPASSWORD"] = parts.password
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"pgbench failed: {out.stderr.strip()[-500:]}")
+    match = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out.stdout)
+    if match is None:
+        raise RuntimeError(f"no tps in pgbench's output: {out.stdout[-500:]}")
+    return float(match.group(1))
+
+
+def run_pgbench(url: str, clients: int, seconds: float) -> dict[str, Any]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS bench_raw_insert")
+        conn.execute(
+            "CREATE TABLE bench_raw_insert (id bigserial PRIMARY KEY, payload text NOT NULL)"
+        )
+    counts = sorted({1, clients})
+    out: dict[str, Any] = {
+        "seconds": seconds,
+        "clients": counts,
+        "insert_tps": {},
+        "locked_tps": {},
+    }
+    try:
+        for n in counts:
+            out["insert_tps"][str(n)] = tps = pgbench(url, INSERT_SQL, n, seconds)
+            log(f"  single-row INSERT, {n:3d} client(s): {tps:8.0f} tx/s")
+        for n in counts:
+            out["locked_tps"][str(n)] = tps = pgbench(url, LOCKED_SQL, n, seconds)
+            log(
+                f"  LOCK TABLE ... IN EXCLUSIVE MODE + INSERT (the library's write path), "
+                f"{n:3d} client(s): {tps:8.0f} tx/s"
+            )
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS bench_raw_insert")
+    return out
+
+
+# --- replay ---------------------------------------------------------------------------------
+
+
+def run_replay(
+    url: str, base: str, samples: int, seed: int, client_kind: str = "httpx"
+) -> dict[str, Any]:
+    """Play a whole 5000-point classic game, then replay random deals to random steps."""
+    settings = Settings(database_url=url)
+    app = CanastaApp(env=eventsourcing_env(settings))
+    started = time.perf_counter()
+    rng = random.Random(seed)
+    # The shuffles are random (the server's own seeds): a game may end after two deals.
+    # Keep the longest of up to four games, stopping at the first of MIN_DEALS or more.
+    table = None
+    for _ in range(4):
+        table_id = new_table(app, "classic", 4)  # players player0..player3
+        played_game = play_game(app, table_id, rng, max_deals=200)
+        if table is None or len(played_game.deals) > len(table.deals):
+            table = played_game
+        if len(table.deals) >= MIN_DEALS:
+            break
+    assert table is not None
+    table_id = table.id
+    deals = [UUID(d) for d in table.deals]
+    lengths = {d: app.get_deal(d).version for d in deals}
+    app.close()
+    played = time.perf_counter() - started
+    log(
+        f"  played a {table.target}-point game ({played:.1f} s in all): {len(deals)} deals, "
+        f"{sum(lengths.values())} deal events, status {table.status}, totals {table.totals}"
+    )
+
+    points = [(d := rng.choice(deals), rng.randint(1, lengths[d])) for _ in range(samples)]
+    cold_settings = settings.model_copy(update={"aggregate_cache_maxsize": 0})
+    cold = CanastaApp(env=eventsourcing_env(cold_settings))
+    first_started = time.perf_counter()
+    cold.get_deal(points[0][0], version=points[0][1])  # the very first read opens connections
+    first = time.perf_counter() - first_started
+    in_process = []
+    for deal_id, step in points:
+        t = time.perf_counter()
+        deal = cold.get_deal(deal_id, version=step)
+        in_process.append(time.perf_counter() - t)
+        assert deal.version == step
+    whole_game = []
+    for _ in range(5):
+        t = time.perf_counter()
+        rebuilt = cold.get_table(table_id)
+        for rebuilt_deal in rebuilt.deals:
+            cold.get_deal(UUID(rebuilt_deal))
+        whole_game.append(time.perf_counter() - t)
+    cold.close()
+
+    over_http: dict[str, list[float]] = {"player": [], "spectator": []}
+    client = CLIENTS[client_kind](base)
+    try:
+        r = client.request("POST", "/players", {"name": "player1"})  # seat 1 of that game
+        r.raise_for_status()
+        player = {"Authorization": f"Bearer {r.json()['token']}"}
+        for deal_id, step in points:
+            for who, headers in (("player", player), ("spectator", {})):
+                t = time.perf_counter()
+                r = client.request("GET", f"/deals/{deal_id}/replay?step={step}", None, headers)
+                over_http[who].append(time.perf_counter() - t)
+                r.raise_for_status()
+                view = r.json()
+                assert view["step"] == step
+                assert (view["hand"] is None) == (who == "spectator")
+    finally:
+        client.close()
+    return {
+        "game": {
+            "target": table.target,
+            "status": table.status,
+            "deals": len(deals),
+            "deal_events": sum(lengths.values()),
+            "longest_deal": max(lengths.values()),
+            "play_s": round(played, 2),
+        },
+        "samples": samples,
+        "first_read_ms": round(first * 1000, 2),
+        "cold_get_deal_version_ms": summary_ms(in_process),
+        "http_replay_player_ms": summary_ms(over_http["player"]),
+        "http_replay_spectator_ms": summary_ms(over_http["spectator"]),
+        "cold_rebuild_whole_game_ms": summary_ms(whole_game),
+    }
+
+
+def idle_round_trips(base: str, n: int = 40) -> dict[str, Any]:
+    """Sequential requests on one keep-alive connection to the idle server: the floor of
+    any latency (and a check for the 40 ms Nagle/delayed-ACK stall, see uvicorn_nodelay)."""
+    client = HttpxClient(base)
+    try:
+        r = client.request("POST", "/players", {"name": f"probe{os.getpid()}"})
+        r.raise_for_status()
+        headers = {"Authorization": f"Bearer {r.json()['token']}"}
+        r = client.request("POST", "/tables", {"entry": "classic", "players": 4}, headers)
+        r.raise_for_status()
+        table = r.json()["id"]
+        out: dict[str, Any] = {}
+        for name, path in (("health", "/health"), ("table", f"/tables/{table}")):
+            times = []
+            for _ in range(n):
+                started = time.perf_counter()
+                client.request("GET", path).raise_for_status()
+                times.append(time.perf_counter() - started)
+            out[name] = summary_ms(times[5:])
+        return out
+    finally:
+        client.close()
+
+
+# --- the report ----------------------------------------------------------------------------
+
+
+def verdict(ok: bool) -> str:
+    return "MET " if ok else "MISSED"
+
+
+def print_report(report: dict[str, Any], path: Path) -> None:
+    cfg = report["config"]
+    print()
+    print("=" * 78)
+    print("canasta-ledger server benchmark (PostgreSQL, uvicorn, load generator: one machine)")
+    print(
+        f"  {cfg['cores']} cores; uvicorn --workers {cfg['workers']}, pool {cfg['pool_size']} "
+        f"connections/worker, threadpool {cfg['threads'] or 'default (40)'}; "
+        f"{cfg['games']} games"
+    )
+    extras = [m for m, present in cfg["uvicorn_extras"].items() if present]
+    print(
+        f"  uvicorn extras: {', '.join(extras) or 'none (pure-Python h11 and asyncio)'}; "
+        f"synchronous_commit {cfg['synchronous_commit']}"
+        + ("; experiment: async I/O-free dependencies" if cfg["async_deps"] else "")
+        + ("; experiment: TCP_NODELAY fix" if cfg["nodelay_fix"] else "")
+    )
+    for name in cfg["patches"]:
+        print(f"  experiment --patch {name}: {PATCHES[name]}")
+    probe = report.get("idle_round_trip_ms")
+    if probe:
+        print(
+            f"  idle server, one connection: GET /health p50 {probe['health']['p50']:.1f} ms, "
+            f"GET /tables/{{id}} p50 {probe['table']['p50']:.1f} ms"
+            + (
+                "  <- ~40 ms: Nagle + delayed ACK (see benchmarks/uvicorn_nodelay.py)"
+                if probe["health"]["p50"] > 30
+                else ""
+            )
+        )
+    load = report.get("load")
+    if load:
+        lat = load["latency_ms"]
+        rate = load["commands_per_s"]
+        print("-" * 78)
+        print(
+            f"POST /deals/{{id}}/commands, {load['games']} concurrent games, "
+            f"{load['seconds']:.0f} s, load generator client {load['client']}"
+        )
+        print(
+            f"  accepted commands   {rate:9.1f} /s     target >= {TARGET_COMMANDS_PER_S:.0f}/s  "
+            f"{verdict(rate >= TARGET_COMMANDS_PER_S)}"
+        )
+        print(f"  latency p50         {lat.get('p50', float('nan')):9.1f} ms")
+        print(
+            f"  latency p99         {lat.get('p99', float('nan')):9.1f} ms     "
+            f"target <  {TARGET_P99_MS:.0f} ms    {verdict(lat.get('p99', 1e9) < TARGET_P99_MS)}"
+        )
+        print(f"  latency p90/max     {lat.get('p90', 0):9.1f} / {lat.get('max', 0):.1f} ms")
+        print(
+            f"  statuses {load['statuses']}  errors {load['errors'] or 'none'}  "
+            f"mirror mismatches {load['mirror_mismatches']}"
+        )
+        if load["views"]:
+            v = load["view_gets"]
+            print(
+                f"  GET /deals/{{id}} before each command: {v['per_s']:.0f}/s, "
+                f"p50 {v['latency_ms'].get('p50', 0):.1f} ms, p99 {v['latency_ms'].get('p99', 0):.1f} ms"
+            )
+        store = load["store"]
+        print(
+            f"  events written      {store['events_per_s']:9.1f} /s     "
+            f"({store['events_per_accepted_command']} per accepted command)"
+        )
+        print(
+            f"  deals finished {load['deals_finished_total']}, games finished "
+            f"{load['games_finished_total']}; next-deal set-up p50 "
+            f"{load['between_deals_ms'].get('p50', 0):.1f} ms"
+        )
+        own = load["load_generator_own_cost"]
+        print(
+            f"  load generator's own move choice + mirror: "
+            f"{own['move_choice_and_mirror_cpu_us_mean']} us CPU per command; "
+            f"{own['mirror_store_reads']} store reads (p50 "
+            f"{own['mirror_store_read_ms'].get('p50', 0):.1f} ms)"
+        )
+        cpu = load["cpu"]
+        print(
+            "  CPU over the window (cores busy): "
+            + ", ".join(
+                f"{k} {cpu[f'{k}_cores']:.2f}"
+                for k in ("server", "postgres", "load_generator", "other", "idle")
+            )
+        )
+        if "postgres_sessions_last_seen" in report:
+            print(
+                f"  PostgreSQL sessions open on the benchmark database at the window's end: "
+                f"{report['postgres_sessions_last_seen']}"
+            )
+        detail = cpu.get("cores_by_process", {}).get("postgres")
+        if detail:
+            print(
+                "  PostgreSQL's cores by process: "
+                + ", ".join(f"{k} {v:.2f}" for k, v in list(detail.items())[:6])
+            )
+        print(
+            "  CPU per accepted command: "
+            + ", ".join(
+                f"{k} {cpu[f'{k}_cpu_s'] / max(1, load['commands_accepted']) * 1e3:.2f} ms"
+                for k in ("server", "postgres", "load_generator")
+            )
+        )
+        if cpu["other_cores"] > 0.1 * cpu["cores"]:
+            print(
+                f"  WARNING: other processes used {cpu['other_cores']:.2f} cores during the "
+                "window: the machine was not quiet, the figures are pessimistic"
+            )
+        prof = load.get("profile")
+        if prof:
+            print(f"  uvicorn workers' threads (py-spy --idle, {prof['samples']} samples):")
+            for kind, states in prof["threads_percent_of_their_samples"].items():
+                print(f"    {kind}: " + ", ".join(f"{k} {v:.0f}%" for k, v in states.items()))
+            print(
+                "  request threads' waits for PostgreSQL: "
+                + ", ".join(
+                    f"{k} {v:.0f}%"
+                    for k, v in prof["request_threads_postgres_waits_percent"].items()
+                )
+            )
+            print("  request threads' on-CPU samples by component (innermost listed package):")
+            for name, pct in prof["request_threads_on_cpu_by_component"].items():
+                print(f"    {pct:5.1f}%  {name}")
+            print("  request threads' on-CPU samples inside:")
+            for name, pct in prof["request_threads_on_cpu_inside"].items():
+                print(f"    {pct:5.1f}%  {name}")
+    pg = report.get("pgbench")
+    if pg and load:
+        print("-" * 78)
+        print(f"raw inserts into the same PostgreSQL (pgbench, {pg['seconds']:.0f} s each)")
+        for n, tps in pg["insert_tps"].items():
+            print(
+                f"  single-row INSERT, {int(n):3d} client(s): {tps:8.0f} tx/s   "
+                f"commands/s / inserts/s = {load['commands_per_s'] / tps:.3f}"
+            )
+        for n, tps in pg["locked_tps"].items():
+            print(
+                f"  + LOCK TABLE EXCLUSIVE (library's write path), {int(n):3d} client(s): "
+                f"{tps:8.0f} tx/s   ratio {load['commands_per_s'] / tps:.3f}"
+            )
+    replay = report.get("replay")
+    if replay:
+        g = replay["game"]
+        print("-" * 78)
+        print(
+            f"replay a finished {g['target']}-point classic game ({g['deals']} deals, "
+            f"{g['deal_events']} deal events, longest deal {g['longest_deal']}) to random steps, "
+            f"{replay['samples']} samples"
+        )
+        for key, label in (
+            ("cold_get_deal_version_ms", "cold app, get_deal(id, version=k)"),
+            ("http_replay_player_ms", "GET /deals/{id}/replay?step=k (player)"),
+            ("http_replay_spectator_ms", "GET /deals/{id}/replay?step=k (spectator)"),
+        ):
+            s = replay[key]
+            print(
+                f"  {label:42s} median {s['p50']:6.1f}  p99 {s['p99']:6.1f}  max {s['max']:6.1f} ms"
+                f"   target < {TARGET_REPLAY_MS:.0f} ms  {verdict(s['p99'] < TARGET_REPLAY_MS)}"
+            )
+        s = replay["cold_rebuild_whole_game_ms"]
+        print(f"  cold rebuild of the whole game (table + every deal): median {s['p50']:.1f} ms")
+    print("=" * 78)
+    print(f"JSON: {path}")
+
+
+# --- main ----------------------------------------------------------------------------------
+
+
+def uvicorn_extras() -> dict[str, bool]:
+    """Whether uvicorn will pick the C-accelerated event loop and HTTP parser."""
+    import importlib.util
+
+    return {m: importlib.util.find_spec(m) is not None for m in ("uvloop", "httptools")}
+
+
+def database_url(arg: str | None) -> str:
+    url = arg or os.environ.get("CANASTA_DATABASE_URL") or os.environ.get("DATABASE_URL")
+    if not url or not url.startswith(("postgresql://", "postgres://")):
+        raise SystemExit(
+            "benchmarks.server needs PostgreSQL: DATABASE_URL=$(scripts/pg.sh url) "
+            "(after scripts/pg.sh start), or --database-url"
+        )
+    return url
+
+
+@contextlib.contextmanager
+def running(server: Server) -> Iterator[Server]:
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured load window")
+    parser.add_argument("--warmup", type=float, default=3.0, help="load before the window")
+    parser.add_argument("--games", type=int, default=64, help="concurrent games")
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
+    parser.add_argument(
+        "--pool-size", type=int, default=Settings().postgres_pool_size,
+        help="CANASTA_POSTGRES_POOL_SIZE of each worker",
+    )  # fmt: skip
+    parser.add_argument(
+        "--threads", type=int, default=None,
+        help="threadpool size of each worker (default: anyio's 40, app.main:app as is)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--client", choices=sorted(CLIENTS), default="httpx",
+        help="load generator's HTTP client: httpx, or the standard library's http.client "
+        "(a quarter of httpx's CPU per request)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--async-deps", action="store_true",
+        help="experiment: the I/O-free dependencies as async def (see bench_app)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--patch", action="append", choices=sorted(PATCHES), default=[],
+        help="experiment on the server's code, in the server processes only: "
+        + "; ".join(f"{k}: {v}" for k, v in PATCHES.items()),
+    )  # fmt: skip
+    parser.add_argument(
+        "--nodelay-fix", action="store_true",
+        help="experiment: start uvicorn through benchmarks.uvicorn_nodelay (TCP_NODELAY with "
+        "--workers > 1, see there)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-sync-commit", action="store_true",
+        help="experiment: synchronous_commit=off for the benchmark database (no fsync wait)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--views", action="store_true",
+        help="before each command, GET /deals/{id} as the acting player and take expect from it",
+    )  # fmt: skip
+    parser.add_argument(
+        "--profile", action="store_true",
+        help="sample the uvicorn workers with py-spy during the window (pip install py-spy)",
+    )  # fmt: skip
+    parser.add_argument("--py-spy", default=None, help="path of the py-spy binary")
+    parser.add_argument("--pgbench-seconds", type=float, default=5.0)
+    parser.add_argument("--replay-samples", type=int, default=100)
+    parser.add_argument("--skip-load", action="store_true")
+    parser.add_argument("--skip-pgbench", action="store_true")
+    parser.add_argument("--skip-replay", action="store_true")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--database-url", default=None, help="default: $DATABASE_URL")
+    parser.add_argument("--db-name", default="canasta_bench", help="scratch database (dropped)")
+    parser.add_argument("--json", type=Path, default=RESULTS, help="where to write the report")
+    args = parser.parse_args(argv)
+
+    base_url = database_url(args.database_url)
+    log(f"fresh database {args.db_name} in {with_dbname(base_url, '')}, migrated to head")
+    url = fresh_database(base_url, args.db_name)
+    report: dict[str, Any] = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "config": {
+            "cores": os.cpu_count(),
+            "workers": args.workers,
+            "pool_size": args.pool_size,
+            "threads": args.threads,
+            "async_deps": args.async_deps,
+            "nodelay_fix": args.nodelay_fix,
+            "patches": args.patch,
+            "synchronous_commit": "off" if args.no_sync_commit else "on",
+            "uvicorn_extras": uvicorn_extras(),
+            "games": args.games,
+            "seconds": args.seconds,
+            "database": with_dbname(base_url, args.db_name),
+            "python": sys.version.split()[0],
+            "argv": list(argv if argv is not None else sys.argv[1:]),
+        },
+        "targets": {
+            "commands_per_s": TARGET_COMMANDS_PER_S,
+            "p99_ms": TARGET_P99_MS,
+            "replay_ms": TARGET_REPLAY_MS,
+        },
+    }
+
+    def count_rows() -> int:
+        with psycopg.connect(url, autocommit=True) as conn:
+            row = conn.execute("SELECT count(*) FROM canasta_events").fetchone()
+            sessions = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            ).fetchone()
+        assert row is not None and sessions is not None
+        report["postgres_sessions_last_seen"] = int(sessions[0]) - 1  # not this one
+        return int(row[0])
+
+    if args.no_sync_commit:
+        with psycopg.connect(base_url, autocommit=True) as conn:
+            conn.execute(f"ALTER DATABASE {args.db_name} SET synchronous_commit = off")
+    server = Server(
+        url, args.workers, args.pool_size, args.threads, args.async_deps, args.nodelay_fix,
+        args.patch,
+    )  # fmt: skip
+    log(
+        f"starting uvicorn app.main:app --workers {args.workers} on {server.base} "
+        f"(pool {args.pool_size}, threadpool {args.threads or 'default'}; log {SERVER_LOG})"
+    )
+    with running(server):
+        log(f"  up: pids {server.pids()}")
+        report["idle_round_trip_ms"] = probe = idle_round_trips(server.base)
+        log(
+            f"  idle round trips, one keep-alive connection: GET /health p50 "
+            f"{probe['health']['p50']:.1f} ms, GET /tables/{{id}} p50 {probe['table']['p50']:.1f} ms"
+        )
+        postmaster = postmaster_pid(url)
+        if not args.skip_load:
+            profile = None
+            if args.profile:
+                spy = find_py_spy(args.py_spy)
+                if spy is None:
+                    raise SystemExit("--profile needs py-spy (pip install py-spy) or --py-spy PATH")
+                workers = server.worker_pids()
+                profile = lambda: Profiler(spy, workers, args.seconds)  # noqa: E731
+            cpu = CpuWindow(
+                {
+                    "server": server.pids,
+                    "postgres": lambda: (
+                        [postmaster, *children_of(postmaster)] if postmaster else []
+                    ),
+                    "load_generator": lambda: [os.getpid()],
+                }
+            )
+            report["load"] = run_load(
+                server.base, url, args.games, args.seconds, args.warmup, args.views, args.seed,
+                cpu, count_rows, profile, args.client,
+            )  # fmt: skip
+        if not args.skip_replay:
+            log("replay: playing a complete 5000-point classic 4-player game in-process")
+            report["replay"] = run_replay(
+                url, server.base, args.replay_samples, args.seed, args.client
+            )
+    if not args.skip_pgbench:
+        if find_pgbench() is None:
+            log("pgbench not found: raw insert figures skipped")
+        else:
+            clients = min(args.games, args.workers * args.pool_size)
+            log(f"raw inserts with pgbench (1 and {clients} clients, the server's connections)")
+            report["pgbench"] = run_pgbench(url, clients, args.pgbench_seconds)
+    load = report.get("load")
+    pg = report.get("pgbench")
+    if load and pg:
+        report["ratios"] = {
+            f"commands_per_insert_{n}_clients": round(load["commands_per_s"] / tps, 4)
+            for n, tps in pg["insert_tps"].items()
+        }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2) + "\n")
+    print_report(report, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
