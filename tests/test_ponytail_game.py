@@ -181,34 +181,41 @@ def play_game(app: CanastaApp, table_id: UUID, first_deal: UUID, seed: int) -> l
     raise AssertionError("the game went past four deals")
 
 
-@pytest.mark.parametrize("seed", [26])  # a seed whose four deals stay below 50000
+@pytest.mark.parametrize("seed", [26, 27])
 def test_the_game_ends_after_the_fourth_deal_and_the_highest_total_wins_r_pt_game_1(
     seed: int,
 ) -> None:
-    app = new_app(seed)
+    """Started far below zero (a test set-up), no side can reach 50000 in four deals of random
+    play (they score 5000-25000 each): the fourth deal ends the game."""
+    app = new_app(seed, stacked=True)
     table_id = ponytail_table(app)
-    deal_id = app.start_game(table_id, HOST)
+    start = {"A": -40000, "B": -40000}
+    deal_id = app.start_game(table_id, HOST, scores_before=start)
     statuses = play_game(app, table_id, deal_id, seed)
     table = app.get_table(table_id)
-    assert max(table.totals.values()) < TARGET, "pick a seed: a side reached 50000"
+    assert max(table.totals.values()) < TARGET
     assert statuses == ["playing", "playing", "playing", "finished"]
     assert len(table.deals) == MAX_DEALS
-    sums = {side: sum(scores[side] for scores in table.deal_scores) for side in ("A", "B")}
+    sums = {side: start[side] + sum(s[side] for s in table.deal_scores) for side in ("A", "B")}
     assert table.totals == sums
     best = max(sums.values())
     assert table.winners == sorted(side for side, total in sums.items() if total == best)
 
 
-@pytest.mark.parametrize("seed", [22])  # a seed in which a side passes 50000 in deal 3
+@pytest.mark.parametrize("seed", [22, 23])
 def test_reaching_50000_ends_the_game_before_the_fourth_deal_r_pt_game_1(seed: int) -> None:
-    app = new_app(seed)
+    """Started at 30000 for side A (a test set-up), a side passes 50000 within three deals of
+    random play: the game ends after that deal, not after the fourth."""
+    app = new_app(seed, stacked=True)
     table_id = ponytail_table(app)
-    deal_id = app.start_game(table_id, HOST)
+    start = {"A": 30000, "B": 0}
+    deal_id = app.start_game(table_id, HOST, scores_before=start)
     statuses = play_game(app, table_id, deal_id, seed)
     table = app.get_table(table_id)
-    assert statuses == ["playing", "playing", "finished"], "pick a seed that ends in deal 3"
+    assert len(statuses) < MAX_DEALS and statuses[-1] == "finished", statuses
+    assert all(status == "playing" for status in statuses[:-1]), statuses
     assert max(table.totals.values()) >= TARGET
-    running = {"A": 0, "B": 0}
+    running = dict(start)
     for scores in table.deal_scores[:-1]:
         for side in running:
             running[side] += scores[side]
