@@ -412,19 +412,19 @@ class CanastaApp(Application[UUID]):
         digest: str = "",
     ) -> dict[str, Any]:
         """Decide, then save the deal (with the table when the deal ends, and the
-        sender's command log) in one transaction."""
+        sender's command log) in one transaction. The answer (the new step and the new
+        events as the sender may see them) is built only for a sequenced command."""
         first_new = deal.version + 1
         deal.execute(seat, command)
         st = deal.state
-        body = {
-            "step": deal.version,
-            "events": [
+        body: dict[str, Any] = {"step": deal.version}
+        if log is not None:
+            body["events"] = [
                 view
                 for event in deal.pending_events
                 if event.originator_version >= first_new
                 and (view := event_view(event, Viewer.player(seat), st)) is not None
-            ],
-        }
+            ]
         aggregates: list[Any] = [deal]
         if st.phase == OVER and st.scores is not None:
             table = self.get_table(UUID(st.table_id))
