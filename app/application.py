@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 import secrets
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any, Protocol
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -20,12 +22,20 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
+from app.group_commit import GroupCommit, Pending
 from domain.accounts import Account, Token, account_id, token_hash, token_id
 from domain.cards import full_deck
 from domain.command_log import CommandLog, command_log_id
 from domain.commands import Command
 from domain.deal import Deal
-from domain.errors import Conflict, Forbidden, NotFound, RuleViolation, SetupError
+from domain.errors import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    NotFound,
+    RuleViolation,
+    SetupError,
+)
 from domain.seating import next_dealer, side_of_seats, virtual_table
 from domain.shuffle import SEED_BYTES, commitment, stacked_commitment
 from domain.state import OVER, DealState
@@ -133,6 +143,14 @@ def deal_id_for(table_id: UUID, number: int) -> UUID:
     return uuid5(NAMESPACE_URL, f"canasta-ledger:{table_id}:deal:{number}")
 
 
+#: Environment key (``CANASTA_COMMIT_BATCH_MAX``): most commands saved in one transaction;
+#: 1 saves each command in its own transaction, in the calling thread.
+COMMIT_BATCH_MAX = "COMMIT_BATCH_MAX"
+DEFAULT_COMMIT_BATCH_MAX = 64
+#: Tokens whose account name is remembered per process (least recently used dropped).
+TOKEN_CACHE_SIZE = 100_000
+
+
 class CanastaApp(Application[UUID]):
     name = "canasta"
     is_snapshotting_enabled = True  # finished deals are snapshotted (fast game rebuilds)
@@ -152,6 +170,20 @@ class CanastaApp(Application[UUID]):
         self._read_locks = [threading.Lock() for _ in range(64)]
         self.random: RandomSource = random or SystemRandom()
         self.allow_stacked_decks = allow_stacked_decks
+        # Token hash -> account name. A token's aggregate has one event (Issued) and is never
+        # changed, so remembering it in the process is always right (roles are not kept).
+        self._token_names: OrderedDict[str, str] = OrderedDict()
+        self._token_names_lock = threading.Lock()
+        # Commands saved concurrently share a transaction (see app.group_commit).
+        batch = int(self.env.get(COMMIT_BATCH_MAX, "") or DEFAULT_COMMIT_BATCH_MAX)
+        self.group_commit: GroupCommit | None = (
+            GroupCommit(self._record_batch, max_batch=batch) if batch > 1 else None
+        )
+
+    def close(self) -> None:
+        if self.group_commit is not None:
+            self.group_commit.close()
+        super().close()
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
@@ -173,7 +205,7 @@ class CanastaApp(Application[UUID]):
         table: Table = Table(
             host=host, entry=entry, players=players, options=full_options, target=target
         )
-        self.save(table)
+        self._commit(table)
         return table.id
 
     def get_table(self, table_id: UUID) -> Table:
@@ -317,11 +349,13 @@ class CanastaApp(Application[UUID]):
             raise NotFound(f"no deal {deal_id}")
         return deal
 
-    def _get(self, aggregate_id: UUID, version: int | None, what: str) -> Any:
+    def _get(
+        self, aggregate_id: UUID, version: int | None, what: str, *, fresh: bool = True
+    ) -> Any:
         if not isinstance(aggregate_id, UUID):  # the cache is keyed by UUID, never by str
             aggregate_id = UUID(str(aggregate_id))
         try:
-            return self._read(aggregate_id, version)
+            return self._read(aggregate_id, version, fresh=fresh)
         except AggregateNotFoundError:
             at = "" if version is None else f" at step {version}"
             raise NotFound(f"no {what} {aggregate_id}{at}") from None
@@ -350,52 +384,150 @@ class CanastaApp(Application[UUID]):
         command: Command,
         expected: Expected,
         digest: str,
+        *,
+        fresh_only: bool = False,
     ) -> Answer:
         """A sequenced command (R-CMD-1): the sequence number is checked first (a retry
         gets its first answer back), then what the sender believed, then the rules.
 
         Every answer is kept in the sender's command log, saved in the same
-        transaction as the events of an accepted command."""
-        deal = self.get_deal(deal_id)
-        seat = self._seat_of(deal, player)
-        log = self._command_log(deal.state.table_id, player)
+        transaction as the events of an accepted command.
+
+        The deal and the log are first taken from this process's cache as they are, without
+        asking the store whether another process changed them since (optimistic): an accepted
+        command is saved only if nobody wrote either meanwhile (the store's version check),
+        and any other outcome (a stale ``expect``, a rule refusal, a lost race) is decided
+        again on the store's current state before it is answered or recorded
+        (``fresh_only``: from the start)."""
+        for fresh in (True,) if fresh_only else (False, True):
+            deal = self._get(deal_id, None, "deal", fresh=fresh)
+            if not isinstance(deal, Deal):
+                raise NotFound(f"no deal {deal_id}")
+            seat = self._seat_of(deal, player)
+            log = self._command_log(deal.state.table_id, player, fresh=fresh)
+            first = log.answer_for(seq)  # a cached log holds only what was saved
+            if first is not None:
+                if first["digest"] != digest:
+                    raise Conflict(f"sequence number {seq} was used for a different command")
+                return Answer(first["status"], first["body"], replayed=True)
+            if seq <= log.last_seq:
+                raise Conflict(f"sequence numbers must grow: your last was {log.last_seq}")
+            stale = expected.mismatch(deal)
+            if stale is not None:
+                if not fresh:
+                    continue  # perhaps only this process's copy is behind
+                body = error_body("R-CMD-1", stale)
+                log.record(seq=seq, digest=digest, status=409, body=body)
+                self._save(log)
+                return Answer(409, body)
+            try:
+                new_events = self._execute(deal, seat, command, log, seq=seq, digest=digest)
+            except RuleViolation as refusal:
+                if not fresh:
+                    continue
+                body = error_body(refusal.code, refusal.message)
+                log.record(seq=seq, digest=digest, status=400, body=body)
+                self._save(log)
+                return Answer(400, body)
+            except Conflict:
+                if not fresh:
+                    continue
+                raise
+            return Answer(200, new_events)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def submit_cached(
+        self,
+        deal_id: UUID,
+        player: str,
+        seq: int,
+        command: Command,
+        expected: Expected,
+        digest: str,
+    ) -> tuple[Answer, Pending | None] | None:
+        """``submit``'s common case without any I/O or waiting, for the event loop: the
+        deal and the sender's log are in this process's cache, the command is accepted and
+        does not end the deal. Returns the answer and the events to save (``save_pending``,
+        ``GroupCommit.save_async``; on ``IntegrityError`` call ``submit(fresh_only=True)``),
+        or the first answer of a retry (nothing to save), or None: anything else (not
+        cached, stale, refused, the deal's end, an error) is left to ``submit``, which
+        decides it again from the store."""
+        deal = self._cached_copy(deal_id)
+        if not isinstance(deal, Deal) or player not in deal.state.player_ids:
+            return None
+        seat = deal.state.player_ids.index(player)
+        log = self._cached_copy(command_log_id(deal.state.table_id, player))
+        if not isinstance(log, CommandLog):
+            return None
         first = log.answer_for(seq)
         if first is not None:
             if first["digest"] != digest:
-                raise Conflict(f"sequence number {seq} was used for a different command")
-            return Answer(first["status"], first["body"], replayed=True)
-        if seq <= log.last_seq:
-            raise Conflict(f"sequence numbers must grow: your last was {log.last_seq}")
-        stale = expected.mismatch(deal)
-        if stale is not None:
-            body = error_body("R-CMD-1", stale)
-            log.record(seq=seq, digest=digest, status=409, body=body)
-            self._save(log)
-            return Answer(409, body)
+                return None
+            return Answer(first["status"], first["body"], replayed=True), None
+        if seq <= log.last_seq or expected.mismatch(deal) is not None:
+            return None
+        first_new = deal.version + 1
         try:
-            new_events = self._execute(deal, seat, command, log, seq=seq, digest=digest)
-        except RuleViolation as refusal:
-            body = error_body(refusal.code, refusal.message)
-            log.record(seq=seq, digest=digest, status=400, body=body)
-            self._save(log)
-            return Answer(400, body)
-        return Answer(200, new_events)
+            deal.execute(seat, command)
+        except DomainError:
+            return None
+        if deal.state.phase == OVER:
+            return None  # the table records the deal too: ``submit`` reads it from the store
+        body = self._answer_body(deal, seat, first_new)
+        log.record(seq=seq, digest=digest, status=200, body=body)
+        return Answer(200, body), self._pending(deal, log)
+
+    def save_pending(self, pending: Pending) -> None:
+        """Save what ``submit_cached`` decided (blocking); ``IntegrityError`` on a conflict."""
+        if self.group_commit is None:
+            self._record_batch([pending])
+        else:
+            self.group_commit.save_pending(pending)
+
+    def _cached_copy(self, aggregate_id: UUID) -> Any:
+        """A copy of the aggregate as this process's cache holds it, or None if it is not
+        cached or another thread is reading it just now (never waits)."""
+        cache = self.repository.cache
+        if cache is None:
+            return None
+        lock = self._read_locks[hash(aggregate_id) % len(self._read_locks)]
+        if not lock.acquire(blocking=False):
+            return None
+        try:
+            return deepcopy(cache.get(aggregate_id))
+        except KeyError:
+            return None
+        finally:
+            lock.release()
 
     def _seat_of(self, deal: Deal, player: str) -> int:
         if player not in deal.state.player_ids:
             raise Forbidden("R-CMD-2", "you have no seat at this table")
         return deal.state.player_ids.index(player)
 
-    def _read(self, aggregate_id: UUID, version: int | None = None) -> Any:
-        """``repository.get`` of the current version under the aggregate's read lock."""
+    def _read(self, aggregate_id: UUID, version: int | None = None, *, fresh: bool = True) -> Any:
+        """``repository.get`` under the aggregate's read lock.
+
+        ``fresh`` (the default): the cached copy is first brought up to date with the store
+        (the library's fast-forward), so it includes what other processes wrote. Otherwise
+        the cached copy is returned as it is, without a query; only a command path whose
+        save checks the versions may use it."""
         if version is not None:  # rebuilt from the store, never from the cache
             return self.repository.get(aggregate_id, version=version, projector_func=_fold)
         with self._read_locks[hash(aggregate_id) % len(self._read_locks)]:
+            cache = self.repository.cache
+            if not fresh and cache is not None:
+                try:
+                    cached = cache.get(aggregate_id)
+                except KeyError:
+                    pass
+                else:
+                    return deepcopy(cached)
             return self.repository.get(aggregate_id, projector_func=_fold)
 
-    def _command_log(self, table_id: str, player: str) -> CommandLog:
+    def _command_log(self, table_id: str, player: str, *, fresh: bool = True) -> CommandLog:
         try:
-            log = self._read(command_log_id(table_id, player))
+            log = self._read(command_log_id(table_id, player), fresh=fresh)
         except AggregateNotFoundError:
             return CommandLog(table_id=table_id, player=player)
         assert isinstance(log, CommandLog)
@@ -419,12 +551,7 @@ class CanastaApp(Application[UUID]):
         st = deal.state
         body: dict[str, Any] = {"step": deal.version}
         if log is not None:
-            body["events"] = [
-                view
-                for event in deal.pending_events
-                if event.originator_version >= first_new
-                and (view := event_view(event, Viewer.player(seat), st)) is not None
-            ]
+            body = self._answer_body(deal, seat, first_new)
         aggregates: list[Any] = [deal]
         if st.phase == OVER and st.scores is not None:
             table = self.get_table(UUID(st.table_id))
@@ -439,6 +566,19 @@ class CanastaApp(Application[UUID]):
             self._snapshot(deal)
         return body
 
+    @staticmethod
+    def _answer_body(deal: Deal, seat: int, first_new: int) -> dict[str, Any]:
+        """A command's answer: the new step and its events as the sender may see them."""
+        return {
+            "step": deal.version,
+            "events": [
+                view
+                for event in deal.pending_events
+                if event.originator_version >= first_new
+                and (view := event_view(event, Viewer.player(seat), deal.state)) is not None
+            ],
+        }
+
     # --- accounts --------------------------------------------------------------------------
     def register(self, name: str) -> str:
         """A new account; returns its bearer token (only its hash is stored)."""
@@ -448,26 +588,54 @@ class CanastaApp(Application[UUID]):
         account = Account(name=name)
         issued = Token(hashed=token_hash(token), name=name)
         try:
-            self.save(account, issued)
+            self._commit(account, issued)
         except IntegrityError:
             raise Conflict(f"the name {name!r} is taken") from None
         return token
 
-    def authenticate(self, token: str) -> Account | None:
-        """The account a bearer token belongs to, or None."""
+    def authenticate(self, token: str) -> str | None:
+        """The name of the account a bearer token belongs to, or None.
+
+        Known tokens are remembered in the process (a token never changes); roles are not:
+        ``account(name)`` reads them from the store each time."""
+        name = self.known_token(token)
+        if name is not None:
+            return name
+        hashed = token_hash(token)
         try:
-            issued = self._read(token_id(token_hash(token)))
-            account = self._read(account_id(issued.name))
+            issued = self._read(token_id(hashed))
         except AggregateNotFoundError:
             return None
-        return account if isinstance(account, Account) else None
+        if not isinstance(issued, Token):
+            return None
+        with self._token_names_lock:
+            self._token_names[hashed] = issued.name
+            if len(self._token_names) > TOKEN_CACHE_SIZE:
+                self._token_names.popitem(last=False)
+        return str(issued.name)
 
-    def set_role(self, name: str, role: str, *, granted: bool) -> None:
-        """Operator only (command line): grant or revoke a role such as ``auditor``."""
+    def known_token(self, token: str) -> str | None:
+        """The account name of a token this process has already authenticated (no I/O)."""
+        hashed = token_hash(token)
+        with self._token_names_lock:
+            name = self._token_names.get(hashed)
+            if name is not None:
+                self._token_names.move_to_end(hashed)
+            return name
+
+    def account(self, name: str) -> Account:
+        """The account as the store has it now (roles included)."""
         try:
             account = self._read(account_id(name))
         except AggregateNotFoundError:
             raise NotFound(f"no account {name!r}") from None
+        if not isinstance(account, Account):
+            raise NotFound(f"no account {name!r}")
+        return account
+
+    def set_role(self, name: str, role: str, *, granted: bool) -> None:
+        """Operator only (command line): grant or revoke a role such as ``auditor``."""
+        account = self.account(name)
         if granted:
             account.grant(role=role)
         else:
@@ -484,11 +652,28 @@ class CanastaApp(Application[UUID]):
                 processing_event.events.extend(aggregate.collect_events())
                 processing_event.aggregates[aggregate.id] = aggregate
         processing_event.saved_kwargs.update(kwargs)
+        return self._record_processing_event(processing_event)
+
+    def _record_processing_event(self, processing_event: ProcessingEvent[UUID]) -> Any:
         recordings = self._record(processing_event)
+        cache = self.repository.cache
+        if cache is not None and self.repository.fastforward:
+            # The library caches saved aggregates only without fast-forward; a command's
+            # next read in this process then needs no query (see ``_read``).
+            for aggregate_id, aggregate in processing_event.aggregates.items():
+                cache.put(aggregate_id, aggregate)
         self._take_snapshots(processing_event)
         self._notify(recordings)
         self.notify(processing_event.events)  # the library's deprecated hook, kept
         return recordings
+
+    def _record_batch(self, batch: Sequence[Pending]) -> None:
+        """The group committer's write: the events of several commands, one transaction."""
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        for pending in batch:
+            processing_event.events.extend(pending.events)
+            processing_event.aggregates.update(pending.aggregates)
+        self._record_processing_event(processing_event)
 
     def _snapshot(self, deal: Deal) -> None:
         """Snapshot a finished deal, so rebuilding a game reads one record per deal.
@@ -502,6 +687,28 @@ class CanastaApp(Application[UUID]):
 
     def _save(self, *aggregates: Any) -> None:
         try:
-            self.save(*aggregates)
+            self._commit(*aggregates)
         except IntegrityError:
             raise Conflict("another command changed this game first; reload and retry") from None
+
+    def _commit(self, *aggregates: Any) -> None:
+        """Save the aggregates' new events in one transaction, shared with the commands of
+        other threads saved at the same moment (group commit); raises ``IntegrityError`` if
+        another writer got there first."""
+        if self.group_commit is None:
+            self.save(*aggregates)
+            return
+        pending = self._pending(*aggregates)
+        if pending.events:
+            self.group_commit.save_pending(pending)
+
+    @staticmethod
+    def _pending(*aggregates: Any) -> Pending:
+        """The aggregates' new events, collected once (a failed save is never retried with
+        the same aggregates: the command is decided again)."""
+        events: list[Any] = []
+        by_id: dict[UUID, Any] = {}
+        for aggregate in aggregates:
+            events.extend(aggregate.collect_events())
+            by_id[aggregate.id] = aggregate
+        return Pending(events, by_id)

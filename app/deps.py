@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.application import CanastaApp
 from app.settings import Settings
-from domain.accounts import AUDITOR, Account
+from domain.accounts import AUDITOR
 from domain.errors import DomainError, Forbidden
 from projections.runner import ReadModels
 
@@ -21,17 +23,19 @@ class Unauthenticated(DomainError):
         super().__init__("R-CMD-2", message)
 
 
-def get_canasta(request: Request) -> CanastaApp:
+# Dependencies that do no I/O are ``async def``: FastAPI runs a plain ``def`` dependency in
+# the threadpool, a hop to another thread and back for every request.
+async def get_canasta(request: Request) -> CanastaApp:
     canasta: CanastaApp = request.app.state.canasta
     return canasta
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_read_models(request: Request) -> ReadModels:
+async def get_read_models(request: Request) -> ReadModels:
     read_models: ReadModels = request.app.state.read_models
     return read_models
 
@@ -42,35 +46,60 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 _bearer = HTTPBearer(auto_error=False, description="the token returned by POST /players")
 
 
-def optional_account(
+@dataclass(frozen=True)
+class Caller:
+    """Who sent the request: the account name its bearer token belongs to (R-CMD-2).
+    Roles are read from the store where they matter (``auditor``, ``GET /me``)."""
+
+    name: str
+
+
+async def optional_account(
     canasta: CanastaDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Account | None:
-    """The authenticated account (R-CMD-2), or None for an anonymous spectator."""
+) -> Caller | None:
+    """The authenticated caller (R-CMD-2), or None for an anonymous spectator. A token
+    this process has seen is resolved in memory; any other is looked up in the store, in
+    the threadpool."""
     if credentials is None:
         return None
     token = credentials.credentials
-    account = canasta.authenticate(token) if 0 < len(token) <= 200 else None
-    if account is None:
+    name = None
+    if 0 < len(token) <= 200:
+        name = canasta.known_token(token)
+        if name is None:
+            name = await run_in_threadpool(canasta.authenticate, token)
+    if name is None:
         raise Unauthenticated("unknown or malformed bearer token")
-    return account
+    return Caller(name)
 
 
-def required_account(account: Annotated[Account | None, Depends(optional_account)]) -> Account:
+async def required_account(
+    account: Annotated[Caller | None, Depends(optional_account)],
+) -> Caller:
     if account is None:
         raise Unauthenticated("this needs a bearer token (register with POST /players)")
     return account
 
 
-MaybeAccount = Annotated[Account | None, Depends(optional_account)]
-AccountDep = Annotated[Account, Depends(required_account)]
+MaybeAccount = Annotated[Caller | None, Depends(optional_account)]
+AccountDep = Annotated[Caller, Depends(required_account)]
 
 
-def auditor(account: AccountDep, settings: SettingsDep) -> Account:
-    """R-VIEW-4: only an auditor, a role granted by the operator, may audit."""
-    if AUDITOR in account.roles or account.name in settings.auditors:
+def roles_of(canasta: CanastaApp, settings: Settings, name: str) -> list[str]:
+    """The caller's roles now: granted in the store, or named in the settings."""
+    roles = list(canasta.account(name).roles)
+    if name in settings.auditors and AUDITOR not in roles:
+        roles.append(AUDITOR)
+    return roles
+
+
+def auditor(account: AccountDep, canasta: CanastaDep, settings: SettingsDep) -> Caller:
+    """R-VIEW-4: only an auditor, a role granted by the operator, may audit (checked
+    against the store on every request, so a revoked role stops at once)."""
+    if AUDITOR in roles_of(canasta, settings, account.name):
         return account
     raise Forbidden("R-VIEW-4", "auditing needs the auditor role, granted by the operator")
 
 
-AuditorDep = Annotated[Account, Depends(auditor)]
+AuditorDep = Annotated[Caller, Depends(auditor)]

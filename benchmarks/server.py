@@ -31,7 +31,7 @@ It works in its own database (``--db-name``, default ``canasta_bench``) of that 
 dropped and re-created and migrated with alembic, so it never touches the tests' database
 (but it does use up to ~60 of the cluster's connections). The report is printed and written
 to ``.bench/server-latest.json``. ``--help`` lists the settings (workers, pool, threadpool,
-client) and the experiments (``--nodelay-fix``, ``--async-deps``, ``--patch``,
+client) and the experiments (``--nodelay-fix``, ``--patch``,
 ``--no-sync-commit``, ``--profile``), which change nothing in the server's files.
 """
 
@@ -57,22 +57,18 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 from uuid import UUID
 
 import httpx
 import psycopg
-from fastapi import Depends, Request
 
-from app import deps
 from app.application import CanastaApp
 from app.autoplay import new_table, play_game
 from app.migrations import upgrade
 from app.settings import Settings, eventsourcing_env
 from domain import commands as c
-from domain.accounts import Account
-from domain.command_log import CommandLog
 from domain.deal import Deal
 from domain.legal import legal_command, seat_to_act
 from domain.table import PLAYING
@@ -90,9 +86,8 @@ TARGET_REPLAY_MS = 50.0
 #: The replayed game is the first of at least this many deals (or the longest of four).
 MIN_DEALS = 6
 
-#: Environment variables read by ``bench_app`` (``--threads``, ``--async-deps``).
+#: Environment variables read by ``bench_app`` (``--threads``, ``--patch``).
 THREADS_ENV = "CANASTA_BENCH_THREADS"
-ASYNC_DEPS_ENV = "CANASTA_BENCH_ASYNC_DEPS"
 PATCHES_ENV = "CANASTA_BENCH_PATCHES"
 
 
@@ -293,33 +288,8 @@ class _ThreadLimit:
         await self.app(scope, receive, send)
 
 
-def _cheap_log_copy(self: CommandLog, memo: dict[int, Any]) -> CommandLog:
-    """The copy the aggregate cache makes of a command log on every read: the answers
-    dict is copied, not each answer in it (an answer is never changed once recorded)."""
-    new = object.__new__(type(self))
-    new.__dict__.update(self.__dict__)
-    new.__dict__["answers"] = dict(self.answers)
-    new.__dict__["_pending_events"] = list(self._pending_events)
-    return new
-
-
 def _apply_patches(names: Sequence[str]) -> None:
     """Experiments on the server's code, applied in the server process only (``--patch``)."""
-    if "log-copy" in names:
-        CommandLog.__deepcopy__ = _cheap_log_copy  # type: ignore[attr-defined]
-    if "auth-cache" in names:
-        authenticate = CanastaApp.authenticate
-        known: dict[str, Account] = {}
-
-        def cached(self: CanastaApp, token: str) -> Account | None:
-            account = known.get(token)
-            if account is None:
-                account = authenticate(self, token)
-                if account is not None:
-                    known[token] = account
-            return account
-
-        CanastaApp.authenticate = cached  # type: ignore[method-assign]
     if "switch-interval" in names:
         sys.setswitchinterval(0.0005)
     if "no-read-models" in names:
@@ -330,9 +300,6 @@ def _apply_patches(names: Sequence[str]) -> None:
 
 #: ``--patch`` choices: what each would change in the server's code.
 PATCHES = {
-    "log-copy": "CommandLog.__deepcopy__ copies the answers dict, not every answer in it",
-    "auth-cache": "CanastaApp.authenticate remembers token -> account in the process "
-    "(no store reads; roles then go stale: an experiment, not a design)",
     "switch-interval": "sys.setswitchinterval(0.0005) in the workers (default 0.005 s): a "
     "thread that holds the events table's lock waits less for the GIL",
     "no-read-models": "the workers do not run the read-model projections (ReadModels.start "
@@ -345,34 +312,12 @@ def bench_app() -> Any:
     experiments applied from outside (no server file changed):
 
     - ``$CANASTA_BENCH_THREADS``: the threadpool's size (anyio's default is 40);
-    - ``$CANASTA_BENCH_ASYNC_DEPS=1``: the dependencies that do no I/O (``get_canasta``,
-      ``get_settings``, ``required_account``) overridden by ``async def`` twins, so that
-      FastAPI does not hand each of them to the threadpool and back (it does so for every
-      plain ``def`` dependency); ``optional_account`` reads the store and stays a ``def``;
     - ``$CANASTA_BENCH_PATCHES``: comma-separated ``PATCHES``.
     """
     from app.main import create_app
 
     _apply_patches(os.environ.get(PATCHES_ENV, "").split(","))
     api = create_app()
-    if os.environ.get(ASYNC_DEPS_ENV) == "1":
-
-        async def get_canasta(request: Request) -> CanastaApp:
-            canasta: CanastaApp = request.app.state.canasta
-            return canasta
-
-        async def get_settings(request: Request) -> Settings:
-            settings: Settings = request.app.state.settings
-            return settings
-
-        async def required_account(
-            account: Annotated[Account | None, Depends(deps.optional_account)],
-        ) -> Account:
-            return deps.required_account(account)
-
-        api.dependency_overrides[deps.get_canasta] = get_canasta
-        api.dependency_overrides[deps.get_settings] = get_settings
-        api.dependency_overrides[deps.required_account] = required_account
     threads = os.environ.get(THREADS_ENV)
     return _ThreadLimit(api, int(threads)) if threads else api
 
@@ -393,7 +338,6 @@ class Server:
         workers: int,
         pool_size: int,
         threads: int | None,
-        async_deps: bool,
         nodelay_fix: bool = False,
         patches: Sequence[str] = (),
     ) -> None:
@@ -403,7 +347,6 @@ class Server:
         self.workers = workers
         self.pool_size = pool_size
         self.threads = threads
-        self.async_deps = async_deps
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -416,9 +359,8 @@ class Server:
             "CANASTA_POSTGRES_POOL_SIZE": str(self.pool_size),
         }
         target = ["app.main:app"]
-        if self.threads or self.async_deps or self.patches:
+        if self.threads or self.patches:
             env[THREADS_ENV] = str(self.threads or "")
-            env[ASYNC_DEPS_ENV] = "1" if self.async_deps else ""
             env[PATCHES_ENV] = ",".join(self.patches)
             target = ["benchmarks.server:bench_app", "--factory"]
         cmd = [
@@ -604,9 +546,79 @@ class StdlibClient:
             self.conn.close()
 
 
-CLIENTS: dict[str, Callable[[str], HttpxClient | StdlibClient]] = {
+class RawClient:
+    """HTTP/1.1 written and read directly on one keep-alive socket (the default): what a
+    load generator such as wrk does, a third of ``http.client``'s CPU per request, so that
+    less of the machine's two cores goes to the load generator. Reads only what this server
+    sends: a status line, headers with Content-Length, a body."""
+
+    def __init__(self, base: str) -> None:
+        parts = urlsplit(base)
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 80
+        self.sock: socket.socket | None = None
+        self.buffer = b""
+
+    def request(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> HttpResponse:
+        data = b"" if body is None else json.dumps(body).encode()
+        head = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}"]
+        head.append(f"Content-Length: {len(data)}")
+        if body is not None:
+            head.append("Content-Type: application/json")
+        head.extend(f"{k}: {v}" for k, v in (headers or {}).items())
+        message = ("\r\n".join(head) + "\r\n\r\n").encode() + data
+        for attempt in (1, 2):
+            if self.sock is None:
+                self.sock = socket.create_connection((self.host, self.port), timeout=60)
+                self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.buffer = b""
+            try:
+                self.sock.sendall(message)
+                return self._read()
+            except OSError:
+                # A keep-alive connection the server closed: reconnect once. Sending a
+                # command twice is safe: the same seq gets the first answer (R-CMD-1).
+                self.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _read(self) -> HttpResponse:
+        assert self.sock is not None
+        while b"\r\n\r\n" not in self.buffer:
+            self._receive()
+        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        status = int(lines[0].split(b" ", 2)[1])
+        length = 0
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        while len(self.buffer) < length:
+            self._receive()
+        content, self.buffer = self.buffer[:length], self.buffer[length:]
+        return HttpResponse(status, content)
+
+    def _receive(self) -> None:
+        assert self.sock is not None
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionResetError("the server closed the connection")
+        self.buffer += chunk
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
+CLIENTS: dict[str, Callable[[str], HttpxClient | StdlibClient | RawClient]] = {
     "httpx": HttpxClient,
     "stdlib": StdlibClient,
+    "raw": RawClient,
 }
 
 
@@ -638,7 +650,8 @@ class Driver:
     reader: Reader
     seed: int
     views: bool
-    client_kind: str = "httpx"
+    client_kind: str = "raw"
+    name_prefix: str = "g"
     names: list[str] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     table_id: str = ""
@@ -676,7 +689,7 @@ class Driver:
     # -- set-up --
     def register(self) -> None:
         for seat in range(4):
-            name = f"g{self.index}s{seat}"
+            name = f"{self.name_prefix}{self.index}s{seat}"
             r = self.post("/players", {"name": name})
             r.raise_for_status()
             self.names.append(name)
@@ -719,15 +732,27 @@ class Driver:
         self.between_deals.append((end, end - started))
 
     # -- play --
-    def run(self, stop_at: float) -> None:
+    def run(self, stop_at: float, interval: float | None = None, first_at: float = 0.0) -> None:
+        """Closed loop (``interval`` None): the next command as soon as the answer is in.
+        Open loop: one command every ``interval`` seconds from ``first_at`` on, whatever the
+        answers' delays; each latency is then measured from the time the command was due,
+        so a server that falls behind cannot hide it (no coordinated omission)."""
+        due = first_at
         try:
             while time.perf_counter() < stop_at:
-                self.step()
+                if interval is None:
+                    self.step()
+                    continue
+                wait = due - time.perf_counter()
+                if wait > 0:
+                    time.sleep(wait)
+                self.step(due)
+                due += interval
         except Exception as exc:  # recorded, reported; the other games go on
             self.errors[f"driver crashed: {type(exc).__name__}"] += 1
             self.error_samples.append(repr(exc)[:300])
 
-    def step(self) -> None:
+    def step(self, due: float | None = None) -> None:
         deal = self.mirror
         assert deal is not None and self.deal_id is not None
         st = deal.state
@@ -766,7 +791,7 @@ class Driver:
                     "turn": view["turn"],
                     "phase": view["phase"],
                 }
-        started = time.perf_counter()
+        started = time.perf_counter() if due is None else due
         try:
             r = self.post(url + "/commands", body, headers)
         except TRANSPORT_ERRORS as exc:
@@ -824,10 +849,17 @@ def run_load(
     cpu: CpuWindow,
     count_rows: Callable[[], int],
     profile: Callable[[], Profiler] | None = None,
-    client: str = "httpx",
+    client: str = "raw",
+    rate: float | None = None,
 ) -> dict[str, Any]:
+    """Drive ``games`` games: flat out (closed loop) or, with ``rate``, an offered rate of
+    ``rate`` commands per second in all (open loop, each game 1/games of it, the games'
+    schedules spread evenly over one interval)."""
     reader = Reader(url, pool_size=4)
-    drivers = [Driver(i, base, reader, seed * 1000 + i, views, client) for i in range(games)]
+    prefix = f"r{rate:.0f}g" if rate else "g"  # each run its own players
+    drivers = [
+        Driver(i, base, reader, seed * 1000 + i, views, client, prefix) for i in range(games)
+    ]
     log(f"setting up {games} games over HTTP (4 players each: register, table, seats, start)")
     started = time.perf_counter()
     setup_threads = [
@@ -845,9 +877,22 @@ def run_load(
     t0 = time.perf_counter()
     window_start = t0 + warmup
     window_end = window_start + seconds
-    threads = [threading.Thread(target=d.run, args=(window_end,), daemon=True) for d in drivers]
+    interval = games / rate if rate else None
+    threads = [
+        threading.Thread(
+            target=d.run,
+            args=(window_end, interval, t0 + (interval or 0) * d.index / games),
+            daemon=True,
+        )
+        for d in drivers
+    ]
     log(
         f"driving {games} games for {warmup:.0f} s warm-up + {seconds:.0f} s measured"
+        + (
+            f", open loop: {rate:.0f} commands/s offered (one per game every {interval * 1000:.0f} ms)"
+            if interval
+            else ", closed loop: each game sends its next command when the answer is in"
+        )
         + (" (each command preceded by GET /deals/{id} as the acting player)" if views else "")
     )
     for t in threads:
@@ -911,6 +956,7 @@ def run_load(
         "warmup_s": warmup,
         "views": views,
         "client": client,
+        "offered_per_s": rate,
         "commands_sent": len(commands),
         "commands_accepted": len(accepted),
         "commands_per_s": round(len(accepted) / seconds, 1),
@@ -1332,6 +1378,108 @@ def verdict(ok: bool) -> str:
     return "MET " if ok else "MISSED"
 
 
+def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
+    lat = load["latency_ms"]
+    rate = load["commands_per_s"]
+    print("-" * 78)
+    offered = load.get("offered_per_s")
+    mode = (
+        f"open loop, {offered:.0f} commands/s offered, latency from each command's due time"
+        if offered
+        else "closed loop (flat out: latency ~ games / throughput, Little's law)"
+    )
+    print(
+        f"POST /deals/{{id}}/commands, {load['games']} concurrent games, "
+        f"{load['seconds']:.0f} s, load generator client {load['client']}\n  {mode}"
+    )
+    print(
+        f"  accepted commands   {rate:9.1f} /s     target >= {TARGET_COMMANDS_PER_S:.0f}/s  "
+        f"{verdict(rate >= TARGET_COMMANDS_PER_S)}"
+        + (f"   ({rate / offered:.1%} of the offered rate)" if offered else "")
+    )
+    print(f"  latency p50         {lat.get('p50', float('nan')):9.1f} ms")
+    print(
+        f"  latency p99         {lat.get('p99', float('nan')):9.1f} ms     "
+        f"target <  {TARGET_P99_MS:.0f} ms    {verdict(lat.get('p99', 1e9) < TARGET_P99_MS)}"
+    )
+    print(f"  latency p90/max     {lat.get('p90', 0):9.1f} / {lat.get('max', 0):.1f} ms")
+    print(
+        f"  statuses {load['statuses']}  errors {load['errors'] or 'none'}  "
+        f"mirror mismatches {load['mirror_mismatches']}"
+    )
+    if load["views"]:
+        v = load["view_gets"]
+        print(
+            f"  GET /deals/{{id}} before each command: {v['per_s']:.0f}/s, "
+            f"p50 {v['latency_ms'].get('p50', 0):.1f} ms, p99 {v['latency_ms'].get('p99', 0):.1f} ms"
+        )
+    store = load["store"]
+    print(
+        f"  events written      {store['events_per_s']:9.1f} /s     "
+        f"({store['events_per_accepted_command']} per accepted command)"
+    )
+    print(
+        f"  deals finished {load['deals_finished_total']}, games finished "
+        f"{load['games_finished_total']}; next-deal set-up p50 "
+        f"{load['between_deals_ms'].get('p50', 0):.1f} ms"
+    )
+    own = load["load_generator_own_cost"]
+    print(
+        f"  load generator's own move choice + mirror: "
+        f"{own['move_choice_and_mirror_cpu_us_mean']} us CPU per command; "
+        f"{own['mirror_store_reads']} store reads (p50 "
+        f"{own['mirror_store_read_ms'].get('p50', 0):.1f} ms)"
+    )
+    cpu = load["cpu"]
+    print(
+        "  CPU over the window (cores busy): "
+        + ", ".join(
+            f"{k} {cpu[f'{k}_cores']:.2f}"
+            for k in ("server", "postgres", "load_generator", "other", "idle")
+        )
+    )
+    if "postgres_sessions_last_seen" in report:
+        print(
+            f"  PostgreSQL sessions open on the benchmark database at the window's end: "
+            f"{report['postgres_sessions_last_seen']}"
+        )
+    detail = cpu.get("cores_by_process", {}).get("postgres")
+    if detail:
+        print(
+            "  PostgreSQL's cores by process: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in list(detail.items())[:6])
+        )
+    print(
+        "  CPU per accepted command: "
+        + ", ".join(
+            f"{k} {cpu[f'{k}_cpu_s'] / max(1, load['commands_accepted']) * 1e3:.2f} ms"
+            for k in ("server", "postgres", "load_generator")
+        )
+    )
+    if cpu["other_cores"] > 0.1 * cpu["cores"]:
+        print(
+            f"  WARNING: other processes used {cpu['other_cores']:.2f} cores during the "
+            "window: the machine was not quiet, the figures are pessimistic"
+        )
+    prof = load.get("profile")
+    if prof:
+        print(f"  uvicorn workers' threads (py-spy --idle, {prof['samples']} samples):")
+        for kind, states in prof["threads_percent_of_their_samples"].items():
+            print(f"    {kind}: " + ", ".join(f"{k} {v:.0f}%" for k, v in states.items()))
+        print(
+            "  request threads' waits for PostgreSQL: "
+            + ", ".join(
+                f"{k} {v:.0f}%" for k, v in prof["request_threads_postgres_waits_percent"].items()
+            )
+        )
+        print("  request threads' on-CPU samples by component (innermost listed package):")
+        for name, pct in prof["request_threads_on_cpu_by_component"].items():
+            print(f"    {pct:5.1f}%  {name}")
+        print("  request threads' on-CPU samples inside:")
+        for name, pct in prof["request_threads_on_cpu_inside"].items():
+            print(f"    {pct:5.1f}%  {name}")
+
+
 def print_report(report: dict[str, Any], path: Path) -> None:
     cfg = report["config"]
     print()
@@ -1346,7 +1494,6 @@ def print_report(report: dict[str, Any], path: Path) -> None:
     print(
         f"  uvicorn extras: {', '.join(extras) or 'none (pure-Python h11 and asyncio)'}; "
         f"synchronous_commit {cfg['synchronous_commit']}"
-        + ("; experiment: async I/O-free dependencies" if cfg["async_deps"] else "")
         + ("; experiment: TCP_NODELAY fix" if cfg["nodelay_fix"] else "")
     )
     for name in cfg["patches"]:
@@ -1362,101 +1509,10 @@ def print_report(report: dict[str, Any], path: Path) -> None:
                 else ""
             )
         )
+    for key in ("load", "load_at_rate"):
+        if report.get(key):
+            print_load(report, report[key])
     load = report.get("load")
-    if load:
-        lat = load["latency_ms"]
-        rate = load["commands_per_s"]
-        print("-" * 78)
-        print(
-            f"POST /deals/{{id}}/commands, {load['games']} concurrent games, "
-            f"{load['seconds']:.0f} s, load generator client {load['client']}"
-        )
-        print(
-            f"  accepted commands   {rate:9.1f} /s     target >= {TARGET_COMMANDS_PER_S:.0f}/s  "
-            f"{verdict(rate >= TARGET_COMMANDS_PER_S)}"
-        )
-        print(f"  latency p50         {lat.get('p50', float('nan')):9.1f} ms")
-        print(
-            f"  latency p99         {lat.get('p99', float('nan')):9.1f} ms     "
-            f"target <  {TARGET_P99_MS:.0f} ms    {verdict(lat.get('p99', 1e9) < TARGET_P99_MS)}"
-        )
-        print(f"  latency p90/max     {lat.get('p90', 0):9.1f} / {lat.get('max', 0):.1f} ms")
-        print(
-            f"  statuses {load['statuses']}  errors {load['errors'] or 'none'}  "
-            f"mirror mismatches {load['mirror_mismatches']}"
-        )
-        if load["views"]:
-            v = load["view_gets"]
-            print(
-                f"  GET /deals/{{id}} before each command: {v['per_s']:.0f}/s, "
-                f"p50 {v['latency_ms'].get('p50', 0):.1f} ms, p99 {v['latency_ms'].get('p99', 0):.1f} ms"
-            )
-        store = load["store"]
-        print(
-            f"  events written      {store['events_per_s']:9.1f} /s     "
-            f"({store['events_per_accepted_command']} per accepted command)"
-        )
-        print(
-            f"  deals finished {load['deals_finished_total']}, games finished "
-            f"{load['games_finished_total']}; next-deal set-up p50 "
-            f"{load['between_deals_ms'].get('p50', 0):.1f} ms"
-        )
-        own = load["load_generator_own_cost"]
-        print(
-            f"  load generator's own move choice + mirror: "
-            f"{own['move_choice_and_mirror_cpu_us_mean']} us CPU per command; "
-            f"{own['mirror_store_reads']} store reads (p50 "
-            f"{own['mirror_store_read_ms'].get('p50', 0):.1f} ms)"
-        )
-        cpu = load["cpu"]
-        print(
-            "  CPU over the window (cores busy): "
-            + ", ".join(
-                f"{k} {cpu[f'{k}_cores']:.2f}"
-                for k in ("server", "postgres", "load_generator", "other", "idle")
-            )
-        )
-        if "postgres_sessions_last_seen" in report:
-            print(
-                f"  PostgreSQL sessions open on the benchmark database at the window's end: "
-                f"{report['postgres_sessions_last_seen']}"
-            )
-        detail = cpu.get("cores_by_process", {}).get("postgres")
-        if detail:
-            print(
-                "  PostgreSQL's cores by process: "
-                + ", ".join(f"{k} {v:.2f}" for k, v in list(detail.items())[:6])
-            )
-        print(
-            "  CPU per accepted command: "
-            + ", ".join(
-                f"{k} {cpu[f'{k}_cpu_s'] / max(1, load['commands_accepted']) * 1e3:.2f} ms"
-                for k in ("server", "postgres", "load_generator")
-            )
-        )
-        if cpu["other_cores"] > 0.1 * cpu["cores"]:
-            print(
-                f"  WARNING: other processes used {cpu['other_cores']:.2f} cores during the "
-                "window: the machine was not quiet, the figures are pessimistic"
-            )
-        prof = load.get("profile")
-        if prof:
-            print(f"  uvicorn workers' threads (py-spy --idle, {prof['samples']} samples):")
-            for kind, states in prof["threads_percent_of_their_samples"].items():
-                print(f"    {kind}: " + ", ".join(f"{k} {v:.0f}%" for k, v in states.items()))
-            print(
-                "  request threads' waits for PostgreSQL: "
-                + ", ".join(
-                    f"{k} {v:.0f}%"
-                    for k, v in prof["request_threads_postgres_waits_percent"].items()
-                )
-            )
-            print("  request threads' on-CPU samples by component (innermost listed package):")
-            for name, pct in prof["request_threads_on_cpu_by_component"].items():
-                print(f"    {pct:5.1f}%  {name}")
-            print("  request threads' on-CPU samples inside:")
-            for name, pct in prof["request_threads_on_cpu_inside"].items():
-                print(f"    {pct:5.1f}%  {name}")
     pg = report.get("pgbench")
     if pg and load:
         print("-" * 78)
@@ -1542,13 +1598,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="threadpool size of each worker (default: anyio's 40, app.main:app as is)",
     )  # fmt: skip
     parser.add_argument(
-        "--client", choices=sorted(CLIENTS), default="httpx",
-        help="load generator's HTTP client: httpx, or the standard library's http.client "
-        "(a quarter of httpx's CPU per request)",
+        "--client", choices=sorted(CLIENTS), default="raw",
+        help="load generator's HTTP client: raw HTTP/1.1 on a socket (as wrk does), the "
+        "standard library's http.client (3x raw's CPU per request) or httpx (10x), taken "
+        "from the cores the server needs",
     )  # fmt: skip
     parser.add_argument(
-        "--async-deps", action="store_true",
-        help="experiment: the I/O-free dependencies as async def (see bench_app)",
+        "--rate", type=float, default=TARGET_COMMANDS_PER_S,
+        help="second run, open loop: commands/s offered in all, latency measured from each "
+        "command's due time (0: skip it)",
     )  # fmt: skip
     parser.add_argument(
         "--patch", action="append", choices=sorted(PATCHES), default=[],
@@ -1594,7 +1652,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             "workers": args.workers,
             "pool_size": args.pool_size,
             "threads": args.threads,
-            "async_deps": args.async_deps,
             "nodelay_fix": args.nodelay_fix,
             "patches": args.patch,
             "synchronous_commit": "off" if args.no_sync_commit else "on",
@@ -1626,7 +1683,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with psycopg.connect(base_url, autocommit=True) as conn:
             conn.execute(f"ALTER DATABASE {args.db_name} SET synchronous_commit = off")
     server = Server(
-        url, args.workers, args.pool_size, args.threads, args.async_deps, args.nodelay_fix,
+        url, args.workers, args.pool_size, args.threads, args.nodelay_fix,
         args.patch,
     )  # fmt: skip
     log(
@@ -1662,6 +1719,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 server.base, url, args.games, args.seconds, args.warmup, args.views, args.seed,
                 cpu, count_rows, profile, args.client,
             )  # fmt: skip
+            if args.rate:
+                report["load_at_rate"] = run_load(
+                    server.base, url, args.games, args.seconds, args.warmup, args.views,
+                    args.seed + 1, cpu, count_rows, None, args.client, args.rate,
+                )  # fmt: skip
         if not args.skip_replay:
             log("replay: playing a complete 5000-point classic 4-player game in-process")
             report["replay"] = run_replay(

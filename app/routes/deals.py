@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import partial
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
+from eventsourcing.persistence import IntegrityError
 from fastapi import APIRouter, Query
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from app.application import CanastaApp, Expected
-from app.deps import AccountDep, CanastaDep, MaybeAccount
+from app.application import Answer, CanastaApp, Expected
+from app.deps import AccountDep, Caller, CanastaDep, MaybeAccount
 from app.schemas import (
     AnswerIn,
     AskPartnerIn,
@@ -29,7 +32,6 @@ from app.schemas import (
     TakePileIn,
 )
 from domain import commands as c
-from domain.accounts import Account
 from domain.deal import Deal
 from projections.visibility import Viewer, deal_view, event_view
 
@@ -37,7 +39,7 @@ router = APIRouter(tags=["deals"])
 ViewAs = Annotated[Literal["me", "spectator"], Query(alias="as")]
 
 
-def viewer_of(deal: Deal, account: Account | None, view_as: str = "me") -> Viewer:
+def viewer_of(deal: Deal, account: Caller | None, view_as: str = "me") -> Viewer:
     """A seated player sees his seat's cards; anyone else is a spectator (R-VIEW-1/2)."""
     if view_as == "me" and account is not None and account.name in deal.state.player_ids:
         return Viewer.player(deal.state.player_ids.index(account.name))
@@ -86,7 +88,7 @@ def get_deal(
     response_model=CommandOut,
     responses={400: {"model": ErrorOut}, 403: {"model": ErrorOut}, 409: {"model": ErrorOut}},
 )
-def send_command(
+async def send_command(
     deal_id: UUID, body: CommandIn, account: AccountDep, canasta: CanastaDep
 ) -> JSONResponse:
     """One command of the player to act (R-CMD-1): ``seq`` grows per sender and table; a
@@ -100,9 +102,25 @@ def send_command(
     )
     payload = body.model_dump(mode="json", exclude={"seq"})
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-    answer = canasta.submit(
-        deal_id, account.name, body.seq, to_command(body.command), expected, digest
-    )
+    command = to_command(body.command)
+    args = (deal_id, account.name, body.seq, command, expected, digest)
+    # The common case is decided here, in the event loop, from this process's cache (no
+    # I/O), and saved by the group committer while this request waits without a thread.
+    # Everything else goes to the threadpool, where ``submit`` reads the store.
+    answer: Answer
+    fast = canasta.submit_cached(*args)
+    if fast is not None:
+        answer, pending = fast
+        if pending is not None:
+            try:
+                if canasta.group_commit is not None:
+                    await canasta.group_commit.save_async(pending)
+                else:
+                    await run_in_threadpool(canasta.save_pending, pending)
+            except IntegrityError:  # another process changed the deal or the log first
+                answer = await run_in_threadpool(partial(canasta.submit, *args, fresh_only=True))
+    else:
+        answer = await run_in_threadpool(canasta.submit, *args)
     content = {**answer.body, "replayed": answer.replayed} if answer.status == 200 else answer.body
     return JSONResponse(content, answer.status)
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.deps import AccountDep, CanastaDep, SettingsDep
+from app.deps import AccountDep, CanastaDep, SettingsDep, roles_of
 from app.schemas import Me, RegisterIn, RegisterOut
-from domain.accounts import AUDITOR
 
 router = APIRouter(tags=["players"])
 
@@ -18,8 +17,5 @@ def register(body: RegisterIn, canasta: CanastaDep) -> RegisterOut:
 
 
 @router.get("/me", response_model=Me)
-def me(account: AccountDep, settings: SettingsDep) -> Me:
-    roles = list(account.roles)
-    if account.name in settings.auditors and AUDITOR not in roles:
-        roles.append(AUDITOR)
-    return Me(name=account.name, roles=roles)
+def me(account: AccountDep, canasta: CanastaDep, settings: SettingsDep) -> Me:
+    return Me(name=account.name, roles=roles_of(canasta, settings, account.name))

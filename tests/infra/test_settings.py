@@ -62,6 +62,7 @@ def test_postgres_env_from_url() -> None:
         "POSTGRES_ENABLE_DB_FUNCTIONS": "n",
         "CREATE_TABLE": "n",
         "AGGREGATE_CACHE_MAXSIZE": "1000",
+        "COMMIT_BATCH_MAX": "64",
     }
     assert env == {**expected, **{"CANASTA_" + k: v for k, v in expected.items()}}
 
@@ -128,3 +129,20 @@ def test_app_name_sets_the_prefix() -> None:
     env = eventsourcing_env(Settings(database_url="memory"), app_name="lobby")
     assert env["LOBBY_PERSISTENCE_MODULE"] == "eventsourcing.popo"
     assert isinstance(Application(env=env), Application)
+
+
+def test_commit_batch_max_of_one_saves_each_command_in_its_own_transaction(
+    tmp_path: Path,
+) -> None:
+    from app.application import CanastaApp
+
+    grouped = CanastaApp(env=eventsourcing_env(Settings(data_dir=tmp_path)))
+    alone = CanastaApp(env=eventsourcing_env(Settings(data_dir=tmp_path, commit_batch_max=1)))
+    try:
+        assert grouped.group_commit is not None and grouped.group_commit.max_batch == 64
+        assert alone.group_commit is None
+        alone.register("solo")  # saved in the calling thread
+        assert grouped.authenticate("not a token") is None
+    finally:
+        grouped.close()
+        alone.close()

@@ -1,0 +1,154 @@
+"""Group commit: the events of concurrent commands saved in one transaction.
+
+The library's PostgreSQL recorder serialises every writer of the events table with
+``LOCK TABLE ... IN EXCLUSIVE MODE`` held until the commit (so that notification ids are
+issued in commit order), and each transaction costs a commit (an fsync) while the lock is
+held. One transaction per command therefore caps the whole server, whatever the number of
+processes, at the rate of short transactions the table lock lets through, and each waits
+behind the others. Saving the commands that arrive while a transaction is in flight together
+in the next one keeps the per-command cost of the lock and the commit small under load, and
+costs nothing when the server is quiet (a lone command is saved at once).
+
+``GroupCommit.save_pending(pending)`` (or ``await save_async(pending)``) waits until its events are durable, or raises what
+saving them alone would raise. A batch is one ``Application._record`` (one transaction). If
+it fails on a version conflict (``IntegrityError``: another command changed one of the
+aggregates first), each command of the batch is saved again on its own, so only the
+commands that really conflict fail; a command's events are never split across transactions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from eventsourcing.persistence import IntegrityError
+
+logger = logging.getLogger(__name__)
+
+#: Records one batch (events of several commands, in order) in one transaction.
+Record = Callable[[Sequence["Pending"]], None]
+
+
+class Pending:
+    """One command's events and aggregates, waiting to be saved."""
+
+    __slots__ = ("aggregates", "done", "error", "events", "wake")
+
+    def __init__(self, events: list[Any], aggregates: dict[Any, Any]) -> None:
+        self.events = events
+        self.aggregates = aggregates
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+        self.wake: Callable[[], None] | None = None  # called (committer thread) when done
+
+    def finish(self) -> None:
+        self.done.set()
+        if self.wake is not None:
+            self.wake()
+
+
+class GroupCommit:
+    """One committer thread per application; ``max_batch`` commands per transaction."""
+
+    def __init__(self, record: Record, *, max_batch: int = 64, name: str = "group-commit") -> None:
+        if max_batch < 1:
+            raise ValueError("max_batch must be at least 1")
+        self._record = record
+        self.max_batch = max_batch
+        self._pending: list[Pending] = []
+        self._cond = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+        # Figures for operators and the benchmark: transactions and commands saved.
+        self.batches = 0
+        self.commands = 0
+
+    def save_pending(self, pending: Pending) -> None:
+        """Queue ``pending`` and wait (this thread blocks) until it is saved."""
+        self._enqueue(pending)
+        pending.done.wait()
+        if pending.error is not None:
+            raise pending.error
+
+    async def save_async(self, pending: Pending) -> None:
+        """Queue ``pending`` and wait (this coroutine, not the event loop) until it is
+        saved."""
+        loop = asyncio.get_running_loop()
+        saved: asyncio.Future[None] = loop.create_future()
+
+        def resolve() -> None:
+            if not saved.done():
+                saved.set_result(None)
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop was closed meanwhile
+                loop.call_soon_threadsafe(resolve)
+
+        pending.wake = wake
+        self._enqueue(pending)
+        await saved
+        if pending.error is not None:
+            raise pending.error
+
+    def _enqueue(self, pending: Pending) -> None:
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the application is closed")
+            self._pending.append(pending)
+            self._cond.notify()
+
+    def close(self) -> None:
+        """Save what is queued, then stop the committer thread."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._closed:
+                    self._cond.wait()
+                if not self._pending:
+                    return
+                batch = self._pending[: self.max_batch]
+                del self._pending[: self.max_batch]
+            self._commit(batch)
+
+    def _commit(self, batch: list[Pending]) -> None:
+        try:
+            self._record(batch)
+        except IntegrityError as exc:
+            if len(batch) == 1:
+                batch[0].error = exc
+            else:
+                # Some command conflicts: save each alone, so that only the conflicting fail.
+                for pending in batch:
+                    self._commit_alone(pending)
+                    pending.finish()
+                return
+        except BaseException as exc:
+            # Not a conflict (the store is down, ...): every command of the batch failed and
+            # none of it is stored (one transaction).
+            logger.exception("saving %d commands failed", len(batch))
+            for pending in batch:
+                pending.error = exc
+        else:
+            self.batches += 1
+            self.commands += len(batch)
+        for pending in batch:
+            pending.finish()
+
+    def _commit_alone(self, pending: Pending) -> None:
+        try:
+            self._record([pending])
+        except BaseException as exc:
+            pending.error = exc
+        else:
+            self.batches += 1
+            self.commands += 1

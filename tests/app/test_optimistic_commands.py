@@ -1,0 +1,169 @@
+"""Commands decided from a process's cache, checked by the store (R-CMD-1).
+
+``CanastaApp.submit`` (and the HTTP route's fast path, ``submit_cached``) first decides a
+command on the deal and the sender's log as this process last saw them, without asking the
+store; the save's version check refuses it if another process wrote meanwhile, and the
+command is then decided again on the store's state. Any refusal is also re-decided on the
+store's state before it is answered. Here two applications share one database, as two
+server processes do, and each test makes one of them stale on purpose: every answer must
+be the one a single up-to-date server would give, and nothing may be recorded twice.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+
+from app.application import Answer, CanastaApp, Expected
+from app.autoplay import HOST, SeededRandom, new_table
+from app.settings import Settings, eventsourcing_env
+from domain.commands import Command
+from domain.deal import Deal
+from domain.legal import legal_command, seat_to_act
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def two_apps(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[CanastaApp, ...]]:
+    """Two applications (two "server processes") on one store, each with its own cache."""
+    if request.param == "sqlite":
+        settings = Settings(data_dir=tmp_path)
+    else:
+        settings = Settings(database_url=request.getfixturevalue("migrated_postgres_url"))
+    env = eventsourcing_env(settings)
+    apps = tuple(CanastaApp(env=env, random=SeededRandom(7)) for _ in range(2))
+    try:
+        yield apps
+    finally:
+        for app in apps:
+            app.close()
+
+
+class Game:
+    """One classic 4-player deal and each player's next sequence number."""
+
+    def __init__(self, app: CanastaApp) -> None:
+        table_id = new_table(app, "classic", 4)
+        self.deal_id = app.start_game(table_id, HOST)
+        self.seqs: dict[str, int] = {}
+        self.rng = random.Random(3)
+
+    def next(self, app: CanastaApp) -> tuple[str, int, Command, Expected, Deal]:
+        """The acting player's next legal command as the store has the deal now."""
+        deal = app.get_deal(self.deal_id)  # a fresh read
+        seat = seat_to_act(deal.state)
+        assert seat is not None
+        player = deal.state.player_ids[seat]
+        self.seqs[player] = self.seqs.get(player, 0) + 1
+        command = legal_command(deal.state, seat, self.rng)
+        return player, self.seqs[player], command, Expected(step=deal.version), deal
+
+    def send(
+        self, app: CanastaApp, player: str, seq: int, command: Command, exp: Expected
+    ) -> Answer:
+        return app.submit(self.deal_id, player, seq, command, exp, f"{player}:{seq}")
+
+
+def stored_versions(app: CanastaApp, deal_id: UUID) -> list[int]:
+    return [e.originator_version for e in app.events.get(deal_id)]
+
+
+def test_a_command_is_accepted_by_a_process_whose_cache_is_behind(
+    two_apps: tuple[CanastaApp, CanastaApp],
+) -> None:
+    a, b = two_apps
+    game = Game(a)
+    for _ in range(3):  # a caches the deal and the logs
+        assert game.send(a, *game.next(a)[:4]).status == 200
+    player, seq, command, exp, _ = game.next(b)
+    assert game.send(b, player, seq, command, exp).status == 200  # a's copy is now behind
+    player, seq, command, exp, before = game.next(b)
+    answer = game.send(a, player, seq, command, exp)
+    assert answer.status == 200, answer.body
+    assert answer.body["step"] > before.version
+    versions = stored_versions(a, game.deal_id)
+    assert versions == list(range(1, len(versions) + 1))  # no gap, no duplicate
+    assert a.get_deal(game.deal_id).version == b.get_deal(game.deal_id).version == versions[-1]
+
+
+def test_a_stale_expect_that_matches_a_stale_cache_is_refused_and_records_nothing(
+    two_apps: tuple[CanastaApp, CanastaApp],
+) -> None:
+    a, b = two_apps
+    game = Game(a)
+    assert game.send(a, *game.next(a)[:4]).status == 200
+    player, seq, command, exp, _ = game.next(a)  # what a's cache says is next
+    assert game.send(b, player, seq, command, exp).status == 200  # b applies it
+    versions = stored_versions(a, game.deal_id)
+    # The same command again under a new sequence number (a double click), sent to a:
+    # its expect matches a's stale copy, not the store.
+    answer = game.send(a, player, seq + 1, command, exp)
+    assert answer.status == 409, answer.body
+    assert answer.body["error"]["code"] == "R-CMD-1"
+    assert stored_versions(a, game.deal_id) == versions
+
+
+def test_a_retry_answered_by_another_process_is_replayed_not_applied_again(
+    two_apps: tuple[CanastaApp, CanastaApp],
+) -> None:
+    a, b = two_apps
+    game = Game(a)
+    for _ in range(2):
+        assert game.send(a, *game.next(a)[:4]).status == 200
+    player, seq, command, exp, _ = game.next(a)
+    first = game.send(b, player, seq, command, exp)  # b answers; a has not seen it
+    assert first.status == 200
+    versions = stored_versions(a, game.deal_id)
+    again = game.send(a, player, seq, command, exp)
+    assert again.replayed and (again.status, again.body) == (first.status, first.body)
+    assert stored_versions(a, game.deal_id) == versions
+
+
+def test_a_command_legal_now_but_not_in_a_stale_cache_is_accepted(
+    two_apps: tuple[CanastaApp, CanastaApp],
+) -> None:
+    """On a's stale copy the next player's command is out of turn; the store says it is
+    his turn: the refusal must not be answered from the stale copy."""
+    a, b = two_apps
+    game = Game(a)
+    assert game.send(a, *game.next(a)[:4]).status == 200
+    for _ in range(2):
+        assert game.send(b, *game.next(b)[:4]).status == 200
+    player, seq, command, _, deal = game.next(b)
+    answer = game.send(a, player, seq, command, Expected())  # no expectations: rules decide
+    assert answer.status == 200, answer.body
+    assert answer.body["step"] > deal.version
+
+
+def test_submit_cached_leaves_to_submit_what_it_cannot_decide_alone(tmp_path: Path) -> None:
+    """The event loop's fast path answers only accepted commands and retries; it never
+    answers a refusal, and it is never used for what it has not cached."""
+    app = CanastaApp(env=eventsourcing_env(Settings(data_dir=tmp_path)), random=SeededRandom(7))
+    try:
+        game = Game(app)
+        player, seq, command, exp, _ = game.next(app)
+        # nothing cached yet for this player's log: left to submit
+        assert app.submit_cached(game.deal_id, player, seq, command, exp, "x") is None
+        first = game.send(app, player, seq, command, exp)
+        assert first.status == 200
+        # a retry: the first answer, nothing to save
+        retry = app.submit_cached(game.deal_id, player, seq, command, exp, f"{player}:{seq}")
+        assert retry is not None and retry[1] is None and retry[0].body == first.body
+        # a different command under a used seq: left to submit (which raises the conflict)
+        assert app.submit_cached(game.deal_id, player, seq, command, exp, "other") is None
+        # a stale expect: left to submit (which answers 409 from the store's state)
+        nxt_player, nxt_seq, nxt_command, nxt_exp, _ = game.next(app)
+        stale = Expected(step=(nxt_exp.step or 0) - 1)
+        assert app.submit_cached(game.deal_id, nxt_player, nxt_seq, nxt_command, stale, "s") is None
+        # an accepted command: the answer and its events, saved by save_pending
+        fast = app.submit_cached(game.deal_id, nxt_player, nxt_seq, nxt_command, nxt_exp, "n")
+        if fast is not None:  # the sender's log is cached once he has sent a command
+            answer, pending = fast
+            assert answer.status == 200 and pending is not None and pending.events
+            app.save_pending(pending)
+            assert app.get_deal(game.deal_id).version == answer.body["step"]
+    finally:
+        app.close()
