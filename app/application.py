@@ -147,6 +147,10 @@ def deal_id_for(table_id: UUID, number: int) -> UUID:
 #: 1 saves each command in its own transaction, in the calling thread.
 COMMIT_BATCH_MAX = "COMMIT_BATCH_MAX"
 DEFAULT_COMMIT_BATCH_MAX = 64
+#: Environment key (``CANASTA_COMMIT_LINGER_MS``): under load, how long the committer waits
+#: for more commands before writing a transaction (0: never waits).
+COMMIT_LINGER_MS = "COMMIT_LINGER_MS"
+DEFAULT_COMMIT_LINGER_MS = 2.0
 #: Tokens whose account name is remembered per process (least recently used dropped).
 TOKEN_CACHE_SIZE = 100_000
 
@@ -176,8 +180,9 @@ class CanastaApp(Application[UUID]):
         self._token_names_lock = threading.Lock()
         # Commands saved concurrently share a transaction (see app.group_commit).
         batch = int(self.env.get(COMMIT_BATCH_MAX, "") or DEFAULT_COMMIT_BATCH_MAX)
+        linger = float(self.env.get(COMMIT_LINGER_MS, "") or DEFAULT_COMMIT_LINGER_MS) / 1000
         self.group_commit: GroupCommit | None = (
-            GroupCommit(self._record_batch, max_batch=batch) if batch > 1 else None
+            GroupCommit(self._record_batch, max_batch=batch, linger=linger) if batch > 1 else None
         )
 
     def close(self) -> None:

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,11 +55,22 @@ class Pending:
 class GroupCommit:
     """One committer thread per application; ``max_batch`` commands per transaction."""
 
-    def __init__(self, record: Record, *, max_batch: int = 64, name: str = "group-commit") -> None:
+    def __init__(
+        self,
+        record: Record,
+        *,
+        max_batch: int = 64,
+        linger: float = 0.0,
+        name: str = "group-commit",
+    ) -> None:
         if max_batch < 1:
             raise ValueError("max_batch must be at least 1")
+        if linger < 0:
+            raise ValueError("linger must not be negative")
         self._record = record
         self.max_batch = max_batch
+        self.linger = linger
+        self._last_size = 0
         self._pending: list[Pending] = []
         self._cond = threading.Condition()
         self._closed = False
@@ -116,8 +128,16 @@ class GroupCommit:
                     self._cond.wait()
                 if not self._pending:
                     return
+                busy = self._last_size > 1 and len(self._pending) < self.max_batch
+            if busy and self.linger and not self._closed:
+                # Under load (the last transaction held several commands), wait a little for
+                # more, as PostgreSQL's commit_delay does: fewer, larger transactions. A lone
+                # command on a quiet server is saved at once.
+                time.sleep(self.linger)
+            with self._cond:
                 batch = self._pending[: self.max_batch]
                 del self._pending[: self.max_batch]
+            self._last_size = len(batch)
             self._commit(batch)
 
     def _commit(self, batch: list[Pending]) -> None:

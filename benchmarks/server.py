@@ -746,8 +746,12 @@ class Driver:
                 wait = due - time.perf_counter()
                 if wait > 0:
                     time.sleep(wait)
+                deals = self.deals_finished
                 self.step(due)
-                due += interval
+                if self.deals_finished == deals:
+                    due += interval
+                else:  # that slot went to setting up the next deal: the schedule restarts
+                    due = time.perf_counter()
         except Exception as exc:  # recorded, reported; the other games go on
             self.errors[f"driver crashed: {type(exc).__name__}"] += 1
             self.error_samples.append(repr(exc)[:300])

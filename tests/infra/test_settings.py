@@ -63,6 +63,7 @@ def test_postgres_env_from_url() -> None:
         "CREATE_TABLE": "n",
         "AGGREGATE_CACHE_MAXSIZE": "1000",
         "COMMIT_BATCH_MAX": "64",
+        "COMMIT_LINGER_MS": "2.0",
     }
     assert env == {**expected, **{"CANASTA_" + k: v for k, v in expected.items()}}
 
