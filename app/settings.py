@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from pydantic import AliasChoices, Field, field_validator
@@ -64,6 +64,10 @@ class Settings(BaseSettings):
     stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=300)
     #: Aggregates kept in the application's LRU cache; 0 disables the cache.
     aggregate_cache_maxsize: int = 1000
+    #: Who runs the read-model projections: ``auto``, one elected process per database (a
+    #: lease; the others take over when it ends); ``off``, never this process (run them in a
+    #: dedicated one: ``canasta project``).
+    read_models: Literal["auto", "off"] = "auto"
 
     @field_validator("auditors", mode="before")
     @classmethod
