@@ -520,8 +520,11 @@ class ReadModels:
         if self.settings.read_models == "off":
             logger.info("read models: off in this process (CANASTA_READ_MODELS=off)")
             return
+        lease = self._lease()
         self._stopping.clear()
-        self._thread = threading.Thread(target=self._run, name="read-models", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(lease,), name="read-models", daemon=True
+        )
         self._running = True
         self._thread.start()
 
@@ -590,9 +593,8 @@ class ReadModels:
             raise ValueError(f"no NOTIFY channel on {type(self.app.recorder).__name__}")
         return PostgresLease(connect, channel)
 
-    def _run(self) -> None:
+    def _run(self, lease: Lease) -> None:
         """The background thread: take the lease; while holding it, run the projections."""
-        lease = self._lease()
         unavailable = False  # the lease could not even be tried (logged once)
         try:
             while not self._stopping.is_set():
@@ -610,7 +612,10 @@ class ReadModels:
                         )
                     unavailable = True
                 if acquired:
-                    self._lead(lease)
+                    try:
+                        self._lead(lease)
+                    except Exception:  # a defect: keep the process's read models alive
+                        logger.exception("read models: the follower failed")
                 if self._stopping.wait(self.lease_retry_seconds):
                     break
         finally:
