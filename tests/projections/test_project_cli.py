@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import threading
+from typing import IO
 
 from app.application import CanastaApp
 from app.settings import Settings
@@ -30,27 +31,38 @@ class Projector:
             text=True,
         )
         self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        self.errors: list[str] = []
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self._readers = [
+            threading.Thread(target=self._read, args=(pipe, lines), daemon=True)
+            for pipe, lines in ((self.proc.stdout, self.lines), (self.proc.stderr, self.errors))
+        ]
+        for reader in self._readers:
+            reader.start()
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line.rstrip("\n"))
+    @staticmethod
+    def _read(pipe: IO[str], lines: list[str]) -> None:
+        for line in pipe:
+            lines.append(line.rstrip("\n"))
 
     def printed(self, text: str) -> bool:
         return any(text in line for line in self.lines)
 
+    def wait(self) -> tuple[int, str]:
+        """Its exit code and stderr, once it has exited and its output is read to the end."""
+        code = self.proc.wait(timeout=60)
+        for reader in self._readers:
+            reader.join(timeout=10)
+        return code, "\n".join(self.errors)
+
     def terminate(self) -> tuple[int, str]:
         self.proc.send_signal(signal.SIGTERM)
-        _, stderr = self.proc.communicate(timeout=30)
-        self._reader.join(timeout=5)
-        return self.proc.returncode, stderr
+        return self.wait()
 
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-            self.proc.communicate()
+            self.proc.wait()
 
 
 def test_canasta_project_projects_in_the_foreground_and_stops_on_sigterm(
@@ -93,8 +105,8 @@ def test_canasta_project_projects_in_the_foreground_and_stops_on_sigterm(
 def test_canasta_project_refuses_the_in_memory_store() -> None:
     projector = Projector({"DATABASE_URL": "memory"})
     try:
-        _, stderr = projector.proc.communicate(timeout=60)
-        assert projector.proc.returncode == 2
+        code, stderr = projector.wait()
+        assert code == 2
         assert "in-memory store" in stderr
     finally:
         projector.kill()
