@@ -244,6 +244,73 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def _project(args: argparse.Namespace) -> int:
+    """Run the read models in the foreground (taking the lease whatever
+    ``CANASTA_READ_MODELS`` says) until Ctrl-C or SIGTERM; exit 0 when stopped so."""
+    import logging
+    import signal
+    import threading
+    import time
+
+    from app.settings import MEMORY, Settings
+    from projections.runner import ReadModels
+
+    settings = Settings().model_copy(update={"read_models": "auto"})
+    if settings.database_url == MEMORY:
+        print(
+            "the in-memory store belongs to one process: set DATABASE_URL (PostgreSQL) or "
+            "CANASTA_DATA_DIR (SQLite) to the server's store",
+            file=sys.stderr,
+        )
+        return 2
+    # The projections' warnings and errors (with tracebacks) go to stderr; the lease and
+    # the progress are printed below.
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stopping.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        try:
+            read_models = ReadModels(settings, lease_retry_seconds=args.retry_seconds)
+        except Exception as exc:  # a bad URL, a database that is down, a schema not migrated
+            print(f"cannot open the read models ({_store(settings)}): {exc}", file=sys.stderr)
+            return 2
+        with read_models:
+            print(
+                f"projecting {_store(settings)}: waiting for the lease (Ctrl-C or SIGTERM stops)",
+                flush=True,
+            )
+            read_models.start()
+            leading = False
+            shown: tuple[int, dict[str, int | None]] | None = None
+            report_at = 0.0
+            while not stopping.wait(0.05):
+                if read_models.is_leading != leading:
+                    leading = read_models.is_leading
+                    if leading:
+                        print("leading: this process runs the read models", flush=True)
+                    else:
+                        print("not leading any more: waiting for the lease", flush=True)
+                if leading and time.monotonic() >= report_at:
+                    report_at = time.monotonic() + args.progress_seconds
+                    now = (read_models.head(), read_models.positions())
+                    if now != shown:
+                        shown = now
+                        at = ", ".join(f"{n} at {p or 0}" for n, p in now[1].items())
+                        print(f"  log at {now[0]}: {at}", flush=True)
+            print("stopping", flush=True)
+        print("stopped", flush=True)
+        return 0
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="canasta", description="canasta-ledger tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -303,6 +370,31 @@ def build_parser() -> argparse.ArgumentParser:
         "the projections; stop them all first and start them again afterwards). " + store,
     )
     p.set_defaults(func=_rebuild_read_models)
+
+    p = sub.add_parser(
+        "project",
+        help="run the read models in the foreground (one elected runner per database)",
+        description="Run the read-model projections in this process until Ctrl-C or SIGTERM "
+        "(exit 0). Only one process per database runs them (a lease: a PostgreSQL advisory "
+        "lock, or a lock file next to the SQLite file); this one waits for the lease if a "
+        "server or another `canasta project` holds it, and takes over when that one ends. "
+        "For deployments whose servers run with CANASTA_READ_MODELS=off. " + store,
+    )
+    p.add_argument(
+        "--progress-seconds",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="print the positions at most this often, when they changed (default 5)",
+    )
+    p.add_argument(
+        "--retry-seconds",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="how often to try for the lease while another process holds it (default 1)",
+    )
+    p.set_defaults(func=_project)
     return parser
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from pydantic import AliasChoices, Field, field_validator
@@ -74,6 +74,10 @@ class Settings(BaseSettings):
     #: (Python's default is 700, which costs a quarter of the CPU under load); 0 keeps
     #: Python's defaults.
     gc_gen0_threshold: int = Field(default=100_000, ge=0)
+    #: Who runs the read-model projections: ``auto``, one elected process per database (a
+    #: lease; the others take over when it ends); ``off``, never this process (run them in a
+    #: dedicated one: ``canasta project``).
+    read_models: Literal["auto", "off"] = "auto"
 
     @field_validator("auditors", mode="before")
     @classmethod

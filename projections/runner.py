@@ -1,41 +1,66 @@
-"""Running the read-model projections: start, stop, catch up, wait, rebuild, query.
+"""Running the read-model projections: elect a runner, follow the log, wait, rebuild, query.
 
 ``ReadModels(settings, app=...)`` is the one entry point. Each projection
-(``projections.read_models.PROJECTIONS``) has its own view recorder and tracking table:
+(``projections.read_models.PROJECTIONS``) has its own view recorder and tracking table, and a
+pull runner (``PullWorker``) that reads ``select_notifications`` after its tracking position
+and processes each batch of up to ``batch_size`` notifications in ONE transaction, tracking
+position included (the library's ``ProjectionRunner`` commits one transaction per event).
 
-- PostgreSQL: ``start()`` runs each projection under the library's ``ProjectionRunner``
-  (LISTEN/NOTIFY subscription to the notification log, own thread and connections), and a
-  supervisor thread restarts a runner that stopped on an error, after a back-off.
-- SQLite (and the in-memory store): the library's SQLite recorder cannot ``subscribe()``, so
-  a pull runner (``PullWorker``) reads ``select_notifications`` after the tracking position
-  and feeds the same projection objects; ``start()`` runs it in a background thread every
-  ``poll_interval`` seconds, and ``catch_up()`` / ``wait_until()`` run it in the caller's
-  thread too.
+One runner per database, elected: ``start()`` starts one background thread that tries to take
+the database's *read-models lease*; only the process holding it runs the projections, so N
+server processes do not project every event N times. The others try again every
+``lease_retry_seconds``; when the leader stops or dies, one of them takes over.
+
+- PostgreSQL: a session advisory lock, ``pg_try_advisory_lock(LEASE_KEY)``, on a connection of
+  its own that the leader holds open (and LISTENs on: see below). PostgreSQL releases it when
+  that connection ends, also when the process is killed; a leader whose lease connection
+  breaks stops leading and tries again.
+- SQLite file: ``fcntl.flock(LOCK_EX | LOCK_NB)`` on ``<database file>.read-models.lock``,
+  released by the kernel when the process ends.
+- In-memory store: the process always leads (the store is its own).
+
+While leading, the thread catches every projection up to the log's head, then waits for new
+events: on PostgreSQL ``LISTEN`` on the events table's channel (the library NOTIFYs it in
+every insert) for at most ``poll_interval`` seconds; on SQLite it sleeps ``poll_interval``.
+Under load the batches grow by themselves. An error is logged and retried after a back-off
+(1, 2, 4 ... 30 s). Exactly-once does not depend on the election: every batch records its
+tracking position in the same transaction as its rows, and a notification already processed
+is skipped, so a catch-up may overlap another runner's safely.
+
+``Settings.read_models`` (``CANASTA_READ_MODELS``): ``auto`` elects as above; ``off`` makes
+``start()`` do nothing (the projections then run in another process: ``canasta project``).
 
 Read-your-writes: ``wait_until(position)`` returns once every projection has processed the
-log up to ``position`` (a notification id; default: the log's head now). A projection's
-tracking position is the id of the last event OF ITS TOPICS it processed, so "processed up to
-N" means: its position is at least N, or no event of its topics lies between its position and
-N.
+log up to ``position`` (a notification id; default: the log's head now). In the leading
+process it waits for the background thread; in any other it catches up in the caller's
+thread. A projection's tracking position is the id of the last event OF ITS TOPICS it
+processed, so "processed up to N" means: its position is at least N, or no event of its
+topics lies between its position and N.
 
-``rebuild()`` stops the runners, deletes the view rows and tracking positions, replays the
-whole log, and starts the runners again if they were running. It is a maintenance operation:
-no other process may be running these projections on the same database meanwhile (its runner
-would record positions the rebuild has not reached yet, and the rebuild would then skip them).
+``rebuild()`` stops the background thread, deletes the view rows and tracking positions,
+replays the whole log, and starts the thread again if it was running. It is a maintenance
+operation: no other process may be running these projections on the same database meanwhile
+(its runner would record positions the rebuild has not reached yet, and the rebuild would then
+skip them).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import partial
+from pathlib import Path
 from types import TracebackType
-from typing import Any, cast
+from typing import Any, Protocol
 from uuid import UUID, uuid4
 
+import psycopg
 from eventsourcing.persistence import (
     ApplicationRecorder,
     InfrastructureFactory,
@@ -44,9 +69,9 @@ from eventsourcing.persistence import (
     Tracking,
 )
 from eventsourcing.postgres import PostgresFactory
-from eventsourcing.projection import ProjectionRunner
 from eventsourcing.sqlite import SQLiteFactory
 from eventsourcing.utils import Environment
+from psycopg.sql import SQL, Identifier
 
 from app.application import CanastaApp
 from app.settings import MEMORY, Settings, eventsourcing_env
@@ -65,6 +90,20 @@ SQLITE = "sqlite"
 
 #: Environment name of the read models' own connections (``READ_MODELS_*`` keys override).
 ENV_NAME = "read_models"
+
+#: The PostgreSQL advisory-lock key of the read-models lease: the first 8 bytes of
+#: SHA-256("canasta-ledger read models") as a signed big-endian 64-bit integer,
+#: -6377569059128348955. Advisory locks belong to a database, not a schema: two deployments
+#: in different schemas of one database would share the lease (give each its own database).
+#: An operator sees the holder with
+#: ``SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 2810073787``
+#: (``classid`` is the key's high 32 bits, ``objid`` its low ones: 69332709).
+LEASE_KEY = int.from_bytes(
+    hashlib.sha256(b"canasta-ledger read models").digest()[:8], "big", signed=True
+)
+
+#: Suffix of the SQLite lease's lock file, next to the database file.
+LOCK_FILE_SUFFIX = ".read-models.lock"
 
 
 def tracking_table_name(projection: type[ReadModelProjection]) -> str:
@@ -110,12 +149,18 @@ class PullWorker:
         """The id of the last notification this projection processed (None: none yet)."""
         return self.view.max_tracking_id(self.app_name)
 
-    def catch_up(self, progress: Callable[[int, int], None] | None = None) -> int:
+    def catch_up(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        stop: threading.Event | None = None,
+    ) -> int:
         """Process every notification of the projection's topics up to the log's head now;
         returns how many were read (some may have been processed elsewhere already).
 
         ``progress(count, position)``, if given, is called after each committed batch with
-        the number read so far and the id of the batch's last notification."""
+        the number read so far and the id of the batch's last notification. Once ``stop``
+        is set, it returns after the batch it is in (committed), short of the head."""
         with self._lock:
             head = self.recorder.max_notification_id() or 0
             start = max(self._scanned, self.position() or 0)
@@ -141,6 +186,8 @@ class PullWorker:
                 if len(notifications) < self.batch_size:
                     break
                 start = notifications[-1].id
+                if stop is not None and stop.is_set():
+                    return count  # not at the head: _scanned stays where it was
             self._scanned = max(self._scanned, head)
             return count
 
@@ -164,49 +211,167 @@ class PullWorker:
             self._scanned = 0
 
 
-class _LiveRunner:
-    """The library's ``ProjectionRunner`` for one projection (PostgreSQL), restartable."""
+class LeaseLost(Exception):
+    """The lease's connection broke: this process may no longer be the only runner."""
+
+
+class Lease(Protocol):
+    """What the background thread needs of a lease (see the module's docstring)."""
+
+    #: Where the lease is held, for the log.
+    where: str
+
+    def try_acquire(self) -> bool:
+        """Take the lease if it is free (never blocks); True if this process holds it now."""
+
+    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
+        """Return when new events may have been written, after ``timeout`` seconds at the
+        latest; ``LeaseLost`` if the lease is gone."""
+
+    def check(self) -> None:
+        """``LeaseLost`` if the lease is gone."""
+
+    def release(self) -> None:
+        """Let go of the lease (idempotent)."""
+
+
+class ProcessLease:
+    """The in-memory store: its log belongs to this process, which always leads."""
+
+    where = "the in-memory store"
+
+    def try_acquire(self) -> bool:
+        return True
+
+    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
+        stopping.wait(timeout)
+
+    def check(self) -> None:
+        pass
+
+    def release(self) -> None:
+        pass
+
+
+class FileLease:
+    """A SQLite database file: an exclusive ``flock`` on ``<file>.read-models.lock``.
+
+    Each lease opens the lock file itself, so two leases of one process exclude each other
+    too (``flock`` locks belong to the open file, not to the process). The holder's pid is
+    written into the file (for the operator; the lock, not the content, is the lease)."""
+
+    def __init__(self, database: Path) -> None:
+        self.path = database.with_name(database.name + LOCK_FILE_SUFFIX)
+        self.where = str(self.path)
+        self._fd: int | None = None
+
+    def try_acquire(self) -> bool:
+        if self._fd is not None:
+            return True
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return True
+
+    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
+        stopping.wait(timeout)
+
+    def check(self) -> None:
+        pass
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # drops the flock
+
+
+class PostgresLease:
+    """PostgreSQL: ``pg_try_advisory_lock(LEASE_KEY)`` on a connection of the lease's own.
+
+    A process that does not get the lock keeps the connection and tries again on it. The
+    holder also LISTENs on ``channel`` (the events table's, which every insert NOTIFYs):
+    ``wait_for_events`` returns on the first notification. Closing the connection (``release``
+    or the process's end) releases the lock; keepalives make the server notice a vanished
+    holder's connection within about half a minute."""
+
+    #: Server-side TCP keepalives of the lease's connection (seconds, seconds, probes).
+    KEEPALIVES = {
+        "tcp_keepalives_idle": 10,
+        "tcp_keepalives_interval": 5,
+        "tcp_keepalives_count": 3,
+    }
 
     def __init__(
-        self,
-        projection_class: type[ReadModelProjection],
-        view_class: type[PostgresReadModelRecorder],
-        env: Mapping[str, str],
+        self, connect: Callable[[], psycopg.Connection[Any]], channel: str, key: int = LEASE_KEY
     ) -> None:
-        self.projection_class = projection_class
-        self.view_class = view_class
-        self.env = dict(env)
-        self.runner: ProjectionRunner[CanastaApp, PostgresReadModelRecorder] | None = None
-        self.failures = 0
-        self.retry_at = 0.0
+        self._connect = connect
+        self.channel = channel
+        self.key = key
+        self.where = f"PostgreSQL advisory lock {key}"
+        self._conn: psycopg.Connection[Any] | None = None
+        self._held = False
 
-    @property
-    def is_running(self) -> bool:
-        return self.runner is not None and not self.runner.is_interrupted.is_set()
-
-    def start(self) -> None:
-        runner: ProjectionRunner[CanastaApp, PostgresReadModelRecorder] = ProjectionRunner(
-            application_class=CanastaApp,
-            projection_class=cast(Any, self.projection_class),
-            view_class=self.view_class,
-            env=self.env,
-        )
-        runner.__enter__()
-        self.runner = runner
-
-    def stop(self) -> BaseException | None:
-        """Stop the runner; returns the error that stopped it, if any."""
-        runner, self.runner = self.runner, None
-        if runner is None:
-            return None
-        error: BaseException | None = None
+    def try_acquire(self) -> bool:
+        if self._held:
+            return True
         try:
-            runner.__exit__(None, None, None)
-        except Exception as exc:  # the error that stopped its thread
-            error = exc
-        finally:
-            runner.view.datastore.close()
-        return error
+            if self._conn is None or self._conn.closed:
+                self._conn = self._connect()
+                for name, value in self.KEEPALIVES.items():
+                    self._conn.execute(SQL("SET {} = {}").format(Identifier(name), value))
+            row = self._conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()
+            if not (row and row[0]):
+                return False
+            self._conn.execute(SQL("LISTEN {}").format(Identifier(self.channel)))
+        except BaseException:
+            self._close()
+            raise
+        self._held = True
+        return True
+
+    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
+        conn = self._held_connection()
+        try:
+            # (Each notifies() generator holds the connection's lock: run them one by one.)
+            if list(conn.notifies(timeout=timeout, stop_after=1)):
+                # Woken: take the others already here too (one catch-up covers them all).
+                list(conn.notifies(timeout=0))
+        except psycopg.Error as exc:
+            self._close()
+            raise LeaseLost(f"the lease's connection broke: {exc}") from exc
+
+    def check(self) -> None:
+        conn = self._held_connection()
+        try:
+            conn.execute("SELECT 1")
+        except psycopg.Error as exc:
+            self._close()
+            raise LeaseLost(f"the lease's connection broke: {exc}") from exc
+
+    def _held_connection(self) -> psycopg.Connection[Any]:
+        if not self._held or self._conn is None or self._conn.closed:
+            self._close()
+            raise LeaseLost("the lease is not held")
+        return self._conn
+
+    def release(self) -> None:
+        self._close()  # the session's end releases the advisory lock and the LISTEN
+
+    def _close(self) -> None:
+        conn, self._conn = self._conn, None
+        self._held = False
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
 
 
 class ReadModels:
@@ -216,6 +381,10 @@ class ReadModels:
     store; otherwise one is created from ``settings`` and closed by ``close()``). The view
     tables live in the event store's database: PostgreSQL tables created by alembic, or the
     same SQLite file (created here); with the in-memory store, an in-memory SQLite database.
+
+    ``poll_interval``: how long the leading process waits for new events before it looks
+    again anyway (on SQLite and the in-memory store: how often it looks).
+    ``lease_retry_seconds``: how often a process that does not lead tries to take the lease.
     """
 
     backend: str  # POSTGRES or SQLITE (the in-memory store's read models are in SQLite)
@@ -231,8 +400,7 @@ class ReadModels:
         postgres_view: type[PostgresReadModelRecorder] = PostgresReadModelRecorder,
         sqlite_view: type[SQLiteReadModelRecorder] = SQLiteReadModelRecorder,
         poll_interval: float = 0.25,
-        supervise_interval: float = 1.0,
-        runner_pool_size: int = 1,
+        lease_retry_seconds: float = 1.0,
         query_pool_size: int = 2,
         batch_size: int = 500,
     ) -> None:
@@ -243,7 +411,7 @@ class ReadModels:
             raise ValueError(f"projection names must differ: {names}")
         self.settings = settings
         self.poll_interval = poll_interval
-        self.supervise_interval = supervise_interval
+        self.lease_retry_seconds = lease_retry_seconds
         env = eventsourcing_env(settings)
         if settings.database_url == MEMORY:
             if app is None:
@@ -261,8 +429,9 @@ class ReadModels:
             }
         self._owns_app = app is None
         if app is None:
-            # Used only for the log's head and pending events: a small pool will do.
-            app = CanastaApp({**env, "CANASTA_POSTGRES_POOL_SIZE": str(runner_pool_size)})
+            # Used only for the log's head and pending events: a small pool will do (it
+            # opens more connections when busy).
+            app = CanastaApp({**env, "CANASTA_POSTGRES_POOL_SIZE": "1"})
         self.app: CanastaApp = app
         try:
             self._factory = InfrastructureFactory.construct(Environment(ENV_NAME, view_env))
@@ -274,20 +443,10 @@ class ReadModels:
                 self.app.close()
             raise
 
-        self._live: dict[str, _LiveRunner] = {}
-        if self.backend == POSTGRES:
-            size = str(runner_pool_size)
-            runner_env = {
-                **env,
-                # Each runner's application (CANASTA_*) and view (plain keys) pools: the
-                # pools open more connections when needed (POSTGRES_MAX_OVERFLOW).
-                "CANASTA_POSTGRES_POOL_SIZE": size,
-                "POSTGRES_POOL_SIZE": size,
-            }
-            self._live = {p.name: _LiveRunner(p, postgres_view, runner_env) for p in projections}
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._running = False
+        self._leading = False
 
     def _setup_views(
         self,
@@ -345,39 +504,39 @@ class ReadModels:
     # --- lifecycle -----------------------------------------------------------------------
     @property
     def is_running(self) -> bool:
+        """True while the background thread runs (it may or may not lead)."""
         return self._running
 
+    @property
+    def is_leading(self) -> bool:
+        """True while this process holds the lease and runs the projections."""
+        return self._leading
+
     def start(self) -> None:
-        """Start processing in the background (idempotent)."""
+        """Start the background thread that takes the lease and, while it holds it, runs
+        the projections (idempotent). Does nothing if ``settings.read_models`` is off."""
         if self._running:
             return
+        if self.settings.read_models == "off":
+            logger.info("read models: off in this process (CANASTA_READ_MODELS=off)")
+            return
+        lease = self._lease()
         self._stopping.clear()
-        for live in self._live.values():
-            try:
-                live.start()
-            except Exception:
-                logger.exception(
-                    "read model %s: could not start its runner", live.projection_class.name
-                )
-                live.failures += 1
-                live.retry_at = time.monotonic() + self._backoff(live.failures)
-        target = self._supervise if self.backend == POSTGRES else self._poll
-        self._thread = threading.Thread(target=target, name="read-models", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(lease,), name="read-models", daemon=True
+        )
         self._running = True
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop the background processing (idempotent); positions are kept."""
+        """Stop the background thread and give up the lease (idempotent); positions are
+        kept. A catch-up under way stops after the batch it is in."""
         if not self._running:
             return
         self._stopping.set()
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        for name, live in self._live.items():
-            error = live.stop()
-            if error is not None:
-                logger.error("read model %s stopped on an error: %r", name, error)
         self._running = False
 
     def close(self) -> None:
@@ -403,45 +562,100 @@ class ReadModels:
     def _backoff(failures: int) -> float:
         return float(min(2 ** (failures - 1), 30))
 
-    def _poll(self) -> None:
-        """SQLite: pull every projection, then sleep ``poll_interval``."""
-        failures = 0
-        while not self._stopping.is_set():
-            try:
-                for worker in self.workers.values():
-                    worker.catch_up()
-            except Exception:
-                failures += 1
-                logger.exception("read models: catch-up failed (%d in a row)", failures)
-                self._stopping.wait(self._backoff(failures))
-                continue
-            failures = 0
-            self._stopping.wait(self.poll_interval)
+    def _lease(self) -> Lease:
+        """This database's lease (see the module's docstring)."""
+        if self.settings.database_url == MEMORY:
+            return ProcessLease()
+        if self.backend == SQLITE:
+            return FileLease(self.settings.sqlite_path.resolve())
+        factory = self._factory
+        assert isinstance(factory, PostgresFactory)
+        pool = factory.datastore.pool
+        kwargs = pool.kwargs() if callable(pool.kwargs) else pool.kwargs
+        params = {
+            key: value
+            for key, value in dict(kwargs or {}).items()
+            if key in ("dbname", "host", "port", "user", "password")
+        }
 
-    def _supervise(self) -> None:
-        """PostgreSQL: restart a runner that stopped on an error, after a back-off."""
-        while not self._stopping.wait(self.supervise_interval):
-            for name, live in self._live.items():
-                if live.is_running:
-                    continue
-                if live.runner is not None:
-                    error = live.stop()
-                    live.failures += 1
-                    live.retry_at = time.monotonic() + self._backoff(live.failures)
-                    logger.error(
-                        "read model %s stopped on an error (restart in %.0fs): %r",
-                        name,
-                        live.retry_at - time.monotonic(),
-                        error,
-                    )
-                if time.monotonic() >= live.retry_at and not self._stopping.is_set():
+        def connect() -> psycopg.Connection[Any]:
+            if pool.get_password_func is not None:
+                params["password"] = pool.get_password_func()
+            return psycopg.connect(
+                **params,
+                autocommit=True,
+                connect_timeout=max(1, round(pool.timeout)),
+                application_name="canasta read models lease",
+            )
+
+        channel: str = getattr(self.app.recorder, "channel_name", "")
+        if not channel:
+            raise ValueError(f"no NOTIFY channel on {type(self.app.recorder).__name__}")
+        return PostgresLease(connect, channel)
+
+    def _run(self, lease: Lease) -> None:
+        """The background thread: take the lease; while holding it, run the projections."""
+        unavailable = False  # the lease could not even be tried (logged once)
+        try:
+            while not self._stopping.is_set():
+                try:
+                    acquired = lease.try_acquire()
+                    unavailable = False
+                except Exception as exc:
+                    acquired = False
+                    if not unavailable:
+                        logger.warning(
+                            "read models: cannot try the lease on %s (retrying every %gs): %r",
+                            lease.where,
+                            self.lease_retry_seconds,
+                            exc,
+                        )
+                    unavailable = True
+                if acquired:
                     try:
-                        live.start()
-                        logger.info("read model %s: runner restarted", name)
-                    except Exception:
-                        live.failures += 1
-                        live.retry_at = time.monotonic() + self._backoff(live.failures)
-                        logger.exception("read model %s: could not restart its runner", name)
+                        self._lead(lease)
+                    except Exception:  # a defect: keep the process's read models alive
+                        logger.exception("read models: the follower failed")
+                if self._stopping.wait(self.lease_retry_seconds):
+                    break
+        finally:
+            lease.release()
+
+    def _lead(self, lease: Lease) -> None:
+        """Follow the log while holding ``lease``: catch every projection up, wait for new
+        events, again; an error is logged and retried after a back-off."""
+        self._leading = True
+        logger.info("read models: this process leads (holds %s)", lease.where)
+        failures = 0
+        done: int | None = None  # the log's head at the last complete catch-up
+        try:
+            while not self._stopping.is_set():
+                try:
+                    head = self.head()
+                    if head != done:
+                        for worker in self.workers.values():
+                            worker.catch_up(stop=self._stopping)
+                            if self._stopping.is_set():
+                                return
+                        done = head
+                    failures = 0
+                except Exception:
+                    failures += 1
+                    delay = self._backoff(failures)
+                    logger.exception(
+                        "read models: catch-up failed (%d in a row), retry in %gs", failures, delay
+                    )
+                    if self._stopping.wait(delay):
+                        return
+                    lease.check()
+                    continue
+                lease.wait_for_events(self.poll_interval, self._stopping)
+        except LeaseLost as exc:
+            logger.warning("read models: lost the lease (%s)", exc)
+        finally:
+            self._leading = False
+            lease.release()
+            logger.info("read models: this process stopped leading")
 
     # --- positions -----------------------------------------------------------------------
     def head(self) -> int:
@@ -467,8 +681,9 @@ class ReadModels:
         the log up to ``position`` (default: its head now); raise ``TimeoutError`` after
         ``timeout`` seconds.
 
-        A projection with a live runner (PostgreSQL, started) is waited for; any other is
-        caught up in this thread. An error of the projection is raised here.
+        In the leading process the background thread is waited for; in any other, each
+        projection not there yet is caught up in this thread (an error of the projection is
+        then raised here).
         """
         if projections is not None:
             unknown = set(projections) - set(self.workers)
@@ -480,8 +695,7 @@ class ReadModels:
         for name, worker in self.workers.items():
             if projections is not None and name not in projections:
                 continue
-            live = self._live.get(name)
-            if live is None or not live.is_running:
+            if not self._leading:
                 if not worker.has_processed(position):
                     worker.catch_up()
                 continue
@@ -493,7 +707,7 @@ class ReadModels:
                         f"read model {name!r} has not processed notification {position} "
                         f"within {timeout}s (it is at {worker.position()})"
                     )
-                if not live.is_running:  # stopped meanwhile: do it here
+                if not self._leading:  # stopped leading meanwhile: do it here
                     worker.catch_up()
                     break
                 time.sleep(min(delay, remaining))
@@ -543,4 +757,15 @@ class ReadModels:
         return {table: self._reader.rows(table) for table in VIEW_TABLES}
 
 
-__all__ = ["POSTGRES", "SQLITE", "PullWorker", "ReadModels", "tracking_table_name"]
+__all__ = [
+    "LEASE_KEY",
+    "POSTGRES",
+    "SQLITE",
+    "FileLease",
+    "LeaseLost",
+    "PostgresLease",
+    "ProcessLease",
+    "PullWorker",
+    "ReadModels",
+    "tracking_table_name",
+]

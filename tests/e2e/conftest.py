@@ -15,9 +15,10 @@ from tests.e2e.server import Server
 
 #: uvicorn workers on PostgreSQL: requests are spread over processes sharing one database.
 POSTGRES_WORKERS = 2
-#: Each worker's command pool. A worker also opens about 20 connections for its read models,
-#: and the test process some: this keeps a crash and restart within PostgreSQL's default
-#: max_connections (100), with the killed server's connections not yet all gone.
+#: Each worker's command pool. A worker also opens a few connections for its read models (2
+#: for queries, more while busy, 1 for the lease), and the test process some: this keeps a
+#: crash and restart within PostgreSQL's default max_connections (100), with the killed
+#: server's connections not yet all gone.
 POSTGRES_POOL_SIZE = "4"
 
 

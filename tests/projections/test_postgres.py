@@ -1,26 +1,25 @@
-"""PostgreSQL: the library's ProjectionRunner keeps the read models live, a runner stopped by
-an error is restarted, two servers can run the projections at once, and alembic creates the
-same tables as the recorders do."""
+"""PostgreSQL: the elected process follows the log (LISTEN/NOTIFY), its lease is an advisory
+lock that a broken connection gives up, and alembic creates the same tables as the recorders
+do. (Election between two processes and retries after an error: ``test_lease.py``.)"""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
-from eventsourcing.persistence import ProgrammingError, Tracking
+from eventsourcing.persistence import ProgrammingError
 from eventsourcing.postgres import PostgresFactory
 from eventsourcing.utils import Environment
 
 from app.application import CanastaApp
 from app.migrations import downgrade, upgrade
 from app.settings import Settings, eventsourcing_env
-from projections.read_models import PROJECTIONS, DiscardLogProjection
-from projections.runner import ReadModels, tracking_table_name
+from projections.read_models import PROJECTIONS
+from projections.runner import LEASE_KEY, ReadModels, tracking_table_name
 from projections.store import MIGRATION_ROW, VIEW_TABLES, PostgresReadModelRecorder
-from tests.projections.helpers import assert_read_models_match, play
+from tests.projections.helpers import assert_read_models_match, play, wait_for
 
 pytestmark = pytest.mark.postgres
 
@@ -39,20 +38,16 @@ def pg_app(pg_settings: Settings) -> Iterator[CanastaApp]:
         app.close()
 
 
-def wait_for(condition: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
-def test_projection_runners_follow_the_log(pg_settings: Settings, pg_app: CanastaApp) -> None:
-    with ReadModels(pg_settings, app=pg_app, supervise_interval=0.05) as rm:
+def test_the_leader_follows_the_log_with_listen_notify(
+    pg_settings: Settings, pg_app: CanastaApp
+) -> None:
+    # A poll interval far longer than the test: only the NOTIFY of each insert can wake it.
+    with ReadModels(pg_settings, app=pg_app, poll_interval=60) as rm:
         rm.start()
-        assert all(live.is_running for live in rm._live.values())
+        wait_for(lambda: rm.is_leading, what="for the lease")
         table_id = play(pg_app, 21, "classic", 4, max_deals=2)
         head = rm.head()
-        # The runners do the work: nothing is pulled in this thread.
+        # The background thread does the work: nothing is pulled in this thread.
         wait_for(lambda: all(w.has_processed(head) for w in rm.workers.values()))
         rm.wait_until(head, timeout=5)
         assert_read_models_match(pg_app, rm, [table_id])
@@ -64,50 +59,52 @@ def test_projection_runners_follow_the_log(pg_settings: Settings, pg_app: Canast
         assert rm.is_running
         assert_read_models_match(pg_app, rm, [table_id, table_id2])
         rm.stop()
-        assert all(live.runner is None for live in rm._live.values())
+        assert not rm.is_leading
 
 
-def test_a_runner_stopped_by_an_error_is_restarted(
-    pg_settings: Settings, pg_app: CanastaApp
-) -> None:
-    failed: list[int] = []
+def _lease_holders(url: str) -> list[int]:
+    """The server pids of the sessions holding the read-models lease."""
+    high, low = (LEASE_KEY & 0xFFFF_FFFF_FFFF_FFFF) >> 32, LEASE_KEY & 0xFFFF_FFFF
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND classid = %s AND objid = %s AND objsubid = 1",
+            (high, low),
+        ).fetchall()
+    return [row[0] for row in rows]
 
-    class FailsOnce(DiscardLogProjection):
-        def project(self, event: Any, tracking: Tracking) -> None:
-            if not failed and tracking.notification_id > 100:
-                failed.append(tracking.notification_id)
-                raise RuntimeError("a transient failure")
-            super().project(event, tracking)
 
-    table_id = play(pg_app, 23, "classic", 4, max_deals=1)
-    with ReadModels(
-        pg_settings, app=pg_app, projections=(FailsOnce,), supervise_interval=0.05
-    ) as rm:
+def test_the_lease_is_the_documented_advisory_lock(pg_settings: Settings) -> None:
+    assert LEASE_KEY == -6377569059128348955
+    url = pg_settings.database_url
+    assert url is not None
+    with ReadModels(pg_settings, lease_retry_seconds=0.1) as rm:
+        assert _lease_holders(url) == []
         rm.start()
-        live = rm._live["discard_log"]
-        wait_for(lambda: live.failures == 1 and live.is_running)  # restarted after 1 s
-        rm.wait_until(timeout=10)
-        assert failed
-        assert rm.discard_log(pg_app.get_table(table_id).deals[0])
-    with ReadModels(pg_settings, app=pg_app) as rm:
-        rm.catch_up()
+        wait_for(lambda: rm.is_leading, what="for the lease")
+        assert len(_lease_holders(url)) == 1
+        rm.stop()
+        wait_for(lambda: _lease_holders(url) == [], what="for the lease's release")
+
+
+def test_a_leader_whose_lease_connection_breaks_stops_leading_and_takes_it_again(
+    pg_settings: Settings, pg_app: CanastaApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = pg_settings.database_url
+    assert url is not None
+    with ReadModels(pg_settings, app=pg_app, lease_retry_seconds=0.1) as rm:
+        rm.start()
+        wait_for(lambda: rm.is_leading, what="for the lease")
+        [holder] = _lease_holders(url)
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("SELECT pg_terminate_backend(%s)", (holder,))
+        wait_for(lambda: "lost the lease" in caplog.text, what="for the lost lease")
+        # Alone on the database, it takes the lease again, on a new connection.
+        wait_for(lambda: rm.is_leading and _lease_holders(url) not in ([], [holder]))
+        table_id = play(pg_app, 25, "classic", 2, max_deals=1)
+        head = rm.head()
+        wait_for(lambda: all(w.has_processed(head) for w in rm.workers.values()))
         assert_read_models_match(pg_app, rm, [table_id])
-
-
-def test_two_servers_run_the_projections_at_once(pg_settings: Settings, pg_app: CanastaApp) -> None:
-    with (
-        ReadModels(pg_settings, supervise_interval=0.05) as one,
-        ReadModels(pg_settings, supervise_interval=0.05) as two,
-    ):
-        one.start()
-        two.start()
-        table_id = play(pg_app, 24, "classic", 4, max_deals=2)
-        one.wait_until(timeout=10)
-        two.wait_until(timeout=10)
-        assert all(live.is_running and live.failures == 0 for live in one._live.values())
-        assert all(live.is_running and live.failures == 0 for live in two._live.values())
-        assert_read_models_match(pg_app, one, [table_id])
-        assert one.dump() == two.dump()
 
 
 def test_read_models_need_the_migration(empty_postgres_url: str) -> None:

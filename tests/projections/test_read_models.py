@@ -36,6 +36,7 @@ from tests.projections.helpers import (
     expected_draw_log,
     play,
     row_counts,
+    wait_for,
 )
 
 GAMES = [
@@ -321,9 +322,10 @@ def test_wait_until_a_position_of_other_topics_returns(settings: Settings, app: 
 
 
 def test_background_runner_follows_the_log(settings: Settings, app: CanastaApp) -> None:
-    with read_models(settings, app, poll_interval=0.02, supervise_interval=0.05) as rm:
+    with read_models(settings, app, poll_interval=0.02, lease_retry_seconds=0.05) as rm:
         rm.start()
         rm.start()  # idempotent
+        wait_for(lambda: rm.is_leading)  # alone on its database: it takes the lease
         table_id = play(app, 14, "classic", 4, max_deals=1)
         head = rm.head()
         # Wait WITHOUT catching up here: the background runner must do it.
@@ -338,3 +340,4 @@ def test_background_runner_follows_the_log(settings: Settings, app: CanastaApp) 
         rm.stop()
         rm.stop()  # idempotent
         assert not rm.is_running
+        assert not rm.is_leading

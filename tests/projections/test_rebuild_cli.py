@@ -16,14 +16,22 @@ from projections.read_models import PROJECTIONS
 from projections.runner import ReadModels
 from tests.projections.helpers import assert_read_models_match, play
 
-CANASTA = str(Path(sys.executable).parent / "canasta")
+#: ``canasta`` as the checked-out code runs it (the venv's ``canasta`` script imports the
+#: package the venv was installed from, which may be another worktree).
+REPO = Path(__file__).resolve().parents[2]
+CANASTA = [sys.executable, "-m", "app.cli"]
 STORE_VARIABLES = ("DATABASE_URL", "CANASTA_DATABASE_URL", "CANASTA_DATA_DIR")
 
 
 def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in STORE_VARIABLES}
     return subprocess.run(
-        [CANASTA, *args], env={**clean, **env}, capture_output=True, text=True, check=False
+        [*CANASTA, *args],
+        cwd=REPO,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 

@@ -1,0 +1,112 @@
+"""``canasta project``: the read models in a process of their own, in the foreground. It takes
+the lease (or waits for it), projects what the servers write, reports its progress, and exits 0
+on SIGTERM, after which another process takes over."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+from typing import IO
+
+from app.application import CanastaApp
+from app.settings import Settings
+from projections.runner import ReadModels
+from tests.projections.helpers import assert_read_models_match, play, wait_for
+from tests.projections.test_rebuild_cli import CANASTA, REPO, STORE_VARIABLES, store_env
+
+
+class Projector:
+    """``canasta project`` as a subprocess; its output lines are collected as they come."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        clean = {k: v for k, v in os.environ.items() if k not in STORE_VARIABLES}
+        self.proc = subprocess.Popen(
+            [*CANASTA, "project", "--progress-seconds", "0.1", "--retry-seconds", "0.1"],
+            cwd=REPO,
+            env={**clean, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self.errors: list[str] = []
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self._readers = [
+            threading.Thread(target=self._read, args=(pipe, lines), daemon=True)
+            for pipe, lines in ((self.proc.stdout, self.lines), (self.proc.stderr, self.errors))
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    @staticmethod
+    def _read(pipe: IO[str], lines: list[str]) -> None:
+        for line in pipe:
+            lines.append(line.rstrip("\n"))
+
+    def printed(self, text: str) -> bool:
+        return any(text in line for line in self.lines)
+
+    def wait(self) -> tuple[int, str]:
+        """Its exit code and stderr, once it has exited and its output is read to the end."""
+        code = self.proc.wait(timeout=60)
+        for reader in self._readers:
+            reader.join(timeout=10)
+        return code, "\n".join(self.errors)
+
+    def terminate(self) -> tuple[int, str]:
+        self.proc.send_signal(signal.SIGTERM)
+        return self.wait()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def test_canasta_project_projects_in_the_foreground_and_stops_on_sigterm(
+    settings: Settings, app: CanastaApp
+) -> None:
+    # A server that runs no read models itself (CANASTA_READ_MODELS=off), and one that would.
+    off = ReadModels(settings.model_copy(update={"read_models": "off"}), app=app)
+    server = ReadModels(settings, app=app, lease_retry_seconds=0.1)
+    projector = Projector({**store_env(settings), "CANASTA_READ_MODELS": "off"})
+    try:
+        # It leads, although the environment says "off" (that is the servers' setting).
+        wait_for(lambda: projector.printed("leading:"), timeout=30, what="for the projector")
+        server.start()  # does not get the lease while the projector holds it
+        table_id = play(app, 61, "classic", 4, max_deals=1)
+        head = off.head()
+        wait_for(
+            lambda: all(w.has_processed(head) for w in off.workers.values()),
+            what="for the projector to project",
+        )
+        wait_for(lambda: projector.printed(f"log at {head}:"), what="for the progress")
+        assert not server.is_leading
+        assert_read_models_match(app, off, [table_id])
+
+        code, stderr = projector.terminate()
+        assert code == 0, stderr
+        assert projector.lines[-1] == "stopped", projector.lines
+        assert "Traceback" not in stderr
+
+        # It gave the lease up: the server takes over and projects what follows.
+        wait_for(lambda: server.is_leading, what="for the server to take over")
+        second = play(app, 62, "classic", 2, max_deals=1)
+        off.wait_until(timeout=10)
+        assert_read_models_match(app, off, [table_id, second])
+    finally:
+        projector.kill()
+        server.close()
+        off.close()
+
+
+def test_canasta_project_refuses_the_in_memory_store() -> None:
+    projector = Projector({"DATABASE_URL": "memory"})
+    try:
+        code, stderr = projector.wait()
+        assert code == 2
+        assert "in-memory store" in stderr
+    finally:
+        projector.kill()
