@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from app import errors
 from app.application import CanastaApp
+from app.command_lane import CommandLane
 from app.routes import audit, deals, players, stream, tables, views
 from app.settings import Settings, eventsourcing_env
 from projections.runner import ReadModels
@@ -62,6 +63,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     errors.install(api)
+    if (settings or Settings()).command_lane:
+        api.add_middleware(CommandLane)
     for router in (players, tables, deals, views, stream, audit):
         api.include_router(router.router, responses=errors.RESPONSES)
 

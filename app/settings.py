@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     #: (Python's default is 700, which costs a quarter of the CPU under load); 0 keeps
     #: Python's defaults.
     gc_gen0_threshold: int = Field(default=100_000, ge=0)
+    #: Answer the common case of ``POST /deals/{id}/commands`` below FastAPI's routing
+    #: (``app/command_lane.py``); false sends every request through the route.
+    command_lane: bool = True
     #: Who runs the read-model projections: ``auto``, one elected process per database (a
     #: lease; the others take over when it ends); ``off``, never this process (run them in a
     #: dedicated one: ``canasta project``).

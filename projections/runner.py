@@ -134,7 +134,7 @@ class PullWorker:
         self.recorder = recorder
         self.mapper = mapper
         self.batch_size = batch_size
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # catch_up_within holds it around catch_up
         self._scanned = 0  # every notification up to here was processed (or not ours)
 
     @property
@@ -190,6 +190,17 @@ class PullWorker:
                     return count  # not at the head: _scanned stays where it was
             self._scanned = max(self._scanned, head)
             return count
+
+    def catch_up_within(self, timeout: float) -> bool:
+        """``catch_up()``, unless another catch-up of this projection (another thread's)
+        keeps it busy for more than ``timeout`` seconds: then False."""
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        try:
+            self.catch_up()
+        finally:
+            self._lock.release()
+        return True
 
     def has_processed(self, position: int) -> bool:
         """True if every notification of the projection's topics up to ``position`` has
@@ -384,6 +395,9 @@ class ReadModels:
 
     ``poll_interval``: how long the leading process waits for new events before it looks
     again anyway (on SQLite and the in-memory store: how often it looks).
+    ``batch_interval``: under load, the leading process catches up at most this often, so
+    that each catch-up takes the events of that interval in one transaction per projection
+    (a catch-up per insert would cost a few queries per projection for a handful of events).
     ``lease_retry_seconds``: how often a process that does not lead tries to take the lease.
     """
 
@@ -400,6 +414,7 @@ class ReadModels:
         postgres_view: type[PostgresReadModelRecorder] = PostgresReadModelRecorder,
         sqlite_view: type[SQLiteReadModelRecorder] = SQLiteReadModelRecorder,
         poll_interval: float = 0.25,
+        batch_interval: float = 0.05,
         lease_retry_seconds: float = 1.0,
         query_pool_size: int = 2,
         batch_size: int = 500,
@@ -411,6 +426,7 @@ class ReadModels:
             raise ValueError(f"projection names must differ: {names}")
         self.settings = settings
         self.poll_interval = poll_interval
+        self.batch_interval = batch_interval
         self.lease_retry_seconds = lease_retry_seconds
         env = eventsourcing_env(settings)
         if settings.database_url == MEMORY:
@@ -631,6 +647,7 @@ class ReadModels:
         try:
             while not self._stopping.is_set():
                 try:
+                    started = time.monotonic()
                     head = self.head()
                     if head != done:
                         for worker in self.workers.values():
@@ -638,6 +655,9 @@ class ReadModels:
                             if self._stopping.is_set():
                                 return
                         done = head
+                        pause = self.batch_interval - (time.monotonic() - started)
+                        if pause > 0 and self._stopping.wait(pause):
+                            return
                     failures = 0
                 except Exception:
                     failures += 1
@@ -681,9 +701,10 @@ class ReadModels:
         the log up to ``position`` (default: its head now); raise ``TimeoutError`` after
         ``timeout`` seconds.
 
-        In the leading process the background thread is waited for; in any other, each
-        projection not there yet is caught up in this thread (an error of the projection is
-        then raised here).
+        Each projection not there yet is caught up in this thread (an error of the
+        projection is then raised here); in the leading process that waits for a catch-up
+        of the background thread under way, if any (one at a time per projection), and
+        spares a view request the background thread's pause between catch-ups.
         """
         if projections is not None:
             unknown = set(projections) - set(self.workers)
@@ -695,23 +716,13 @@ class ReadModels:
         for name, worker in self.workers.items():
             if projections is not None and name not in projections:
                 continue
-            if not self._leading:
-                if not worker.has_processed(position):
-                    worker.catch_up()
+            if worker.has_processed(position):
                 continue
-            delay = 0.002
-            while not worker.has_processed(position):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError(
-                        f"read model {name!r} has not processed notification {position} "
-                        f"within {timeout}s (it is at {worker.position()})"
-                    )
-                if not self._leading:  # stopped leading meanwhile: do it here
-                    worker.catch_up()
-                    break
-                time.sleep(min(delay, remaining))
-                delay = min(delay * 2, 0.1)
+            if not worker.catch_up_within(max(0.0, deadline - time.monotonic())):
+                raise TimeoutError(
+                    f"read model {name!r} has not processed notification {position} "
+                    f"within {timeout}s (it is at {worker.position()})"
+                )
 
     def rebuild(self, progress: Callable[[str, int, int], None] | None = None) -> None:
         """Drop every view row and tracking position and replay the log from the start.

@@ -93,6 +93,26 @@ async def send_command(
 ) -> JSONResponse:
     """One command of the player to act (R-CMD-1): ``seq`` grows per sender and table; a
     retry under a used ``seq`` gets the first answer; ``expect`` must match the deal."""
+    args = submission(deal_id, account.name, body)
+    # The common case is decided here, in the event loop, from this process's cache (no
+    # I/O), and saved by the group committer while this request waits without a thread.
+    # Everything else goes to the threadpool, where ``submit`` reads the store.
+    answer: Answer | None = None
+    try:
+        answer = await submit_from_cache(canasta, args)
+    except IntegrityError:  # another process changed the deal or the log first
+        answer = await run_in_threadpool(partial(canasta.submit, *args, fresh_only=True))
+    if answer is None:
+        answer = await run_in_threadpool(canasta.submit, *args)
+    return JSONResponse(answer_content(answer), answer.status)
+
+
+Submission = tuple[UUID, str, int, c.Command, Expected, str]
+
+
+def submission(deal_id: UUID, player: str, body: CommandIn) -> Submission:
+    """``CanastaApp.submit``'s arguments for a request; the digest identifies the command
+    (everything but ``seq``) so that a retry under the same ``seq`` is recognised."""
     expected = Expected(
         game=body.expect.game,
         deal=body.expect.deal,
@@ -102,27 +122,27 @@ async def send_command(
     )
     payload = body.model_dump(mode="json", exclude={"seq"})
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-    command = to_command(body.command)
-    args = (deal_id, account.name, body.seq, command, expected, digest)
-    # The common case is decided here, in the event loop, from this process's cache (no
-    # I/O), and saved by the group committer while this request waits without a thread.
-    # Everything else goes to the threadpool, where ``submit`` reads the store.
-    answer: Answer
+    return (deal_id, player, body.seq, to_command(body.command), expected, digest)
+
+
+async def submit_from_cache(canasta: CanastaApp, args: Submission) -> Answer | None:
+    """``submit_cached`` and, for an accepted command, its save by the group committer
+    (awaited, no thread); None if ``submit`` must decide. ``IntegrityError``: another
+    process wrote first (``submit(fresh_only=True)`` decides)."""
     fast = canasta.submit_cached(*args)
-    if fast is not None:
-        answer, pending = fast
-        if pending is not None:
-            try:
-                if canasta.group_commit is not None:
-                    await canasta.group_commit.save_async(pending)
-                else:
-                    await run_in_threadpool(canasta.save_pending, pending)
-            except IntegrityError:  # another process changed the deal or the log first
-                answer = await run_in_threadpool(partial(canasta.submit, *args, fresh_only=True))
-    else:
-        answer = await run_in_threadpool(canasta.submit, *args)
-    content = {**answer.body, "replayed": answer.replayed} if answer.status == 200 else answer.body
-    return JSONResponse(content, answer.status)
+    if fast is None:
+        return None
+    answer, pending = fast
+    if pending is not None:
+        if canasta.group_commit is not None:
+            await canasta.group_commit.save_async(pending)
+        else:
+            await run_in_threadpool(canasta.save_pending, pending)
+    return answer
+
+
+def answer_content(answer: Answer) -> dict[str, Any]:
+    return {**answer.body, "replayed": answer.replayed} if answer.status == 200 else answer.body
 
 
 @router.get("/deals/{deal_id}/events")
