@@ -134,7 +134,7 @@ class PullWorker:
         self.recorder = recorder
         self.mapper = mapper
         self.batch_size = batch_size
-        self._lock = threading.RLock()  # catch_up_within holds it around catch_up
+        self._lock = threading.Lock()
         self._scanned = 0  # every notification up to here was processed (or not ours)
 
     @property
@@ -190,17 +190,6 @@ class PullWorker:
                     return count  # not at the head: _scanned stays where it was
             self._scanned = max(self._scanned, head)
             return count
-
-    def catch_up_within(self, timeout: float) -> bool:
-        """``catch_up()``, unless another catch-up of this projection (another thread's)
-        keeps it busy for more than ``timeout`` seconds: then False."""
-        if not self._lock.acquire(timeout=timeout):
-            return False
-        try:
-            self.catch_up()
-        finally:
-            self._lock.release()
-        return True
 
     def has_processed(self, position: int) -> bool:
         """True if every notification of the projection's topics up to ``position`` has
@@ -461,6 +450,7 @@ class ReadModels:
 
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._wake = threading.Event()  # wait_until wakes a pausing background thread
         self._running = False
         self._leading = False
 
@@ -550,6 +540,7 @@ class ReadModels:
         if not self._running:
             return
         self._stopping.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join()
             self._thread = None
@@ -656,8 +647,11 @@ class ReadModels:
                                 return
                         done = head
                         pause = self.batch_interval - (time.monotonic() - started)
-                        if pause > 0 and self._stopping.wait(pause):
-                            return
+                        if pause > 0:
+                            self._wake.wait(pause)  # a view request (wait_until) cuts it short
+                            self._wake.clear()
+                            if self._stopping.is_set():
+                                return
                     failures = 0
                 except Exception:
                     failures += 1
@@ -701,10 +695,10 @@ class ReadModels:
         the log up to ``position`` (default: its head now); raise ``TimeoutError`` after
         ``timeout`` seconds.
 
-        Each projection not there yet is caught up in this thread (an error of the
-        projection is then raised here); in the leading process that waits for a catch-up
-        of the background thread under way, if any (one at a time per projection), and
-        spares a view request the background thread's pause between catch-ups.
+        In the leading process the background thread is woken (it may be pausing between
+        catch-ups, see ``batch_interval``) and waited for; in any other, each projection not
+        there yet is caught up in this thread (an error of the projection is then raised
+        here).
         """
         if projections is not None:
             unknown = set(projections) - set(self.workers)
@@ -716,13 +710,24 @@ class ReadModels:
         for name, worker in self.workers.items():
             if projections is not None and name not in projections:
                 continue
-            if worker.has_processed(position):
+            if not self._leading:
+                if not worker.has_processed(position):
+                    worker.catch_up()
                 continue
-            if not worker.catch_up_within(max(0.0, deadline - time.monotonic())):
-                raise TimeoutError(
-                    f"read model {name!r} has not processed notification {position} "
-                    f"within {timeout}s (it is at {worker.position()})"
-                )
+            delay = 0.002
+            while not worker.has_processed(position):
+                self._wake.set()
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(
+                        f"read model {name!r} has not processed notification {position} "
+                        f"within {timeout}s (it is at {worker.position()})"
+                    )
+                if not self._leading:  # stopped leading meanwhile: do it here
+                    worker.catch_up()
+                    break
+                time.sleep(min(delay, remaining))
+                delay = min(delay * 2, 0.1)
 
     def rebuild(self, progress: Callable[[str, int, int], None] | None = None) -> None:
         """Drop every view row and tracking position and replay the log from the start.
