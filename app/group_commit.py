@@ -72,6 +72,7 @@ class GroupCommit:
         self.linger = linger
         self._last_size = 0
         self._pending: list[Pending] = []
+        self._writing = False  # a transaction is being written (by the thread or a caller)
         self._cond = threading.Condition()
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -81,8 +82,26 @@ class GroupCommit:
         self.commands = 0
 
     def save_pending(self, pending: Pending) -> None:
-        """Queue ``pending`` and wait (this thread blocks) until it is saved."""
-        self._enqueue(pending)
+        """Save ``pending``; this thread blocks until it is saved. When no transaction is
+        being written and nothing waits, this thread writes it itself (no hand-off to the
+        committer thread: a lone writer, such as a script or a test, pays nothing);
+        otherwise it is queued for the committer's next transaction."""
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the application is closed")
+            direct = not self._writing and not self._pending
+            if direct:
+                self._writing = True
+            else:
+                self._pending.append(pending)
+                self._cond.notify()
+        if direct:
+            try:
+                self._commit([pending])
+            finally:
+                with self._cond:
+                    self._writing = False
+                    self._cond.notify()
         pending.done.wait()
         if pending.error is not None:
             raise pending.error
@@ -124,10 +143,13 @@ class GroupCommit:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._pending and not self._closed:
+                while (not self._pending or self._writing) and not (
+                    self._closed and not self._writing
+                ):
                     self._cond.wait()
                 if not self._pending:
                     return
+                self._writing = True  # one transaction at a time, this thread's or a caller's
                 busy = self._last_size > 1 and len(self._pending) < self.max_batch
             if busy and self.linger and not self._closed:
                 # Under load (the last transaction held several commands), wait a little for
@@ -138,7 +160,12 @@ class GroupCommit:
                 batch = self._pending[: self.max_batch]
                 del self._pending[: self.max_batch]
             self._last_size = len(batch)
-            self._commit(batch)
+            try:
+                self._commit(batch)
+            finally:
+                with self._cond:
+                    self._writing = False
+                    self._cond.notify_all()
 
     def _commit(self, batch: list[Pending]) -> None:
         try:

@@ -159,7 +159,9 @@ def eventsourcing_env(settings: Settings, *, app_name: str = "canasta") -> dict[
     # An empty value disables the cache; the library treats "0" as an *unbounded* cache.
     maxsize = settings.aggregate_cache_maxsize
     env["AGGREGATE_CACHE_MAXSIZE"] = str(maxsize) if maxsize > 0 else ""
-    env["COMMIT_BATCH_MAX"] = str(settings.commit_batch_max)  # read by CanastaApp
+    # Read by CanastaApp. The in-memory store has no transaction cost to share: each
+    # command is saved in its caller's thread.
+    env["COMMIT_BATCH_MAX"] = "1" if url == MEMORY else str(settings.commit_batch_max)
     env["COMMIT_LINGER_MS"] = str(settings.commit_linger_ms)
 
     prefix = app_name.upper() + "_"
