@@ -7,8 +7,9 @@ transaction; a notification already processed is skipped (``AlreadyProcessed``),
 delivering an event twice changes nothing. Transient database errors are retried, which the
 tracking makes safe.
 
-The same projection objects run under the library's ``ProjectionRunner`` (PostgreSQL) and under
-the pull runner of ``projections.runner`` (SQLite, and catch-ups on any backend).
+The projection objects run under the pull runner of ``projections.runner`` (batches of
+notifications, one transaction each), on every backend; they would also run under the
+library's ``ProjectionRunner`` (one transaction per event), which this project no longer uses.
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ class LobbyProjection(ReadModelProjection):
             self.view.track(tracking)
 
 
-#: Every read-model projection, each run by its own runner.
+#: Every read-model projection, each with its own pull runner and tracking table.
 PROJECTIONS: tuple[type[ReadModelProjection], ...] = (
     DiscardLogProjection,
     DrawLogProjection,
