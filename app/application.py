@@ -483,20 +483,21 @@ class CanastaApp(Application[UUID]):
         return Answer(200, body), self._pending(deal, log)
 
     def save_pending(self, pending: Pending) -> None:
-        """Save what ``submit_cached`` decided (blocking); ``IntegrityError`` on a conflict."""
+        """Save a command's collected events (``submit_cached``, ``_commit``), blocking;
+        ``IntegrityError`` on a conflict."""
         if self.group_commit is None:
             self._record_batch([pending])
         else:
             self.group_commit.save_pending(pending)
 
-    def _cached_copy(self, aggregate_id: UUID) -> Any:
+    def _cached_copy(self, aggregate_id: UUID, *, wait: bool = False) -> Any:
         """A copy of the aggregate as this process's cache holds it, or None if it is not
-        cached or another thread is reading it just now (never waits)."""
+        cached, or (unless ``wait``) another thread is reading it just now."""
         cache = self.repository.cache
         if cache is None:
             return None
-        lock = self._read_locks[hash(aggregate_id) % len(self._read_locks)]
-        if not lock.acquire(blocking=False):
+        lock = self._read_lock(aggregate_id)
+        if not lock.acquire(blocking=wait):
             return None
         try:
             return deepcopy(cache.get(aggregate_id))
@@ -519,16 +520,15 @@ class CanastaApp(Application[UUID]):
         save checks the versions may use it."""
         if version is not None:  # rebuilt from the store, never from the cache
             return self.repository.get(aggregate_id, version=version, projector_func=_fold)
-        with self._read_locks[hash(aggregate_id) % len(self._read_locks)]:
-            cache = self.repository.cache
-            if not fresh and cache is not None:
-                try:
-                    cached = cache.get(aggregate_id)
-                except KeyError:
-                    pass
-                else:
-                    return deepcopy(cached)
+        if not fresh:
+            cached = self._cached_copy(aggregate_id, wait=True)
+            if cached is not None:
+                return cached
+        with self._read_lock(aggregate_id):
             return self.repository.get(aggregate_id, projector_func=_fold)
+
+    def _read_lock(self, aggregate_id: UUID) -> threading.Lock:
+        return self._read_locks[hash(aggregate_id) % len(self._read_locks)]
 
     def _command_log(self, table_id: str, player: str, *, fresh: bool = True) -> CommandLog:
         try:
@@ -651,15 +651,17 @@ class CanastaApp(Application[UUID]):
         """``Application.save`` for aggregates, without the per-object runtime protocol
         checks of ``ProcessingEvent.collect_events`` (a seventh of a command's time on
         Python 3.11). Every object saved here is an aggregate; the rest is unchanged."""
-        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-        for aggregate in objs:
-            if aggregate is not None:
-                processing_event.events.extend(aggregate.collect_events())
-                processing_event.aggregates[aggregate.id] = aggregate
-        processing_event.saved_kwargs.update(kwargs)
-        return self._record_processing_event(processing_event)
+        pending = self._pending(*(obj for obj in objs if obj is not None))
+        return self._record_batch([pending], **kwargs)
 
-    def _record_processing_event(self, processing_event: ProcessingEvent[UUID]) -> Any:
+    def _record_batch(self, batch: Sequence[Pending], **kwargs: Any) -> Any:
+        """The events of one or more commands (the group committer's batch), recorded in
+        one transaction; returns the library's recordings."""
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        for pending in batch:
+            processing_event.events.extend(pending.events)
+            processing_event.aggregates.update(pending.aggregates)
+        processing_event.saved_kwargs.update(kwargs)
         recordings = self._record(processing_event)
         cache = self.repository.cache
         if cache is not None and self.repository.fastforward:
@@ -671,14 +673,6 @@ class CanastaApp(Application[UUID]):
         self._notify(recordings)
         self.notify(processing_event.events)  # the library's deprecated hook, kept
         return recordings
-
-    def _record_batch(self, batch: Sequence[Pending]) -> None:
-        """The group committer's write: the events of several commands, one transaction."""
-        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
-        for pending in batch:
-            processing_event.events.extend(pending.events)
-            processing_event.aggregates.update(pending.aggregates)
-        self._record_processing_event(processing_event)
 
     def _snapshot(self, deal: Deal) -> None:
         """Snapshot a finished deal, so rebuilding a game reads one record per deal.
@@ -700,12 +694,9 @@ class CanastaApp(Application[UUID]):
         """Save the aggregates' new events in one transaction, shared with the commands of
         other threads saved at the same moment (group commit); raises ``IntegrityError`` if
         another writer got there first."""
-        if self.group_commit is None:
-            self.save(*aggregates)
-            return
         pending = self._pending(*aggregates)
         if pending.events:
-            self.group_commit.save_pending(pending)
+            self.save_pending(pending)
 
     @staticmethod
     def _pending(*aggregates: Any) -> Pending:

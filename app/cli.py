@@ -68,18 +68,28 @@ def _store(settings: Settings) -> str:
     return f"PostgreSQL {parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
 
 
+def _in_memory(settings: Settings) -> bool:
+    """The operator's commands work on a server's store, which the in-memory one never is
+    (it belongs to one process): True, with the reason on stderr, if it is that one."""
+    from app.settings import MEMORY
+
+    if settings.database_url != MEMORY:
+        return False
+    print(
+        "the in-memory store belongs to one process: set DATABASE_URL (PostgreSQL) or "
+        "CANASTA_DATA_DIR (SQLite) to the server's store",
+        file=sys.stderr,
+    )
+    return True
+
+
 def _open_store() -> tuple[Settings, CanastaApp] | None:
     """The application on the configured store (``DATABASE_URL`` / ``CANASTA_*``)."""
     from app.application import CanastaApp
-    from app.settings import MEMORY, Settings, eventsourcing_env
+    from app.settings import Settings, eventsourcing_env
 
     settings = Settings()
-    if settings.database_url == MEMORY:
-        print(
-            "the in-memory store belongs to one process: set DATABASE_URL (PostgreSQL) or "
-            "CANASTA_DATA_DIR (SQLite) to the server's store",
-            file=sys.stderr,
-        )
+    if _in_memory(settings):
         return None
     try:
         return settings, CanastaApp(env=eventsourcing_env(settings))
@@ -204,16 +214,11 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
     batch's rows and position are committed together)."""
     import time
 
-    from app.settings import MEMORY, Settings
+    from app.settings import Settings
     from projections.runner import ReadModels
 
     settings = Settings()
-    if settings.database_url == MEMORY:
-        print(
-            "the in-memory store belongs to one process: set DATABASE_URL (PostgreSQL) or "
-            "CANASTA_DATA_DIR (SQLite) to the server's store",
-            file=sys.stderr,
-        )
+    if _in_memory(settings):
         return 2
     print(
         "WARNING: stop every server (uvicorn app.main:app) on this store first, and start none "
@@ -252,16 +257,11 @@ def _project(args: argparse.Namespace) -> int:
     import threading
     import time
 
-    from app.settings import MEMORY, Settings
+    from app.settings import Settings
     from projections.runner import ReadModels
 
     settings = Settings().model_copy(update={"read_models": "auto"})
-    if settings.database_url == MEMORY:
-        print(
-            "the in-memory store belongs to one process: set DATABASE_URL (PostgreSQL) or "
-            "CANASTA_DATA_DIR (SQLite) to the server's store",
-            file=sys.stderr,
-        )
+    if _in_memory(settings):
         return 2
     # The projections' warnings and errors (with tracebacks) go to stderr; the lease and
     # the progress are printed below.

@@ -86,22 +86,11 @@ class GroupCommit:
         being written and nothing waits, this thread writes it itself (no hand-off to the
         committer thread: a lone writer, such as a script or a test, pays nothing);
         otherwise it is queued for the committer's next transaction."""
-        with self._cond:
-            if self._closed:
-                raise RuntimeError("the application is closed")
-            direct = not self._writing and not self._pending
-            if direct:
-                self._writing = True
-            else:
-                self._pending.append(pending)
-                self._cond.notify()
-        if direct:
+        if self._enqueue(pending, may_write=True):
             try:
                 self._commit([pending])
             finally:
-                with self._cond:
-                    self._writing = False
-                    self._cond.notify()
+                self._done_writing()
         pending.done.wait()
         if pending.error is not None:
             raise pending.error
@@ -126,11 +115,22 @@ class GroupCommit:
         if pending.error is not None:
             raise pending.error
 
-    def _enqueue(self, pending: Pending) -> None:
+    def _enqueue(self, pending: Pending, *, may_write: bool = False) -> bool:
+        """Queue ``pending`` for the committer; or, if ``may_write`` and nothing is being
+        written or waits, claim the writing for the caller instead: then True."""
         with self._cond:
             if self._closed:
                 raise RuntimeError("the application is closed")
+            if may_write and not self._writing and not self._pending:
+                self._writing = True
+                return True
             self._pending.append(pending)
+            self._cond.notify()
+            return False
+
+    def _done_writing(self) -> None:
+        with self._cond:
+            self._writing = False
             self._cond.notify()
 
     def close(self) -> None:
@@ -163,9 +163,7 @@ class GroupCommit:
             try:
                 self._commit(batch)
             finally:
-                with self._cond:
-                    self._writing = False
-                    self._cond.notify_all()
+                self._done_writing()
 
     def _commit(self, batch: list[Pending]) -> None:
         try:
