@@ -65,6 +65,7 @@ from eventsourcing.persistence import (
     ApplicationRecorder,
     InfrastructureFactory,
     Mapper,
+    Notification,
     ProgrammingError,
     Tracking,
 )
@@ -78,6 +79,7 @@ from app.settings import MEMORY, Settings, eventsourcing_env
 from projections.read_models import PROJECTIONS, ReadModelProjection
 from projections.store import (
     VIEW_TABLES,
+    AlreadyProcessed,
     PostgresReadModelRecorder,
     ReadModelRecorder,
     SQLiteReadModelRecorder,
@@ -175,12 +177,8 @@ class PullWorker:
                 )
                 if not notifications:
                     break
-                with self.view.batch():  # one transaction per batch of notifications
-                    for notification in notifications:
-                        event = self.mapper.to_domain_event(notification)
-                        tracking = Tracking(self.app_name, notification.id)
-                        self.projection.process_event(event, tracking)
-                        count += 1
+                self._process_batch(notifications)
+                count += len(notifications)
                 if progress is not None:
                     progress(count, notifications[-1].id)
                 if len(notifications) < self.batch_size:
@@ -190,6 +188,27 @@ class PullWorker:
                     return count  # not at the head: _scanned stays where it was
             self._scanned = max(self._scanned, head)
             return count
+
+    def _process_batch(self, notifications: Sequence[Notification]) -> None:
+        """One transaction for the batch, its last position recorded once. If some of it
+        was processed elsewhere meanwhile (another runner, despite the lease), the batch
+        is done again with each event's position checked, skipping what was done."""
+        span = (
+            Tracking(self.app_name, notifications[0].id),
+            Tracking(self.app_name, notifications[-1].id),
+        )
+        try:
+            with self.view.batch(span):
+                for notification in notifications:
+                    event = self.mapper.to_domain_event(notification)
+                    self.projection.process_event(event, Tracking(self.app_name, notification.id))
+            return
+        except AlreadyProcessed:
+            pass
+        with self.view.batch():
+            for notification in notifications:
+                event = self.mapper.to_domain_event(notification)
+                self.projection.process_event(event, Tracking(self.app_name, notification.id))
 
     def has_processed(self, position: int) -> bool:
         """True if every notification of the projection's topics up to ``position`` has

@@ -138,9 +138,10 @@ class ReadModelRecorder(TrackingRecorder, ABC):
     def _write(self, tracking: Tracking | None) -> Iterator[Run]:
         """A transaction that records ``tracking`` first (unless None) and commits at exit;
         inside ``batch()``, the batch's transaction."""
-        shared = getattr(self._batch_local(), "cursor", None)
+        local = self._batch_local()
+        shared = getattr(local, "cursor", None)
         if shared is not None:
-            if tracking is not None:
+            if tracking is not None and not _covered(getattr(local, "tracked", None), tracking):
                 self._track(shared, tracking)
             yield self._runner(shared)
             return
@@ -156,20 +157,57 @@ class ReadModelRecorder(TrackingRecorder, ABC):
             yield self._runner(cursor)
 
     @contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self, span: tuple[Tracking, Tracking] | None = None) -> Iterator[None]:
         """The writes of this thread inside share one transaction, committed at the end
         (faster catch-ups and rebuilds); an error rolls back the whole batch, positions
-        included. Writes that find their event already processed are skipped as usual."""
+        included. Writes that find their event already processed are skipped as usual.
+
+        With ``span``, the batch's first and last notifications: the last one's position is
+        recorded once, first, instead of each event's, provided that none of the span was
+        processed yet (the batch is all or nothing, so exactly-once holds as well);
+        otherwise ``AlreadyProcessed``, and nothing is written. On PostgreSQL the batch's
+        writes are then pipelined: sent without waiting for each one's answer."""
         local = self._batch_local()
         if getattr(local, "cursor", None) is not None:
             yield  # already in a batch
             return
-        with self._transaction(commit=True) as cursor:
+        with self._batch_transaction(pipelined=span is not None) as cursor:
             local.cursor = cursor
+            local.tracked = None
             try:
+                if span is not None:
+                    self._track_span(cursor, *span)
+                    local.tracked = span[1]
                 yield
             finally:
                 local.cursor = None
+                local.tracked = None
+
+    def _track_span(self, cursor: Any, first: Tracking, last: Tracking) -> None:
+        """Record ``last`` if the recorded position is before ``first``; else
+        ``AlreadyProcessed`` (some or all of the span was processed elsewhere)."""
+        table = self._tracking_table()
+        rows = self._runner(cursor)(
+            f"INSERT INTO {table} (application_name, notification_id) "
+            "VALUES (:application_name, :last) "
+            "ON CONFLICT (application_name) DO UPDATE SET notification_id = :last "
+            f"WHERE {table}.notification_id < :first "
+            "RETURNING notification_id",
+            {
+                "application_name": last.application_name,
+                "first": first.notification_id,
+                "last": last.notification_id,
+            },
+        )
+        if not rows:
+            raise AlreadyProcessed(
+                f"{self.tracking_table_name}: {last.application_name} "
+                f"{first.notification_id}..{last.notification_id} was processed in part"
+            )
+
+    def _batch_transaction(self, *, pipelined: bool) -> AbstractContextManager[Any]:
+        """A batch's transaction (pipelined where the database can)."""
+        return self._transaction(commit=True)
 
     def in_batch(self) -> bool:
         return getattr(self._batch_local(), "cursor", None) is not None
@@ -719,6 +757,21 @@ def postgres_lobby_ddl(schema: str) -> list[str]:
     ]
 
 
+def _covered(tracked: Tracking | None, tracking: Tracking) -> bool:
+    """Whether a batch's recorded position ``tracked`` already covers ``tracking``."""
+    return (
+        tracked is not None
+        and tracked.application_name == tracking.application_name
+        and tracking.notification_id <= tracked.notification_id
+    )
+
+
+@lru_cache(maxsize=256)
+def _returns_rows(sql: str) -> bool:
+    """Whether a statement of this module answers with rows (SELECT, or RETURNING)."""
+    return sql.lstrip().upper().startswith("SELECT") or " RETURNING " in sql.upper()
+
+
 @lru_cache(maxsize=256)
 def _pyformat(sql: str) -> str:
     """``:name`` parameters as psycopg's ``%(name)s`` (the SQL here has no other ``:`` or ``%``)."""
@@ -763,10 +816,21 @@ class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
         with self.datastore.transaction(commit=commit) as curs:
             yield curs
 
+    @contextmanager
+    def _batch_transaction(self, *, pipelined: bool) -> Iterator[Cursor[DictRow]]:
+        if not pipelined:
+            with self._transaction(commit=True) as curs:
+                yield curs
+            return
+        with self.datastore.get_connection() as conn, conn.pipeline(), conn.transaction():
+            yield conn.cursor()
+
     def _runner(self, curs: Cursor[DictRow]) -> Run:
         def run(sql: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
             curs.execute(_pyformat(sql), params or {}, prepare=True)
-            return [dict(row) for row in curs.fetchall()] if curs.description else []
+            # Only statements with rows wait for the answer (in a pipeline, the others
+            # are sent on and their errors raised at the next sync or the commit).
+            return [dict(row) for row in curs.fetchall()] if _returns_rows(sql) else []
 
         return run
 
