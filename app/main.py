@@ -6,6 +6,7 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI
 
 from app import errors
@@ -45,6 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         read_models = ReadModels(config, app=canasta)
         read_models.start()
         tune_gc(config.gc_gen0_threshold)
+        anyio.to_thread.current_default_thread_limiter().total_tokens = config.threadpool_size
         api.state.settings = config
         api.state.canasta = canasta
         api.state.read_models = read_models

@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     #: (Python's default is 700, which costs a quarter of the CPU under load); 0 keeps
     #: Python's defaults.
     gc_gen0_threshold: int = Field(default=100_000, ge=0)
+    #: Threads for the routes that block (FastAPI's threadpool; anyio's default is 40).
+    #: Under load every runnable thread contends for the GIL with the event loop that
+    #: answers most commands: with 40, waves of blocking requests (deals ending and
+    #: starting together) put tail latency up (``make bench``). Live streams do not hold one.
+    threadpool_size: int = Field(default=8, ge=1, le=1000)
     #: Answer the common case of ``POST /deals/{id}/commands`` below FastAPI's routing
     #: (``app/command_lane.py``); false sends every request through the route.
     command_lane: bool = True
