@@ -100,8 +100,7 @@ TARGET_REPLAY_MS = 50.0
 #: The replayed game is the first of at least this many deals (or the longest of four).
 MIN_DEALS = 6
 
-#: Environment variables read by ``bench_app`` (``--threads``, ``--patch``).
-THREADS_ENV = "CANASTA_BENCH_THREADS"
+#: Environment variable read by ``bench_app`` (``--patch``).
 PATCHES_ENV = "CANASTA_BENCH_PATCHES"
 
 
@@ -349,22 +348,6 @@ def process_role(pid: int) -> str:
 # --- the server ---------------------------------------------------------------------------
 
 
-class _ThreadLimit:
-    """ASGI wrapper that sizes anyio's default thread limiter (FastAPI's threadpool for
-    ``def`` endpoints and dependencies) when the server starts; 40 is anyio's default."""
-
-    def __init__(self, app: Any, tokens: int) -> None:
-        self.app = app
-        self.tokens = tokens
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            import anyio.to_thread
-
-            anyio.to_thread.current_default_thread_limiter().total_tokens = self.tokens
-        await self.app(scope, receive, send)
-
-
 def _apply_patches(names: Sequence[str]) -> None:
     """Experiments on the server's code, applied in the server process only (``--patch``)."""
     if "switch-interval" in names:
@@ -430,7 +413,21 @@ def _apply_patches(names: Sequence[str]) -> None:
             by_lane.set(content is not None)
             return content
 
+        loop_watched: list[bool] = []
+
+        async def watch_loop() -> None:
+            while True:
+                before = time.perf_counter()
+                await asyncio.sleep(0.002)
+                late = (time.perf_counter() - before - 0.002) * 1000
+                if late > 15:
+                    with stall_path.open("a") as f:
+                        f.write(f"{time.perf_counter():.3f} loop-late {late:.1f} ms\n")
+
         async def timed_call(self: Any, scope: Any, receive: Any, send: Any) -> None:
+            if not loop_watched:  # the worker's event loop: how late it runs a timer
+                loop_watched.append(True)
+                self.watcher = asyncio.get_running_loop().create_task(watch_loop())
             before = time.perf_counter()
             by_lane.set(False)
             await call(self, scope, receive, send)
@@ -441,6 +438,45 @@ def _apply_patches(names: Sequence[str]) -> None:
                     where = "lane" if lane else "route"
                     f.write(f"{time.perf_counter():.3f} {where} {ms:.1f} ms {scope['path']}\n")
 
+        from app.application import CanastaApp
+        from domain.command_log import command_log_id
+
+        submit_cached = CanastaApp.submit_cached
+        reasons: Counter[str] = Counter()
+        missing: set[Any] = set()
+
+        def explained(self: Any, deal_id: Any, player: str, *args: Any) -> Any:
+            result = submit_cached(self, deal_id, player, *args)
+            if result is None:
+                cache = self.repository.cache
+
+                def cached(key: Any) -> Any:
+                    try:
+                        return cache.get(key)
+                    except KeyError:
+                        return None
+
+                deal = cached(deal_id)
+                if deal is None:
+                    reasons["deal not cached"] += 1
+                elif cached(command_log_id(deal.state.table_id, player)) is None:
+                    reasons["log not cached"] += 1
+                    missing.add((deal.state.table_id, player))
+                    reasons["distinct logs not cached"] = len(missing)
+                    reasons["cache size"] = len(cache.cache)
+                elif (
+                    self._read_lock(deal_id).locked()
+                    or self._read_lock(command_log_id(deal.state.table_id, player)).locked()
+                ):
+                    reasons["read lock busy"] += 1
+                else:
+                    reasons[f"other, deal {deal.state.phase}"] += 1
+                if sum(reasons.values()) % 50 == 0:
+                    with stall_path.open("a") as f:
+                        f.write(f"{time.perf_counter():.3f} reasons 0 {dict(reasons)}\n")
+            return result
+
+        CanastaApp.submit_cached = explained  # type: ignore[method-assign,assignment]
         CommandLane._answer = timed_answer  # type: ignore[method-assign,assignment]
         CommandLane.__call__ = timed_call  # type: ignore[method-assign]
     if "no-read-models" in names:
@@ -463,18 +499,13 @@ PATCHES = {
 
 
 def bench_app() -> Any:
-    """``uvicorn benchmarks.server:bench_app --factory``: ``app.main``'s app with
-    experiments applied from outside (no server file changed):
-
-    - ``$CANASTA_BENCH_THREADS``: the threadpool's size (anyio's default is 40);
-    - ``$CANASTA_BENCH_PATCHES``: comma-separated ``PATCHES``.
-    """
+    """``uvicorn benchmarks.server:bench_app --factory``: ``app.main``'s app with the
+    experiments of ``$CANASTA_BENCH_PATCHES`` (comma-separated ``PATCHES``) applied from
+    outside (no server file changed)."""
     from app.main import create_app
 
     _apply_patches(os.environ.get(PATCHES_ENV, "").split(","))
-    api = create_app()
-    threads = os.environ.get(THREADS_ENV)
-    return _ThreadLimit(api, int(threads)) if threads else api
+    return create_app()
 
 
 def free_port() -> int:
@@ -514,8 +545,9 @@ class Server:
             "CANASTA_POSTGRES_POOL_SIZE": str(self.pool_size),
         }
         target = ["app.main:app"]
-        if self.threads or self.patches:
-            env[THREADS_ENV] = str(self.threads or "")
+        if self.threads:
+            env["CANASTA_THREADPOOL_SIZE"] = str(self.threads)
+        if self.patches:
             env[PATCHES_ENV] = ",".join(self.patches)
             target = ["benchmarks.server:bench_app", "--factory"]
         cmd = [
@@ -1059,6 +1091,38 @@ async def watch_own_loop(stalls: list[tuple[float, float]], until: float) -> Non
             stalls.append((time.perf_counter(), late))
 
 
+def wait_for_read_models(url: str, timeout: float = 300.0) -> float | None:
+    """After a run: seconds until every projection's tracking position stopped moving
+    (the read models caught up with what the run wrote), so that the next run does not
+    start while they are still catching up. None if they did not settle in ``timeout``."""
+
+    def positions() -> list[int]:
+        with psycopg.connect(url, autocommit=True) as conn:
+            tables = conn.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = current_schema() AND table_name LIKE '%\\_tracking' "
+                "ORDER BY table_name"
+            ).fetchall()
+            out = []
+            for (table,) in tables:
+                row = conn.execute(f'SELECT max(notification_id) FROM "{table}"').fetchone()
+                out.append(int(row[0] or 0) if row else 0)
+            return out
+
+    started = time.perf_counter()
+    last = positions()
+    while time.perf_counter() - started < timeout:
+        time.sleep(1.0)
+        now = positions()
+        if now == last:
+            waited = time.perf_counter() - started - 1.0
+            log(f"  read models caught up {max(0.0, waited):.1f} s after the run ({now})")
+            return round(max(0.0, waited), 1)
+        last = now
+    log(f"  read models still moving {timeout:.0f} s after the run")
+    return None
+
+
 def event_loop_runner() -> Callable[[Any], Any]:
     """``run(coroutine)`` on uvloop when installed (it is, with uvicorn[standard]): about
     half of asyncio's own CPU per socket event, left to the server."""
@@ -1090,6 +1154,7 @@ def run_load(
     count_rows: Callable[[], int],
     profile: Callable[[], Profiler] | None = None,
     rate: float | None = None,
+    nice: int = 0,
 ) -> dict[str, Any]:
     """Drive ``games`` games: flat out (closed loop) or, with ``rate``, an offered rate of
     ``rate`` commands per second in all (open loop, each game 1/games of it, the games'
@@ -1133,6 +1198,8 @@ def run_load(
         await watcher
 
     def loop_thread() -> None:
+        if nice:  # this thread and the threads it starts (executor, Linux: per thread)
+            os.nice(nice)
         try:
             event_loop_runner()(drive())
         except BaseException as exc:  # reported by the caller
@@ -1747,6 +1814,13 @@ def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
             for k in ("server", "postgres", "load_generator")
         )
     )
+    if "read_models_caught_up_s" in load:
+        caught_up = load["read_models_caught_up_s"]
+        print(
+            "  read models caught up with the run "
+            + (f"{caught_up:.1f} s after its end" if caught_up is not None else "NOT within 300 s")
+            + " (the next run starts after that)"
+        )
     speed = load.get("cpu_speed") or {}
     if speed:
         print(
@@ -1785,7 +1859,7 @@ def print_report(report: dict[str, Any], path: Path) -> None:
     print("canasta-ledger server benchmark (PostgreSQL, uvicorn, load generator: one machine)")
     print(
         f"  {cfg['cores']} cores; uvicorn --workers {cfg['workers']}, pool {cfg['pool_size']} "
-        f"connections/worker, threadpool {cfg['threads'] or 'default (40)'}; "
+        f"connections/worker, threadpool {cfg['threads'] or 'default (8)'}; "
         f"{cfg['games']} games"
     )
     extras = [m for m, present in cfg["uvicorn_extras"].items() if present]
@@ -1884,7 +1958,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--seconds", type=float, default=20.0, help="measured load window")
-    parser.add_argument("--warmup", type=float, default=3.0, help="load before the window")
+    parser.add_argument(
+        "--warmup", type=float, default=5.0,
+        help="load before the window (all games start together: their first commands, which "
+        "create the players' command logs, go through the route at once)",
+    )  # fmt: skip
     parser.add_argument("--games", type=int, default=64, help="concurrent games")
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument(
@@ -1893,7 +1971,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument(
         "--threads", type=int, default=None,
-        help="threadpool size of each worker (default: anyio's 40, app.main:app as is)",
+        help="threadpool size of each worker (CANASTA_THREADPOOL_SIZE; default: the server's, 8)",
     )  # fmt: skip
     parser.add_argument(
         "--rate", type=float, default=TARGET_COMMANDS_PER_S,
@@ -1921,6 +1999,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--profile", action="store_true",
         help="sample the uvicorn workers with py-spy during the window (pip install py-spy)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--load-generator-nice", type=int, default=0,
+        help="the load generator's threads run at this nice level (0: the server's, "
+        "PostgreSQL's); higher: it takes the cores only when they leave them idle",
     )  # fmt: skip
     parser.add_argument("--py-spy", default=None, help="path of the py-spy binary")
     parser.add_argument("--pgbench-seconds", type=float, default=5.0)
@@ -2011,13 +2094,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.skip_closed:
                 report["load"] = run_load(
                     server.base, url, args.games, args.seconds, args.warmup, args.views, args.seed,
-                    cpu, count_rows, profile,
+                    cpu, count_rows, profile, None, args.load_generator_nice,
                 )  # fmt: skip
+                report["load"]["read_models_caught_up_s"] = wait_for_read_models(url)
             if args.rate:
                 report["load_at_rate"] = run_load(
                     server.base, url, args.games, args.seconds, args.warmup, args.views,
                     args.seed + 1, cpu, count_rows, profile if args.skip_closed else None,
-                    args.rate,
+                    args.rate, args.load_generator_nice,
                 )  # fmt: skip
         if not args.skip_replay:
             log("replay: playing a complete 5000-point classic 4-player game in-process")
