@@ -174,3 +174,28 @@ def test_downgrade_removes_everything(migrated_postgres_url: str) -> None:
     with probe_app(migrated_postgres_url) as app:
         counter_id = app.create_counter("again")
         assert app.get_counter(counter_id).name == "again"
+
+
+def test_the_events_table_is_kept_out_of_autovacuum(migrated_postgres_url: str) -> None:
+    """Migration 0004: a VACUUM or ANALYZE of the events table holds SHARE UPDATE EXCLUSIVE,
+    which the write path's table lock waits for, so autovacuum would stall every command."""
+    url = migrated_postgres_url
+
+    def options() -> str:
+        rows = fetch(url, "SELECT reloptions::text FROM pg_class WHERE relname = 'canasta_events'")
+        return str(rows[0][0])
+
+    assert "autovacuum_enabled=false" in options()
+    # Why: while a session holds what VACUUM/ANALYZE hold, a command cannot be saved.
+    with psycopg.connect(url) as vacuum_like, probe_app(url) as app:
+        vacuum_like.execute("LOCK TABLE canasta_events IN SHARE UPDATE EXCLUSIVE MODE")
+        with psycopg.connect(url) as writer:
+            writer.execute("SET lock_timeout = '200ms'")
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                writer.execute("LOCK TABLE canasta_events IN EXCLUSIVE MODE")
+        vacuum_like.rollback()
+        app.create_counter("saved once the lock is gone")
+    downgrade(url, "0003")
+    assert "autovacuum_enabled=true" in options()
+    upgrade(url)
+    assert "autovacuum_enabled=false" in options()
