@@ -199,16 +199,15 @@ class PullWorker:
         )
         try:
             with self.view.batch(span):
-                for notification in notifications:
-                    event = self.mapper.to_domain_event(notification)
-                    self.projection.process_event(event, Tracking(self.app_name, notification.id))
-            return
+                self._process(notifications)
         except AlreadyProcessed:
-            pass
-        with self.view.batch():
-            for notification in notifications:
-                event = self.mapper.to_domain_event(notification)
-                self.projection.process_event(event, Tracking(self.app_name, notification.id))
+            with self.view.batch():
+                self._process(notifications)
+
+    def _process(self, notifications: Sequence[Notification]) -> None:
+        for notification in notifications:
+            event = self.mapper.to_domain_event(notification)
+            self.projection.process_event(event, Tracking(self.app_name, notification.id))
 
     def has_processed(self, position: int) -> bool:
         """True if every notification of the projection's topics up to ``position`` has
