@@ -673,11 +673,42 @@ class HttpResponse:
             raise RuntimeError(f"HTTP {self.status_code}: {self.text[:300]}")
 
 
+def request_bytes(
+    host: str, port: int, method: str, path: str, body: Any, headers: dict[str, str] | None
+) -> bytes:
+    """One HTTP/1.1 request on a keep-alive connection, JSON body if any."""
+    data = b"" if body is None else json.dumps(body).encode()
+    head = [f"{method} {path} HTTP/1.1", f"Host: {host}:{port}", f"Content-Length: {len(data)}"]
+    if body is not None:
+        head.append("Content-Type: application/json")
+    head.extend(f"{k}: {v}" for k, v in (headers or {}).items())
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + data
+
+
+def parse_response(buffer: bytes) -> tuple[HttpResponse, bytes] | None:
+    """The first whole answer in ``buffer`` and what follows it, or None if it is not all
+    there yet. Reads what this server sends: a status line, headers with Content-Length,
+    a body."""
+    head_end = buffer.find(b"\r\n\r\n")
+    if head_end < 0:
+        return None
+    lines = buffer[:head_end].split(b"\r\n")
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    end = head_end + 4 + length
+    if len(buffer) < end:
+        return None
+    status = int(lines[0].split(b" ", 2)[1])
+    return HttpResponse(status, buffer[head_end + 4 : end]), buffer[end:]
+
+
 class RawClient:
     """HTTP/1.1 written and read directly on one blocking keep-alive socket (the replay
     and the idle probes; the load itself uses ``AsyncRawClient``): a third of
-    ``http.client``'s CPU per request. Reads only what this server sends: a status line,
-    headers with Content-Length, a body."""
+    ``http.client``'s CPU per request."""
 
     def __init__(self, base: str, timeout: float = 60) -> None:
         self.timeout = timeout
@@ -690,13 +721,7 @@ class RawClient:
     def request(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> HttpResponse:
-        data = b"" if body is None else json.dumps(body).encode()
-        head = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}"]
-        head.append(f"Content-Length: {len(data)}")
-        if body is not None:
-            head.append("Content-Type: application/json")
-        head.extend(f"{k}: {v}" for k, v in (headers or {}).items())
-        message = ("\r\n".join(head) + "\r\n\r\n").encode() + data
+        message = request_bytes(self.host, self.port, method, path, body, headers)
         for attempt in (1, 2):
             if self.sock is None:
                 self.sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
@@ -714,21 +739,10 @@ class RawClient:
         raise AssertionError("unreachable")
 
     def _read(self) -> HttpResponse:
-        assert self.sock is not None
-        while b"\r\n\r\n" not in self.buffer:
+        while (parsed := parse_response(self.buffer)) is None:
             self._receive()
-        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
-        lines = head.split(b"\r\n")
-        status = int(lines[0].split(b" ", 2)[1])
-        length = 0
-        for line in lines[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        while len(self.buffer) < length:
-            self._receive()
-        content, self.buffer = self.buffer[:length], self.buffer[length:]
-        return HttpResponse(status, content)
+        response, self.buffer = parsed
+        return response
 
     def _receive(self) -> None:
         assert self.sock is not None
@@ -764,9 +778,8 @@ class Reader:
 
 class AsyncRawClient(asyncio.Protocol):
     """HTTP/1.1 on one keep-alive connection, for the load generator's event loop: the
-    request is written straight to the transport and the answer parsed as its bytes arrive
-    (what this server sends: a status line, headers with Content-Length, a body). Its
-    receive time is taken when its last byte arrives, before any other game's work."""
+    request is written straight to the transport and the answer parsed as its bytes arrive.
+    Its receive time is taken when its last byte arrives, before any other game's work."""
 
     def __init__(self, base: str) -> None:
         parts = urlsplit(base)
@@ -781,21 +794,10 @@ class AsyncRawClient(asyncio.Protocol):
         self.buffer += data
         if self.waiter is None or self.waiter.done():
             return
-        head_end = self.buffer.find(b"\r\n\r\n")
-        if head_end < 0:
-            return
-        lines = self.buffer[:head_end].split(b"\r\n")
-        length = 0
-        for line in lines[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        end = head_end + 4 + length
-        if len(self.buffer) < end:
-            return
-        response = HttpResponse(int(lines[0].split(b" ", 2)[1]), self.buffer[head_end + 4 : end])
-        self.buffer = self.buffer[end:]
-        self.waiter.set_result((response, time.perf_counter()))
+        parsed = parse_response(self.buffer)
+        if parsed is not None:
+            response, self.buffer = parsed
+            self.waiter.set_result((response, time.perf_counter()))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
@@ -809,13 +811,7 @@ class AsyncRawClient(asyncio.Protocol):
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[HttpResponse, float]:
         """The answer and the time its last byte arrived."""
-        data = b"" if body is None else json.dumps(body).encode()
-        head = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}"]
-        head.append(f"Content-Length: {len(data)}")
-        if body is not None:
-            head.append("Content-Type: application/json")
-        head.extend(f"{k}: {v}" for k, v in (headers or {}).items())
-        message = ("\r\n".join(head) + "\r\n\r\n").encode() + data
+        message = request_bytes(self.host, self.port, method, path, body, headers)
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             if self.transport is None:
