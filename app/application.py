@@ -8,6 +8,7 @@ refused as a conflict (R-CMD-1) with nothing recorded.
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import threading
@@ -42,6 +43,8 @@ from domain.state import OVER, DealState
 from domain.table import PLAYING, Table
 from domain.variants import get_variant
 from projections.visibility import Viewer, event_view
+
+logger = logging.getLogger(__name__)
 
 
 class RandomSource(Protocol):
@@ -451,12 +454,12 @@ class CanastaApp(Application[UUID]):
         digest: str,
     ) -> tuple[Answer, Pending | None] | None:
         """``submit``'s common case without any I/O or waiting, for the event loop: the
-        deal and the sender's log are in this process's cache, the command is accepted and
-        does not end the deal. Returns the answer and the events to save (``save_pending``,
-        ``GroupCommit.save_async``; on ``IntegrityError`` call ``submit(fresh_only=True)``),
-        or the first answer of a retry (nothing to save), or None: anything else (not
-        cached, stale, refused, the deal's end, an error) is left to ``submit``, which
-        decides it again from the store."""
+        deal and the sender's log (and, for the command that ends the deal, its table) are
+        in this process's cache and the command is accepted. Returns the answer and the
+        events to save (``save_pending``, ``GroupCommit.save_async``; on ``IntegrityError``
+        call ``submit(fresh_only=True)``), or the first answer of a retry (nothing to save),
+        or None: anything else (not cached, stale, refused, an error) is left to ``submit``,
+        which decides it again from the store."""
         deal = self._cached_copy(deal_id)
         if not isinstance(deal, Deal) or player not in deal.state.player_ids:
             return None
@@ -476,11 +479,25 @@ class CanastaApp(Application[UUID]):
             deal.execute(seat, command)
         except DomainError:
             return None
+        aggregates: list[Any] = [deal]
         if deal.state.phase == OVER:
-            return None  # the table records the deal too: ``submit`` reads it from the store
+            if deal.state.scores is None:
+                return None  # not a scored end: ``submit`` decides
+            # The table records the deal in the same transaction, taken from the cache as
+            # it is: if another process changed the table meanwhile, the save fails on its
+            # version and ``submit`` decides again from the store.
+            table = self._cached_copy(UUID(deal.state.table_id))
+            if not isinstance(table, Table):
+                return None
+            try:
+                self._record_on_table(table, deal)
+            except DomainError:
+                return None
+            aggregates.append(table)
         body = self._answer_body(deal, seat, first_new)
         log.record(seq=seq, digest=digest, status=200, body=body)
-        return Answer(200, body), self._pending(deal, log)
+        aggregates.append(log)
+        return Answer(200, body), self._pending(*aggregates)
 
     def save_pending(self, pending: Pending) -> None:
         """Save a command's collected events (``submit_cached``, ``_commit``), blocking;
@@ -560,16 +577,21 @@ class CanastaApp(Application[UUID]):
         aggregates: list[Any] = [deal]
         if st.phase == OVER and st.scores is not None:
             table = self.get_table(UUID(st.table_id))
-            scores = {side: b["total"] for side, b in st.scores.items()}
-            table.record_deal(str(deal.id), scores, final_link=deal.chain)
+            self._record_on_table(table, deal)
             aggregates.append(table)
         if log is not None:
             log.record(seq=seq, digest=digest, status=200, body=body)
             aggregates.append(log)
-        self._save(*aggregates)
-        if st.phase == OVER:
-            self._snapshot(deal)
+        self._save(*aggregates)  # a finished deal is snapshotted once saved (_record_batch)
         return body
+
+    @staticmethod
+    def _record_on_table(table: Table, deal: Deal) -> None:
+        """The finished deal's scores and last chain link, on its table (R-SCORE-1)."""
+        st = deal.state
+        assert st.scores is not None
+        scores = {side: b["total"] for side, b in st.scores.items()}
+        table.record_deal(str(deal.id), scores, final_link=deal.chain)
 
     @staticmethod
     def _answer_body(deal: Deal, seat: int, first_new: int) -> dict[str, Any]:
@@ -670,19 +692,37 @@ class CanastaApp(Application[UUID]):
             for aggregate_id, aggregate in processing_event.aggregates.items():
                 cache.put(aggregate_id, aggregate)
         self._take_snapshots(processing_event)
+        self._snapshot_finished(processing_event)
         self._notify(recordings)
         self.notify(processing_event.events)  # the library's deprecated hook, kept
         return recordings
 
-    def _snapshot(self, deal: Deal) -> None:
-        """Snapshot a finished deal, so rebuilding a game reads one record per deal.
+    def _snapshot_finished(self, processing_event: ProcessingEvent[UUID]) -> None:
+        """Snapshot each deal that this transaction finished, so rebuilding a game reads
+        one record per deal.
 
-        Taken from the aggregate just saved (the library's ``take_snapshot`` would first
-        rebuild it from the store, to the same state).
+        Taken from the aggregates just saved (the library's ``take_snapshot`` would first
+        rebuild them from the store, to the same state). A snapshot only speeds reads up:
+        if writing it fails, the commands (already committed) still succeed, and reads
+        replay the deal's events instead.
         """
-        if self.snapshots is not None:
-            snapshot_class = type(self).snapshot_class or Snapshot
-            self.snapshots.put([snapshot_class.take(deal)])
+        if self.snapshots is None:
+            return
+        changed = {event.originator_id for event in processing_event.events}
+        finished = [
+            aggregate
+            for aggregate_id, aggregate in processing_event.aggregates.items()
+            if aggregate_id in changed
+            and isinstance(aggregate, Deal)
+            and aggregate.state.phase == OVER
+        ]
+        if not finished:
+            return
+        snapshot_class = type(self).snapshot_class or Snapshot
+        try:
+            self.snapshots.put([snapshot_class.take(deal) for deal in finished])
+        except Exception:
+            logger.exception("snapshotting %d finished deals failed", len(finished))
 
     def _save(self, *aggregates: Any) -> None:
         try:

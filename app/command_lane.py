@@ -9,8 +9,8 @@ process already knows, whose JSON body validates as ``CommandIn``, and whose com
 saves. Its answer is the route's answer, byte for byte.
 
 Everything else is handed, body included, to the FastAPI application unchanged: unknown or
-missing tokens, malformed bodies (FastAPI's 422), refusals, conflicts, the end of a deal,
-anything not cached. So every error, and every answer that needs the store, comes from the
+missing tokens, malformed bodies (FastAPI's 422), refusals, conflicts, anything not
+cached. So every error, and every answer that needs the store, comes from the
 documented route, and the OpenAPI schema stays the contract.
 """
 

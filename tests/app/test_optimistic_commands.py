@@ -17,6 +17,7 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
+from eventsourcing.persistence import IntegrityError
 
 from app.application import Answer, CanastaApp, Expected
 from app.autoplay import HOST, SeededRandom, new_table
@@ -167,3 +168,73 @@ def test_submit_cached_leaves_to_submit_what_it_cannot_decide_alone(tmp_path: Pa
             assert app.get_deal(game.deal_id).version == answer.body["step"]
     finally:
         app.close()
+
+
+def as_the_route_does(app: CanastaApp, game: Game, deal_id: UUID) -> tuple[Answer, str]:
+    """The acting player's next legal command, sent as ``POST /deals/{id}/commands``
+    sends it (``app.routes.deals.send_command``): decided from the cache and saved, or on
+    a lost race decided again from the store, or left to ``submit``. Returns the answer
+    and which of the three answered ("cache", "store after a race", "submit")."""
+    game.deal_id = deal_id
+    args = game.next(app)
+    player, seq, command, exp, _ = args
+    submission = (deal_id, player, seq, command, exp, f"{player}:{seq}")
+    fast = app.submit_cached(*submission)
+    if fast is None:
+        return app.submit(*submission), "submit"
+    answer, pending = fast
+    if pending is not None:
+        try:
+            app.save_pending(pending)
+        except IntegrityError:
+            return app.submit(*submission, fresh_only=True), "store after a race"
+    return answer, "cache"
+
+
+def play_out(app: CanastaApp, game: Game, deal_id: UUID) -> list[tuple[Answer, str]]:
+    answers = []
+    while seat_to_act(app.get_deal(deal_id).state) is not None:
+        answers.append(as_the_route_does(app, game, deal_id))
+        assert answers[-1][0].status == 200, answers[-1][0].body
+    return answers
+
+
+def test_the_command_that_ends_a_deal_is_decided_from_the_cache_with_the_table_r_score_1(
+    two_apps: tuple[CanastaApp, CanastaApp],
+) -> None:
+    """The deal's last command records the deal on its table in the same transaction;
+    the route's fast path decides it from the cached table too, and a finished deal gets
+    its snapshot. If another process changed the table since this one cached it, the save
+    fails on the table's version and the command is decided again from the store: the
+    deal is recorded once, with the right totals."""
+    a, b = two_apps
+    game = Game(a)
+    table_id = UUID(a.get_deal(game.deal_id).state.table_id)
+    first_deal = game.deal_id
+
+    answers = play_out(a, game, first_deal)
+    assert answers[-1][1] == "cache"  # a cached the table when it started the game
+    finished = a.get_deal(first_deal)
+    table = b.get_table(table_id)  # b reads the store
+    assert table.deals == [str(first_deal)] and len(table.deal_scores) == 1
+    assert table.totals == {
+        side: scores["total"] for side, scores in (finished.state.scores or {}).items()
+    }
+    recorded = [e for e in b.events.get(table_id) if type(e).__name__ == "DealRecorded"]
+    assert [(e.deal_id, e.final_link) for e in recorded] == [(str(first_deal), finished.chain)]
+    snapshots = list(a.snapshots.get(first_deal)) if a.snapshots is not None else []
+    assert [s.originator_version for s in snapshots] == [finished.version]
+
+    # b starts the next deal: a's cached table is now one version behind the store.
+    second_deal = b.start_next_deal(table_id, HOST)
+    answers = play_out(a, game, second_deal)
+    assert answers[-1][1] == "store after a race"
+    table = b.get_table(table_id)
+    assert table.deals == [str(first_deal), str(second_deal)]
+    assert len(table.deal_scores) == 2
+    versions = [e.originator_version for e in b.events.get(table_id)]
+    assert versions == list(range(1, len(versions) + 1))  # no gap, no duplicate
+    second = b.get_deal(second_deal)
+    assert second.version == stored_versions(b, second_deal)[-1]
+    assert a.snapshots is not None
+    assert [s.originator_version for s in a.snapshots.get(second_deal)] == [second.version]
