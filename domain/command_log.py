@@ -7,6 +7,7 @@ number already answered gets the first answer back and changes nothing.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -40,11 +41,22 @@ class CommandLog(Aggregate):
         return new
 
     def answer_for(self, seq: int) -> dict[str, Any] | None:
-        return self.answers.get(str(seq))
+        """The first answer under ``seq`` (``digest``, ``status``, ``body``), or None."""
+        kept = self.answers.get(str(seq))
+        if kept is None:
+            return None
+        return {**kept, "body": json.loads(kept["body"])}
 
     @event("Answered")
     def record(self, seq: int, digest: str, status: int, body: dict[str, Any]) -> None:
         self.last_seq = max(self.last_seq, seq)
-        self.answers[str(seq)] = {"digest": digest, "status": status, "body": body}
+        # The body is kept as JSON text: a dict of strings and ints is not tracked by
+        # Python's cyclic garbage collector, whereas the body's nested dicts and lists
+        # were most of the objects a server's young collections had to walk (they live
+        # for the last KEEP_ANSWERS commands), and those collections paused every command
+        # of the process for tens of milliseconds (``make bench``). Retries, which read
+        # it, are rare.
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        self.answers[str(seq)] = {"digest": digest, "status": status, "body": text}
         while len(self.answers) > KEEP_ANSWERS:
             del self.answers[min(self.answers, key=int)]
