@@ -185,7 +185,11 @@ class CanastaApp(Application[UUID]):
         batch = int(self.env.get(COMMIT_BATCH_MAX, "") or DEFAULT_COMMIT_BATCH_MAX)
         linger = float(self.env.get(COMMIT_LINGER_MS, "") or DEFAULT_COMMIT_LINGER_MS) / 1000
         self.group_commit: GroupCommit | None = (
-            GroupCommit(self._record_batch, max_batch=batch, linger=linger) if batch > 1 else None
+            GroupCommit(
+                self._record_batch, max_batch=batch, linger=linger, after=self._snapshot_finished
+            )
+            if batch > 1
+            else None
         )
 
     def close(self) -> None:
@@ -504,6 +508,7 @@ class CanastaApp(Application[UUID]):
         ``IntegrityError`` on a conflict."""
         if self.group_commit is None:
             self._record_batch([pending])
+            self._snapshot_finished([pending])
         else:
             self.group_commit.save_pending(pending)
 
@@ -582,7 +587,7 @@ class CanastaApp(Application[UUID]):
         if log is not None:
             log.record(seq=seq, digest=digest, status=200, body=body)
             aggregates.append(log)
-        self._save(*aggregates)  # a finished deal is snapshotted once saved (_record_batch)
+        self._save(*aggregates)  # a finished deal is snapshotted once saved (_snapshot_finished)
         return body
 
     @staticmethod
@@ -692,14 +697,14 @@ class CanastaApp(Application[UUID]):
             for aggregate_id, aggregate in processing_event.aggregates.items():
                 cache.put(aggregate_id, aggregate)
         self._take_snapshots(processing_event)
-        self._snapshot_finished(processing_event)
         self._notify(recordings)
         self.notify(processing_event.events)  # the library's deprecated hook, kept
         return recordings
 
-    def _snapshot_finished(self, processing_event: ProcessingEvent[UUID]) -> None:
-        """Snapshot each deal that this transaction finished, so rebuilding a game reads
-        one record per deal.
+    def _snapshot_finished(self, saved: Sequence[Pending]) -> None:
+        """Snapshot each deal that these saved commands finished, so rebuilding a game
+        reads one record per deal (the group committer calls this once their waiters are
+        woken: the snapshot does not delay their answers).
 
         Taken from the aggregates just saved (the library's ``take_snapshot`` would first
         rebuild them from the store, to the same state). A snapshot only speeds reads up:
@@ -708,13 +713,13 @@ class CanastaApp(Application[UUID]):
         """
         if self.snapshots is None:
             return
-        changed = {event.originator_id for event in processing_event.events}
         finished = [
             aggregate
-            for aggregate_id, aggregate in processing_event.aggregates.items()
-            if aggregate_id in changed
-            and isinstance(aggregate, Deal)
+            for pending in saved
+            for aggregate in pending.aggregates.values()
+            if isinstance(aggregate, Deal)
             and aggregate.state.phase == OVER
+            and any(event.originator_id == aggregate.id for event in pending.events)
         ]
         if not finished:
             return

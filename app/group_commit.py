@@ -62,12 +62,16 @@ class GroupCommit:
         max_batch: int = 64,
         linger: float = 0.0,
         name: str = "group-commit",
+        after: Callable[[Sequence[Pending]], None] | None = None,
     ) -> None:
         if max_batch < 1:
             raise ValueError("max_batch must be at least 1")
         if linger < 0:
             raise ValueError("linger must not be negative")
         self._record = record
+        # Called with the commands just saved, once their waiters are woken (work that
+        # needs them durable but need not delay their answers); its errors are logged.
+        self._after = after
         self.max_batch = max_batch
         self.linger = linger
         self._last_size = 0
@@ -176,6 +180,7 @@ class GroupCommit:
                 for pending in batch:
                     self._commit_alone(pending)
                     pending.finish()
+                self._saved([pending for pending in batch if pending.error is None])
                 return
         except BaseException as exc:
             # Not a conflict (the store is down, ...): every command of the batch failed and
@@ -188,6 +193,15 @@ class GroupCommit:
             self.commands += len(batch)
         for pending in batch:
             pending.finish()
+        self._saved([pending for pending in batch if pending.error is None])
+
+    def _saved(self, saved: list[Pending]) -> None:
+        if self._after is None or not saved:
+            return
+        try:
+            self._after(saved)
+        except Exception:
+            logger.exception("after saving %d commands", len(saved))
 
     def _commit_alone(self, pending: Pending) -> None:
         try:

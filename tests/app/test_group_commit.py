@@ -170,3 +170,48 @@ def test_a_closed_application_refuses_to_save(tmp_path: Path) -> None:
     app.close()
     with pytest.raises(RuntimeError, match="closed"):
         app.register("late")
+
+
+def test_work_after_a_save_sees_only_saved_commands_whose_senders_were_already_answered(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``after`` (the finished deals' snapshots) runs once a batch's waiters are woken, with
+    the commands that were saved and never a refused one; if it fails, the commands, which
+    are durable, still succeed and the failure is logged."""
+    from eventsourcing.persistence import IntegrityError
+
+    from app.group_commit import GroupCommit
+
+    calls: list[tuple[list[str], bool]] = []
+    fail_after = threading.Event()
+
+    def record(batch: Sequence[Pending]) -> None:
+        if any("loser" in p.events for p in batch):
+            raise IntegrityError("version taken")
+
+    def after(saved: Sequence[Pending]) -> None:
+        calls.append(([p.events[0] for p in saved], all(p.done.is_set() for p in saved)))
+        if fail_after.is_set():
+            raise RuntimeError("snapshot store down")
+
+    commit = GroupCommit(record, max_batch=8, after=after)
+    try:
+        commit.save_pending(Pending(["alone"], {}))
+        assert calls == [(["alone"], True)]
+
+        # a batch with a loser: each command alone, after() for the winners only
+        calls.clear()
+        batch = [Pending([name], {}) for name in ("a", "loser", "b")]
+        commit._commit(batch)
+        assert [p.error is None for p in batch] == [True, False, True]
+        assert calls == [(["a", "b"], True)]
+
+        # after() fails: logged, the command is still saved and answered
+        calls.clear()
+        fail_after.set()
+        with caplog.at_level("ERROR", logger="app.group_commit"):
+            commit.save_pending(Pending(["c"], {}))
+        assert calls == [(["c"], True)]
+        assert "after saving 1 commands" in caplog.text
+    finally:
+        commit.close()
