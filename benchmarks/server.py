@@ -365,7 +365,10 @@ def _apply_patches(names: Sequence[str]) -> None:
                 ms = (time.perf_counter() - started.pop()) * 1000
                 if info["generation"] >= 1 or ms > 5:
                     with log_path.open("a") as f:
-                        f.write(f"{time.perf_counter():.3f} gen {info['generation']} {ms:.2f} ms\n")
+                        f.write(
+                            f"{time.perf_counter():.3f} gen {info['generation']} {ms:.2f} ms "
+                            f"collected {info['collected']}\n"
+                        )
 
         gc.callbacks.append(timing)
     if "stall-log" in names:
@@ -526,8 +529,11 @@ class Server:
         threads: int | None,
         nodelay_fix: bool = False,
         patches: Sequence[str] = (),
+        read_models: str = "workers",
     ) -> None:
         self.url = url
+        self.read_models = read_models
+        self.projector: subprocess.Popen[bytes] | None = None
         self.patches = list(patches)
         self.nodelay_fix = nodelay_fix
         self.workers = workers
@@ -547,6 +553,8 @@ class Server:
         target = ["app.main:app"]
         if self.threads:
             env["CANASTA_THREADPOOL_SIZE"] = str(self.threads)
+        if self.read_models == "process":
+            env["CANASTA_READ_MODELS"] = "off"
         if self.patches:
             env[PATCHES_ENV] = ",".join(self.patches)
             target = ["benchmarks.server:bench_app", "--factory"]
@@ -573,10 +581,20 @@ class Server:
                 cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )  # fmt: skip
+            if self.read_models == "process":  # ``canasta project``, as README deploys it
+                self.projector = subprocess.Popen(
+                    [sys.executable, "-m", "app.cli", "project", "--progress-seconds", "3600"],
+                    cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )  # fmt: skip
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"uvicorn exited with {self.proc.returncode}; see {SERVER_LOG}")
+            if self.projector is not None and self.projector.poll() is not None:
+                raise RuntimeError(
+                    f"canasta project exited with {self.projector.returncode}; see {SERVER_LOG}"
+                )
             # All worker processes exist and one of them answers; a worker accepts
             # connections only after its start-up, so give the others a moment too.
             if len(self.worker_pids()) >= self.workers and self._healthy():
@@ -596,11 +614,14 @@ class Server:
             return False
 
     def pids(self) -> list[int]:
-        if self.proc is None or self.proc.poll() is not None:
-            return []
-        pids = [self.proc.pid]
-        for child in children_of(self.proc.pid):
-            pids += [child, *children_of(child)]
+        """uvicorn's processes and, with ``--read-models process``, the projector's."""
+        pids = []
+        for proc in (self.proc, self.projector):
+            if proc is None or proc.poll() is not None:
+                continue
+            pids.append(proc.pid)
+            for child in children_of(proc.pid):
+                pids += [child, *children_of(child)]
         return pids
 
     def worker_pids(self) -> list[int]:
@@ -617,16 +638,18 @@ class Server:
         return out
 
     def stop(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)  # the group we created for it
-            proc.wait(timeout=10)
+        procs = [self.proc, self.projector]
+        self.proc = self.projector = None
+        for proc in procs:
+            if proc is None or proc.poll() is not None:
+                continue
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # the group we created for it
+                proc.wait(timeout=10)
 
 
 # --- the load generator -------------------------------------------------------------------
@@ -960,6 +983,8 @@ class Driver:
         than the time left, the next command goes out late and its latency shows it."""
         due = first_at
         try:
+            if interval is None and first_at > time.perf_counter():
+                await asyncio.sleep(first_at - time.perf_counter())
             while time.perf_counter() < stop_at:
                 if interval is None:
                     await self.step()
@@ -1088,35 +1113,26 @@ async def watch_own_loop(stalls: list[tuple[float, float]], until: float) -> Non
 
 
 def wait_for_read_models(url: str, timeout: float = 300.0) -> float | None:
-    """After a run: seconds until every projection's tracking position stopped moving
-    (the read models caught up with what the run wrote), so that the next run does not
-    start while they are still catching up. None if they did not settle in ``timeout``."""
-
-    def positions() -> list[int]:
-        with psycopg.connect(url, autocommit=True) as conn:
-            tables = conn.execute(
-                "SELECT table_name FROM information_schema.tables "
-                "WHERE table_schema = current_schema() AND table_name LIKE '%\\_tracking' "
-                "ORDER BY table_name"
-            ).fetchall()
-            out = []
-            for (table,) in tables:
-                row = conn.execute(f'SELECT max(notification_id) FROM "{table}"').fetchone()
-                out.append(int(row[0] or 0) if row else 0)
-            return out
+    """After a run: seconds until every projection had processed every event of its topics
+    up to the log's head at the run's end (``PullWorker.has_processed``, a query: this
+    process processes nothing), so that the next run does not start while they are still
+    catching up, and a projection that fell behind shows. None if not within ``timeout``."""
+    from projections.runner import ReadModels
 
     started = time.perf_counter()
-    last = positions()
-    while time.perf_counter() - started < timeout:
-        time.sleep(1.0)
-        now = positions()
-        if now == last:
-            waited = time.perf_counter() - started - 1.0
-            log(f"  read models caught up {max(0.0, waited):.1f} s after the run ({now})")
-            return round(max(0.0, waited), 1)
-        last = now
-    log(f"  read models still moving {timeout:.0f} s after the run")
-    return None
+    with ReadModels(Settings(database_url=url, read_models="off")) as read_models:
+        head = read_models.head()
+        while True:
+            if all(worker.has_processed(head) for worker in read_models.workers.values()):
+                waited = time.perf_counter() - started
+                log(
+                    f"  read models caught up with notification {head} {waited:.1f} s after the run"
+                )
+                return round(waited, 1)
+            if time.perf_counter() - started > timeout:
+                log(f"  read models NOT caught up with notification {head} in {timeout:.0f} s")
+                return None
+            time.sleep(0.1)
 
 
 def event_loop_runner() -> Callable[[Any], Any]:
@@ -1166,6 +1182,20 @@ def run_load(
     set_up = threading.Event()
     failure: list[BaseException] = []
 
+    def first_at(index: int) -> float:
+        """When game ``index`` starts: the games start one after another over the first
+        half of the warm-up (each player's first command, which creates his command log,
+        goes through the route), so that at the window's start they are at every point of
+        a deal, as the games of a server that has been up for a while are. (Started
+        together, their first deals all ended together, 64 deal ends and next-deal set-ups
+        within about a second, and that wave fell at the start of the window.) Open loop: a
+        whole number of intervals later than its slot, so the offered commands stay evenly
+        spread over an interval."""
+        delay = warmup / 2 * index / games
+        if interval is None:
+            return clock["t0"] + delay
+        return clock["t0"] + interval * (index / games + math.floor(delay / interval))
+
     async def drive() -> None:
         log(f"setting up {games} games over HTTP (4 players each: register, table, seats, start)")
         started = time.perf_counter()
@@ -1185,12 +1215,7 @@ def run_load(
         clock["end"] = t0 + warmup + seconds
         set_up.set()
         watcher = asyncio.create_task(watch_own_loop(stalls, clock["end"]))
-        await asyncio.gather(
-            *(
-                d.run(clock["end"], interval, t0 + (interval or 0) * d.index / games)
-                for d in drivers
-            )
-        )
+        await asyncio.gather(*(d.run(clock["end"], interval, first_at(d.index)) for d in drivers))
         await watcher
 
     def loop_thread() -> None:
@@ -1858,6 +1883,10 @@ def print_report(report: dict[str, Any], path: Path) -> None:
         f"connections/worker, threadpool {cfg['threads'] or 'default (8)'}; "
         f"{cfg['games']} games"
     )
+    if cfg.get("read_models") == "process":
+        print("  read models: one `canasta project` process (workers: CANASTA_READ_MODELS=off)")
+    else:
+        print("  read models: in a thread of one elected worker (CANASTA_READ_MODELS=auto)")
     extras = [m for m, present in cfg["uvicorn_extras"].items() if present]
     print(
         f"  uvicorn extras: {', '.join(extras) or 'none (pure-Python h11 and asyncio)'}; "
@@ -1955,11 +1984,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seconds", type=float, default=20.0, help="measured load window")
     parser.add_argument(
-        "--warmup", type=float, default=5.0,
-        help="load before the window (all games start together: their first commands, which "
-        "create the players' command logs, go through the route at once)",
+        "--warmup", type=float, default=10.0,
+        help="load before the window; the games start one after another over its first "
+        "half, so that in the window they are at every point of a deal (a deal lasts about "
+        "5 s at 1,000 commands/s)",
     )  # fmt: skip
     parser.add_argument("--games", type=int, default=64, help="concurrent games")
+    parser.add_argument(
+        "--read-models", choices=("process", "workers"), default="process",
+        help="where the read-model projections run: 'process' (as README's production set-up: "
+        "the workers run with CANASTA_READ_MODELS=off and one `canasta project` process runs "
+        "them; its CPU counts as the server's) or 'workers' (CANASTA_READ_MODELS=auto: the "
+        "uvicorn workers elect one of them, which runs them in a thread)",
+    )  # fmt: skip
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument(
         "--pool-size", type=int, default=Settings().postgres_pool_size,
@@ -2026,6 +2063,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "threads": args.threads,
             "nodelay_fix": args.nodelay_fix,
             "patches": args.patch,
+            "read_models": args.read_models,
             "synchronous_commit": "off" if args.no_sync_commit else "on",
             "uvicorn_extras": uvicorn_extras(),
             "games": args.games,
@@ -2056,7 +2094,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             conn.execute(f"ALTER DATABASE {args.db_name} SET synchronous_commit = off")
     server = Server(
         url, args.workers, args.pool_size, args.threads, args.nodelay_fix,
-        args.patch,
+        args.patch, args.read_models,
     )  # fmt: skip
     log(
         f"starting uvicorn app.main:app --workers {args.workers} on {server.base} "
@@ -2099,6 +2137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     args.seed + 1, cpu, count_rows, profile if args.skip_closed else None,
                     args.rate, args.load_generator_nice,
                 )  # fmt: skip
+                report["load_at_rate"]["read_models_caught_up_s"] = wait_for_read_models(url)
         if not args.skip_replay:
             log("replay: playing a complete 5000-point classic 4-player game in-process")
             report["replay"] = run_replay(url, server.base, args.replay_samples, args.seed)
