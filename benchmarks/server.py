@@ -479,6 +479,22 @@ def _apply_patches(names: Sequence[str]) -> None:
                         f.write(f"{time.perf_counter():.3f} reasons 0 {dict(reasons)}\n")
             return result
 
+        from eventsourcing.persistence import IntegrityError
+
+        import app.command_lane as lane_module
+
+        from_cache = lane_module.submit_from_cache
+
+        async def counted_from_cache(*args: Any) -> Any:
+            try:
+                return await from_cache(*args)
+            except IntegrityError:
+                reasons["lost race (IntegrityError on save)"] += 1
+                with stall_path.open("a") as f:
+                    f.write(f"{time.perf_counter():.3f} reasons 0 {dict(reasons)}\n")
+                raise
+
+        lane_module.submit_from_cache = counted_from_cache  # type: ignore[assignment]
         CanastaApp.submit_cached = explained  # type: ignore[method-assign,assignment]
         CommandLane._answer = timed_answer  # type: ignore[method-assign,assignment]
         CommandLane.__call__ = timed_call  # type: ignore[method-assign]
