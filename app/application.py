@@ -489,9 +489,11 @@ class CanastaApp(Application[UUID]):
                 return None  # not a scored end: ``submit`` decides
             # The table records the deal in the same transaction, taken from the cache as
             # it is: if another process changed the table meanwhile, the save fails on its
-            # version and ``submit`` decides again from the store.
+            # version and ``submit`` decides again from the store. A cached table that does
+            # not list this deal is behind for sure (another process started the deal):
+            # left to ``submit`` at once, rather than failing a shared transaction.
             table = self._cached_copy(UUID(deal.state.table_id))
-            if not isinstance(table, Table):
+            if not isinstance(table, Table) or table.deals[-1:] != [str(deal.id)]:
                 return None
             try:
                 self._record_on_table(table, deal)
