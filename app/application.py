@@ -495,10 +495,7 @@ class CanastaApp(Application[UUID]):
             table = self._cached_copy(UUID(deal.state.table_id))
             if not isinstance(table, Table) or table.deals[-1:] != [str(deal.id)]:
                 return None
-            try:
-                self._record_on_table(table, deal)
-            except DomainError:
-                return None
+            self._record_on_table(table, deal)
             aggregates.append(table)
         body = self._answer_body(deal, seat, first_new)
         log.record(seq=seq, digest=digest, status=200, body=body)
