@@ -19,6 +19,9 @@ from tests.e2e.client import JSON, Game, Player
 from tests.e2e.conftest import BACKENDS, Backend, started_backend
 
 AUDITOR = "e2e-auditor"
+# Ponytail sides' scores before the deal: the best side's deal total was 6,585 or more in 150
+# random deals, so one deal takes a side past 50000 and ends the game (R-PT-GAME-1).
+BEFORE = 48000
 
 
 @pytest.fixture(params=BACKENDS)
@@ -106,7 +109,7 @@ def test_ponytail_is_created_played_spectated_replayed_and_audited_over_http(
     game = Game(entries_backend.api(), entries_backend.shadow(), entry="ponytail", seed=3)
     game.set_up()
     auditor = game.api.register(AUDITOR)
-    deal_id = game.start(scores_before={"A": 45000, "B": 45000})
+    deal_id = game.start(scores_before={"A": BEFORE, "B": BEFORE})
     view = game.api.deal(deal_id)
     assert view["cutter"] == view["order"][(view["order"].index(view["dealer"]) - 1) % 4]
     game.play_command(deal_id)  # the cut
@@ -117,7 +120,8 @@ def test_ponytail_is_created_played_spectated_replayed_and_audited_over_http(
     final = check_views_replay_and_audit(game, deal_id, auditor)
     table = game.api.table(game.table_id)
     deal_totals = {s: b["total"] for s, b in final["scores"].items()}
-    assert table["totals"] == {s: 45000 + t for s, t in deal_totals.items()}
-    assert table["status"] == "finished"  # R-PT-GAME-1: a side reached 50000 (deals score 10k+)
+    assert table["totals"] == {s: BEFORE + t for s, t in deal_totals.items()}
+    assert max(deal_totals.values()) >= 50000 - BEFORE  # checked, not assumed: what follows
+    assert table["status"] == "finished"  # R-PT-GAME-1: a side reached 50000
     best = max(table["totals"].values())
     assert table["winners"] == sorted(s for s, t in table["totals"].items() if t == best)
