@@ -38,7 +38,7 @@ test: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy app domain projections
+	$(VENV)/bin/mypy .
 
 migrate: venv
 	@test -n "$$DATABASE_URL" || test -n "$$CANASTA_DATABASE_URL" || \

@@ -199,9 +199,9 @@ def test_only_the_host_can_start_the_game_r_seat_3() -> None:
         assert err.value.code == "R-SEAT-3"
     assert app.get_table(table_id).status == "open"
     app.start_game(table_id, HOST)
-    with pytest.raises(SetupError) as err:
+    with pytest.raises(SetupError) as again:
         app.start_game(table_id, HOST)  # once started, it cannot start again
-    assert err.value.code == "R-SEAT-3"
+    assert again.value.code == "R-SEAT-3"
 
 
 def test_only_the_host_can_start_the_next_deal_r_seat_3() -> None:
@@ -307,9 +307,9 @@ def test_only_the_host_chooses_teams_and_only_before_the_start_r_seat_3() -> Non
     assert err.value.code == "R-SEAT-3"
     app.choose_teams(table_id, HOST, [[0, 2, 4]])
     app.start_game(table_id, HOST)
-    with pytest.raises(SetupError) as err:
+    with pytest.raises(SetupError) as started:
         app.choose_teams(table_id, HOST, [[1, 2, 3]])
-    assert err.value.code == "R-SEAT-3"
+    assert started.value.code == "R-SEAT-3"
     assert app.get_table(table_id).sides == {"A": [0, 2, 4], "B": [1, 3]}
 
 

@@ -42,17 +42,18 @@ class HeldApp(CanastaApp):
         self.holding = threading.Event()
         self.release = threading.Event()
 
-    def _record_batch(self, batch: Sequence[Pending]) -> None:
+    def _record_batch(self, batch: Sequence[Pending], **kwargs: Any) -> Any:
         if self.hold:
             self.hold = False
             self.holding.set()
             assert self.release.wait(TIMEOUT)
         try:
-            super()._record_batch(batch)
+            recorded = super()._record_batch(batch, **kwargs)
         except Exception:
             self.failed.append(len(batch))
             raise
         self.sizes.append(len(batch))
+        return recorded
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -220,7 +221,7 @@ def test_the_command_that_ends_a_deal_is_decided_from_the_cache_with_the_table_r
     assert table.totals == {
         side: scores["total"] for side, scores in (finished.state.scores or {}).items()
     }
-    recorded = [e for e in b.events.get(table_id) if type(e).__name__ == "DealRecorded"]
+    recorded: list[Any] = [e for e in b.events.get(table_id) if type(e).__name__ == "DealRecorded"]
     assert [(e.deal_id, e.final_link) for e in recorded] == [(str(first_deal), finished.chain)]
     snapshots = list(a.snapshots.get(first_deal)) if a.snapshots is not None else []
     assert [s.originator_version for s in snapshots] == [finished.version]

@@ -68,7 +68,7 @@ def check_acknowledged_are_stored(backend: Backend, game: Game) -> None:
         streams = {deal: check_stream(app, deal) for deal in {s.deal for s in game.journal}}
         logs: dict[str, dict[int, Any]] = {}
         for player in game.seats:
-            events = app.events.get(command_log_id(game.table_id, player.name))
+            events: list[Any] = list(app.events.get(command_log_id(game.table_id, player.name)))
             logs[player.name] = {e.seq: e for e in events if type(e).__name__ == "Answered"}
     finally:
         app.close()
@@ -94,7 +94,8 @@ def check_no_half_command(backend: Backend, game: Game) -> None:
     try:
         covered: dict[str, dict[int, tuple[str, int]]] = defaultdict(dict)
         for player in game.seats:
-            for event in app.events.get(command_log_id(game.table_id, player.name)):
+            logged: list[Any] = list(app.events.get(command_log_id(game.table_id, player.name)))
+            for event in logged:
                 if type(event).__name__ != "Answered" or event.status != 200:
                     continue
                 deal = sent_to.get((player.name, event.seq))
@@ -106,8 +107,8 @@ def check_no_half_command(backend: Backend, game: Game) -> None:
         table = app.get_table(UUID(game.table_id))
         for number, deal_id in enumerate(table.deals, start=1):
             events = check_stream(app, deal_id)
-            deal = fold(events)  # the stream folds from scratch
-            assert deal.state.number == number
+            folded = fold(events)  # the stream folds from scratch
+            assert folded.state.number == number
             steps = sorted(covered[deal_id])
             started = steps[0] if steps else len(events) + 1
             assert steps == list(range(started, len(events) + 1)), (
@@ -121,7 +122,7 @@ def check_no_half_command(backend: Backend, game: Game) -> None:
                             if shown["step"] == step:
                                 shown_kind = shown["kind"]
                 assert shown_kind in (None, type(events[step - 1]).__name__)
-            over = deal.state.phase == "over"
+            over = folded.state.phase == "over"
             assert over == (len(table.deal_scores) >= number), "deal and table disagree"
     finally:
         app.close()

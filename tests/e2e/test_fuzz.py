@@ -84,15 +84,15 @@ def seed(settings: Settings) -> tuple[dict[str, str], str, str, str]:
         rng = random.Random(7)
         for seq in range(1, 13):
             deal = canasta.get_deal(UUID(deal_id))
-            seat = seat_to_act(deal.state)
-            assert seat is not None
+            acting = seat_to_act(deal.state)
+            assert acting is not None
             request = {
                 "seq": seq,
                 "expect": expectation(deal),
-                "command": command_body(legal_command(deal.state, seat, rng)),
+                "command": command_body(legal_command(deal.state, acting, rng)),
             }
             answer = client.post(
-                f"/deals/{deal_id}/commands", json=request, headers=auth(SEATED[seat])
+                f"/deals/{deal_id}/commands", json=request, headers=auth(SEATED[acting])
             )
             assert answer.status_code == 200, answer.text
         open_table = client.post(

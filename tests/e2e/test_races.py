@@ -113,7 +113,8 @@ def check_command_logs(backend: Backend, game: Game, deal_id: str, winners: list
         accepted: dict[int, tuple[str, int]] = {}  # step -> (player, seq)
         for player in game.seats:
             log_id = command_log_id(game.table_id, player.name)
-            for event in app.events.get(log_id):
+            logged: list[Any] = list(app.events.get(log_id))
+            for event in logged:
                 if type(event).__name__ != "Answered" or event.status != 200:
                     continue
                 for shown in event.body["events"]:
