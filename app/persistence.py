@@ -5,9 +5,12 @@ the composite type ``stored_event_uuid`` (``INSERT ... SELECT ... FROM unnest(%s
 builds the text of such an array in Python, and that was the largest single cost of the
 group committer in ``make bench`` (a tenth of a worker's CPU). This subclass sends the same
 rows as plain parameters of one multi-row ``INSERT ... VALUES``, which psycopg's C dumpers
-handle, and sends the whole transaction in one round trip (``insert_events``). The rest is
-the library's: the same table, the table lock (notification ids in commit order) and the
-NOTIFY in the same transaction, the same notification ids returned.
+handle, and sends the whole transaction in one round trip (``insert_events``). Its
+statements are rendered to text once, not composed and rendered again for every transaction
+(the library's ``LOCK`` and ``NOTIFY``, and a ``VALUES`` list of up to hundreds of parts,
+were a quarter of the committer's CPU per transaction). The rest is the library's: the same
+table, the table lock (notification ids in commit order) and the NOTIFY in the same
+transaction, the same notification ids returned.
 
 Selected with the library's ``APPLICATION_RECORDER_TOPIC`` setting (see
 ``app.settings.eventsourcing_env``).
@@ -15,21 +18,40 @@ Selected with the library's ``APPLICATION_RECORDER_TOPIC`` setting (see
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
-from psycopg import Cursor
-from psycopg.rows import DictRow
-from psycopg.sql import SQL, Composed, Identifier
+from psycopg import Connection, Cursor, RawCursor
+from psycopg.rows import DictRow, tuple_row
+from psycopg.sql import SQL, Composable, Identifier
 
 TOPIC = "app.persistence:PostgresRecorder"
 
 
 class PostgresRecorder(PostgresApplicationRecorder):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._texts: dict[Any, str] = {}  # statement key -> its text, rendered once
+
+    def _text(self, conn: Connection[Any], key: Any, make: Callable[[], Any]) -> str:
+        """The text of the statement ``make()`` builds (text, bytes or composed SQL), built
+        and rendered on first use only: the same for every connection (one server, one
+        encoding)."""
+        text = self._texts.get(key)
+        if text is None:
+            statement = make()
+            if isinstance(statement, Composable):
+                text = statement.as_string(conn)
+            elif isinstance(statement, bytes):
+                text = statement.decode()
+            else:
+                text = str(statement)
+            self._texts[key] = text
+        return text
+
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -45,36 +67,40 @@ class PostgresRecorder(PostgresApplicationRecorder):
             return nothing
         with self.datastore.get_connection() as conn:
             control = conn.cursor()
-            rows = conn.cursor()
+            rows = RawCursor(conn, row_factory=tuple_row)
             with conn.pipeline(), conn.transaction():
                 self._lock_table(control)
                 self._notify_channel(control)
-                self._insert_stored_events(rows, stored_events, **kwargs)
+                self._insert_rows(rows, stored_events)
             # The pipeline has synced: the COMMIT went through, RETURNING is here.
-            return [int(row["notification_id"]) for row in rows.fetchall()]
+            return [int(row[0]) for row in rows.fetchall()]
 
-    def _insert_stored_events(
-        self,
-        curs: Cursor[DictRow],
-        stored_events: Sequence[StoredEvent],
-        **kwargs: Any,
-    ) -> None:
+    def _lock_table(self, curs: Cursor[DictRow]) -> None:
+        for i, statement in enumerate(self.lock_table_statements):
+            text = self._text(curs.connection, ("lock", i), lambda: statement)  # noqa: B023
+            curs.execute(text, prepare=True)
+
+    def _notify_channel(self, curs: Cursor[DictRow]) -> None:
+        notify = lambda: SQL("NOTIFY {0}").format(Identifier(self.channel_name))  # noqa: E731
+        curs.execute(self._text(curs.connection, "notify", notify))
+
+    def _insert_rows(self, curs: RawCursor[Any], stored_events: Sequence[StoredEvent]) -> None:
+        """One multi-row INSERT with PostgreSQL's own ``$n`` placeholders (a raw cursor):
+        psycopg parses a ``%s`` query of over 50 parameters again on every execution (it
+        caches only smaller ones), and that parse was over a third of a transaction's CPU."""
         params: list[Any] = []
         for event in stored_events:
             params.extend((event.originator_id, event.originator_version, event.topic, event.state))
-        curs.execute(self._insert_values(len(stored_events)), params, prepare=True)
+        rows = len(stored_events)
+        text = self._text(curs.connection, ("insert", rows), lambda: self._insert_values(rows))
+        curs.execute(text, params, prepare=True)
 
-    def _insert_values(self, rows: int) -> Composed:
-        return _insert_statement(self.datastore.schema, self.events_table_name, rows)
-
-
-@lru_cache(maxsize=256)
-def _insert_statement(schema: str, table: str, rows: int) -> Composed:
-    values = SQL(", ").join([SQL("(%s, %s, %s, %s)")] * rows)
-    return (
-        SQL("INSERT INTO {}.{} (originator_id, originator_version, topic, state) VALUES ").format(
-            Identifier(schema), Identifier(table)
+    def _insert_values(self, rows: int) -> Composable:
+        values = ", ".join(
+            f"(${4 * i + 1}, ${4 * i + 2}, ${4 * i + 3}, ${4 * i + 4})" for i in range(rows)
         )
-        + values
-        + SQL(" RETURNING notification_id")
-    )
+        return SQL(
+            "INSERT INTO {}.{} (originator_id, originator_version, topic, state) VALUES "
+        ).format(Identifier(self.datastore.schema), Identifier(self.events_table_name)) + SQL(
+            values + " RETURNING notification_id"
+        )

@@ -50,6 +50,26 @@ def test_ids_come_back_in_order_and_match_the_log(app: CanastaApp) -> None:
     assert log[0].state == b'{"n": 1}'
 
 
+@pytest.mark.parametrize("size", [1, 12, 13, 130])
+def test_transactions_of_any_size_store_every_row_with_its_own_values(
+    app: CanastaApp, size: int
+) -> None:
+    """Each size of transaction has its own INSERT, rendered once and reused: the second
+    transaction of the same size stores its own rows, not the first one's (13 events are
+    52 parameters, past the 50 up to which psycopg caches a parsed query)."""
+    recorder = app.recorder
+    for _ in range(2):
+        a = uuid.uuid4()
+        ids = recorder.insert_events(events(a, range(1, size + 1)))
+        assert ids is not None and len(ids) == size and ids == sorted(ids)
+        stored = recorder.select_events(a)
+        assert [(e.originator_version, e.state) for e in stored] == [
+            (v, b'{"n": %d}' % v) for v in range(1, size + 1)
+        ]
+        log = recorder.select_notifications(start=ids[0], limit=size)
+        assert [(n.id, n.originator_id) for n in log] == [(i, a) for i in ids]
+
+
 def test_a_conflict_stores_nothing_of_its_transaction(app: CanastaApp) -> None:
     recorder = app.recorder
     a, b = uuid.uuid4(), uuid.uuid4()
