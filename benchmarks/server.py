@@ -6,12 +6,17 @@ load generator. The figures, with the issue's targets:
 1. Throughput and latency of ``POST /deals/{id}/commands``: 64 concurrent games, each
    a task of the load generator's one event loop (uvloop) with its own keep-alive
    connection, each sending the acting seat's next legal command with ``seq`` and
-   ``expect`` (target >= 1,000/s, p99 < 50 ms). Two runs,
-   new games each: closed loop (each game sends its next command as soon as it has the
+   ``expect`` (targets: 1,000 commands/s accepted, with p99 under 50 ms). Two runs:
+   closed loop (new games; each game sends its next command as soon as it has the
    answer: the most the server accepts per second; its latency is mostly queueing, about
-   games / throughput by Little's law), then open loop (``--rate``, default 1,000 commands/s
+   games / throughput by Little's law), then open loop (the same games go on where they
+   are, so games end and start all along the window; ``--rate``, default 1,000 commands/s
    offered in all, each game on its own schedule; latency counted from each command's due
-   time, so a server that falls behind cannot hide it: no coordinated omission).
+   time, so a server that falls behind cannot hide it: no coordinated omission). The
+   closed loop is judged on throughput only: flat out, its latency is the queue of 64
+   commands in flight, about 64 / throughput (a p99 under 50 ms flat out would take over
+   2,000 commands/s). The open loop judges the two targets together: at 1,000/s,
+   every command offered accepted, p99 under 50 ms.
 2. The same PostgreSQL's raw single-row insert throughput (pgbench, one INSERT per
    transaction, 1 client and the server's connection count), and the ratio of the two;
    also the same with the ``LOCK TABLE ... IN EXCLUSIVE MODE`` the library takes per write.
@@ -150,6 +155,16 @@ def timeline(
         }
         for i, ms in enumerate(slices)
     ]
+
+
+def slice_counts(times: Sequence[float], start: float, end: float, buckets: int = 20) -> list[int]:
+    """How many of ``times`` fall in each of ``buckets`` equal slices of the window."""
+    counts = [0] * buckets
+    width = (end - start) / buckets
+    for t in times:
+        if start <= t < end:
+            counts[min(buckets - 1, int((t - start) / width))] += 1
+    return counts
 
 
 # --- the database ---------------------------------------------------------------------------
@@ -923,6 +938,7 @@ class Driver:
     accepted: int = 0  # 200 answers so far (progress)
     deals_finished: int = 0
     games_finished: int = 0
+    game_ends: list[float] = field(default_factory=list)  # when each game ended (s)
     error_samples: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -984,6 +1000,7 @@ class Driver:
             await self.load_deal(UUID(r.json()["deal"]))
         else:
             self.games_finished += 1
+            self.game_ends.append(started)
             await self.new_game()
         end = time.perf_counter()
         self.between_deals.append((end, end - started))
@@ -1119,6 +1136,23 @@ class Driver:
     def close(self) -> None:
         self.client.close()
 
+    def new_run(self, reader: Reader) -> None:
+        """Go on with this game in another run: its deal, mirror and sequence numbers stay;
+        what the last run measured goes (the next run reconnects on its own event loop)."""
+        self.reader = reader
+        for measured in (
+            self.commands,
+            self.lateness,
+            self.view_gets,
+            self.between_deals,
+            self.mirror_cpu,
+            self.mirror_loads,
+            self.game_ends,
+        ):
+            measured.clear()
+        self.errors.clear()
+        self.mismatches = self.accepted = self.deals_finished = self.games_finished = 0
+
 
 async def watch_own_loop(stalls: list[tuple[float, float]], until: float) -> None:
     """Note when the load generator's own event loop ran more than 10 ms late (busy, or
@@ -1186,15 +1220,23 @@ def run_load(
     profile: Callable[[], Profiler] | None = None,
     rate: float | None = None,
     nice: int = 0,
-) -> dict[str, Any]:
+    going_on: list[Driver] | None = None,
+) -> tuple[dict[str, Any], list[Driver]]:
     """Drive ``games`` games: flat out (closed loop) or, with ``rate``, an offered rate of
     ``rate`` commands per second in all (open loop, each game 1/games of it, the games'
     schedules spread evenly over one interval). The games are tasks of one event loop
-    (uvloop when installed) in a thread of their own; this thread reports progress."""
+    (uvloop when installed) in a thread of their own; this thread reports progress.
+    New games are set up, or, with ``going_on``, the games of an earlier run go on where
+    they are. Returns the figures and the games."""
     speed = SpeedProbe()
     reader = Reader(url, pool_size=4)
-    prefix = f"r{rate:.0f}g" if rate else "g"  # each run its own players
-    drivers = [Driver(i, base, reader, seed * 1000 + i, views, prefix) for i in range(games)]
+    if going_on:
+        drivers = going_on
+        for d in drivers:
+            d.new_run(reader)
+    else:
+        prefix = f"r{rate:.0f}g" if rate else "g"  # each run its own players
+        drivers = [Driver(i, base, reader, seed * 1000 + i, views, prefix) for i in range(games)]
     interval = games / rate if rate else None
     clock: dict[str, float] = {}
     stalls: list[tuple[float, float]] = []
@@ -1209,21 +1251,29 @@ def run_load(
         together, their first deals all ended together, 64 deal ends and next-deal set-ups
         within about a second, and that wave fell at the start of the window.) Open loop: a
         whole number of intervals later than its slot, so the offered commands stay evenly
-        spread over an interval."""
-        delay = warmup / 2 * index / games
+        spread over an interval. Games that go on from an earlier run are already at every
+        point of a deal, and of a game: they all start within the first interval."""
+        delay = 0.0 if going_on else warmup / 2 * index / games
         if interval is None:
             return clock["t0"] + delay
         return clock["t0"] + interval * (index / games + math.floor(delay / interval))
 
     async def drive() -> None:
-        log(f"setting up {games} games over HTTP (4 players each: register, table, seats, start)")
-        started = time.perf_counter()
-        results = await asyncio.gather(*(d.register() for d in drivers), return_exceptions=True)
-        results += await asyncio.gather(*(d.new_game() for d in drivers), return_exceptions=True)
-        problems = [r for r in results if isinstance(r, BaseException)]
-        if problems or any(d.mirror is None for d in drivers):
-            raise RuntimeError(f"games could not be set up ({problems[:1]}); see {SERVER_LOG}")
-        log(f"  set up in {time.perf_counter() - started:.1f} s")
+        if going_on:
+            log(f"the {games} games of the closed loop go on, each where that run left it")
+        else:
+            log(
+                f"setting up {games} games over HTTP (4 players each: register, table, seats, start)"
+            )
+            started = time.perf_counter()
+            results = await asyncio.gather(*(d.register() for d in drivers), return_exceptions=True)
+            results += await asyncio.gather(
+                *(d.new_game() for d in drivers), return_exceptions=True
+            )
+            problems = [r for r in results if isinstance(r, BaseException)]
+            if problems or any(d.mirror is None for d in drivers):
+                raise RuntimeError(f"games could not be set up ({problems[:1]}); see {SERVER_LOG}")
+            log(f"  set up in {time.perf_counter() - started:.1f} s")
         # The load generator's own garbage collector would stop every game at once (tens
         # of milliseconds for a full collection), then let them all send together: a
         # burst the server never had. It is off while the games are driven.
@@ -1321,6 +1371,7 @@ def run_load(
         "seconds": seconds,
         "warmup_s": warmup,
         "views": views,
+        "games_from": "the previous run" if going_on else "new",
         "load_generator": "one asyncio event loop, raw HTTP/1.1, one connection per game",
         "offered_per_s": rate,
         "commands_sent": len(commands),
@@ -1353,6 +1404,9 @@ def run_load(
         },
         "deals_finished_total": sum(d.deals_finished for d in drivers),
         "games_finished_total": sum(d.games_finished for d in drivers),
+        "games_finished_by_slice": slice_counts(
+            [t for d in drivers for t in d.game_ends], window_start, window_end
+        ),
         "between_deals_ms": summary_ms(between),
         "view_gets": {
             "n": len(views_rows),
@@ -1379,7 +1433,7 @@ def run_load(
     }
     if profiler is not None:
         result["profile"] = profiler.summary()
-    return result
+    return result, drivers
 
 
 # --- where the server's CPU goes: py-spy ------------------------------------------------------
@@ -1770,6 +1824,11 @@ def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
     print(
         f"POST /deals/{{id}}/commands, {load['games']} concurrent games, "
         f"{load['seconds']:.0f} s, load generator: one asyncio event loop\n  {mode}"
+        + (
+            "; the closed loop's games go on"
+            if load.get("games_from") == "the previous run"
+            else ""
+        )
     )
     if offered:
         # Open loop: the server cannot accept more than is offered. It kept up when it
@@ -1785,14 +1844,26 @@ def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
             f"{verdict(rate >= TARGET_COMMANDS_PER_S)}"
         )
     print(f"  latency p50         {lat.get('p50', float('nan')):9.1f} ms")
-    print(
-        f"  latency p99         {lat.get('p99', float('nan')):9.1f} ms     "
-        f"target <  {TARGET_P99_MS:.0f} ms    {verdict(lat.get('p99', 1e9) < TARGET_P99_MS)}"
-    )
+    if offered:
+        print(
+            f"  latency p99         {lat.get('p99', float('nan')):9.1f} ms     "
+            f"target <  {TARGET_P99_MS:.0f} ms    {verdict(lat.get('p99', 1e9) < TARGET_P99_MS)}"
+        )
+    else:
+        # Flat out, the latency is the queue of the games' commands in flight: about
+        # games / throughput (Little's law). The latency target is judged together with
+        # the throughput target, at the rate offered in the open loop.
+        print(
+            f"  latency p99         {lat.get('p99', float('nan')):9.1f} ms     "
+            f"(queueing at full load; the p99 target is judged at the offered rate below)"
+        )
     print(f"  latency p90/max     {lat.get('p90', 0):9.1f} / {lat.get('max', 0):.1f} ms")
     slices = load.get("latency_timeline") or []
     if slices:
-        print("  p99 by slice of the window (ms): " + " ".join(f"{int(s['p99'])}" for s in slices))
+        print("  p99 by slice of the window (ms):" + "".join(f"{int(s['p99']):>4}" for s in slices))
+    ends = load.get("games_finished_by_slice") or []
+    if any(ends):  # a game's end sets up a new table, seats and first deal: route work
+        print("  games ended, by slice:          " + "".join(f"{n:>4}" for n in ends))
     late = load.get("sent_late_ms") or {}
     if late.get("n"):
         print(
@@ -2002,9 +2073,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured load window")
     parser.add_argument(
         "--warmup", type=float, default=10.0,
-        help="load before the window; the games start one after another over its first "
+        help="load before the window; new games start one after another over its first "
         "half, so that in the window they are at every point of a deal (a deal lasts about "
-        "5 s at 1,000 commands/s)",
+        "5 s at 1,000 commands/s); the open loop goes on with the closed loop's games, by "
+        "then at every point of a game",
     )  # fmt: skip
     parser.add_argument("--games", type=int, default=64, help="concurrent games")
     parser.add_argument(
@@ -2146,17 +2218,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "load_generator": lambda: [os.getpid()],
                 }
             )
+            # The open loop goes on with the closed loop's games: by then they are at every
+            # point of a game, so games end, and new ones are set up, all along its window,
+            # as on a server that has been up a while. (New games, started within seconds of
+            # one another, all ended in the same few seconds near the window's end: a wave of
+            # table, seat and first-command requests that a steady server does not see.)
+            games: list[Driver] | None = None
             if not args.skip_closed:
-                report["load"] = run_load(
+                report["load"], games = run_load(
                     server.base, url, args.games, args.seconds, args.warmup, args.views, args.seed,
                     cpu, count_rows, profile, None, args.load_generator_nice,
                 )  # fmt: skip
                 report["load"]["read_models_caught_up_s"] = wait_for_read_models(url)
             if args.rate:
-                report["load_at_rate"] = run_load(
+                report["load_at_rate"], _ = run_load(
                     server.base, url, args.games, args.seconds, args.warmup, args.views,
                     args.seed + 1, cpu, count_rows, profile if args.skip_closed else None,
-                    args.rate, args.load_generator_nice,
+                    args.rate, args.load_generator_nice, games,
                 )  # fmt: skip
                 report["load_at_rate"]["read_models_caught_up_s"] = wait_for_read_models(url)
         if not args.skip_replay:
