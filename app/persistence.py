@@ -6,11 +6,11 @@ builds the text of such an array in Python, and that was the largest single cost
 group committer in ``make bench`` (a tenth of a worker's CPU). This subclass sends the same
 rows as plain parameters of one multi-row ``INSERT ... VALUES``, which psycopg's C dumpers
 handle, and sends the whole transaction in one round trip (``insert_events``). Its
-statements are rendered to text once, not composed and rendered again for every transaction
-(the library's ``LOCK`` and ``NOTIFY``, and a ``VALUES`` list of up to hundreds of parts,
-were a quarter of the committer's CPU per transaction). The rest is the library's: the same
-table, the table lock (notification ids in commit order) and the NOTIFY in the same
-transaction, the same notification ids returned.
+statements are composed once per size, not for every transaction, and the INSERT uses
+PostgreSQL's ``$n`` placeholders through a raw cursor, so psycopg has no query to parse
+(``_insert_rows``). The rest is the library's: the same table, the table lock (notification
+ids in commit order) and the NOTIFY in the same transaction, the same notification ids
+returned.
 
 Selected with the library's ``APPLICATION_RECORDER_TOPIC`` setting (see
 ``app.settings.eventsourcing_env``).
@@ -34,21 +34,16 @@ TOPIC = "app.persistence:PostgresRecorder"
 class PostgresRecorder(PostgresApplicationRecorder):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._texts: dict[Any, str] = {}  # statement key -> its text, rendered once
+        self._texts: dict[Any, Any] = {}  # statement key -> its text, rendered once
 
-    def _text(self, conn: Connection[Any], key: Any, make: Callable[[], Any]) -> str:
-        """The text of the statement ``make()`` builds (text, bytes or composed SQL), built
-        and rendered on first use only: the same for every connection (one server, one
-        encoding)."""
+    def _text(self, conn: Connection[Any], key: Any, make: Callable[[], Any]) -> Any:
+        """The statement ``make()`` builds, built on first use only, composed SQL rendered to
+        text: the same for every connection (one server, one encoding)."""
         text = self._texts.get(key)
         if text is None:
-            statement = make()
-            if isinstance(statement, Composable):
-                text = statement.as_string(conn)
-            elif isinstance(statement, bytes):
-                text = statement.decode()
-            else:
-                text = str(statement)
+            text = make()
+            if isinstance(text, Composable):
+                text = text.as_string(conn)
             self._texts[key] = text
         return text
 
