@@ -44,7 +44,7 @@ from uuid import UUID
 from eventsourcing.persistence import ProgrammingError, Tracking, TrackingRecorder
 from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
-from psycopg import Cursor
+from psycopg import Cursor, RawCursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL
 from psycopg.types.json import Jsonb
@@ -174,14 +174,18 @@ class ReadModelRecorder(TrackingRecorder, ABC):
         with self._batch_transaction(pipelined=span is not None) as cursor:
             local.cursor = cursor
             local.tracked = None
+            local.appended = {}
             try:
                 if span is not None:
                     self._track_span(cursor, *span)
                     local.tracked = span[1]
                 yield
+                for (table, columns), rows in local.appended.items():
+                    self._insert_rows(cursor, table, columns, rows)
             finally:
                 local.cursor = None
                 local.tracked = None
+                local.appended = {}
 
     def _track_span(self, cursor: Any, first: Tracking, last: Tracking) -> None:
         """Record ``last`` if the recorded position is before ``first``; else
@@ -217,6 +221,31 @@ class ReadModelRecorder(TrackingRecorder, ABC):
         if local is None:
             local = self.__dict__.setdefault("_batch_state", threading.local())
         return local
+
+    def _append(self, tracking: Tracking, table: str, row: Mapping[str, Any]) -> None:
+        """Insert ``row`` into the append-only view ``table`` (one event's row), tracked.
+
+        Inside ``batch()`` the row is kept and the batch's rows of each table go in ONE
+        statement at the batch's end, in the same transaction (most of a catch-up's
+        statements were these single-row inserts); nothing in a batch reads these tables.
+        Outside a batch, it is inserted at once."""
+        with self._write(tracking) as run:
+            appended: dict[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]] | None = getattr(
+                self._batch_local(), "appended", None
+            )
+            if appended is not None and self.in_batch():
+                appended.setdefault((table, tuple(row)), []).append(tuple(row.values()))
+            else:
+                columns = ", ".join(row)
+                values = ", ".join(f":{name}" for name in row)
+                run(f"INSERT INTO {self._table(table)} ({columns}) VALUES ({values})", row)
+
+    @abstractmethod
+    def _insert_rows(
+        self, cursor: Any, table: str, columns: tuple[str, ...], rows: Sequence[tuple[Any, ...]]
+    ) -> None:
+        """Insert ``rows`` (values in the order of ``columns``) into view ``table``, in one
+        statement where the database can."""
 
     def _track(self, cursor: Any, tracking: Tracking) -> None:
         """Record ``tracking`` (the library's single-row upsert); ``AlreadyProcessed`` if the
@@ -291,10 +320,7 @@ class ReadModelRecorder(TrackingRecorder, ABC):
             raise ValueError(f"the discard_log table has no column for {sorted(unknown)}")
         params = {"deal_id": self._id(deal_id), "step": entry["step"], "kind": entry["kind"]}
         params.update({field: entry.get(field) for field in DISCARD_FIELDS})
-        columns = ", ".join(params)
-        values = ", ".join(f":{name}" for name in params)
-        with self._write(tracking) as run:
-            run(f"INSERT INTO {self._table(DISCARD_LOG)} ({columns}) VALUES ({values})", params)
+        self._append(tracking, DISCARD_LOG, params)
 
     def add_draw(
         self,
@@ -307,19 +333,14 @@ class ReadModelRecorder(TrackingRecorder, ABC):
         replacement: bool,
     ) -> None:
         """One draw from the stock, to the private log of ``seat`` (R-VIEW-3)."""
-        with self._write(tracking) as run:
-            run(
-                f"INSERT INTO {self._table(DRAW_LOG)} "
-                "(deal_id, step, seat, cards, replacement) "
-                "VALUES (:deal_id, :step, :seat, :cards, :replacement)",
-                {
-                    "deal_id": self._id(deal_id),
-                    "step": step,
-                    "seat": _check_seat(seat),
-                    "cards": self._cards(cards),
-                    "replacement": bool(replacement),
-                },
-            )
+        row = {
+            "deal_id": self._id(deal_id),
+            "step": step,
+            "seat": _check_seat(seat),
+            "cards": self._cards(cards),
+            "replacement": bool(replacement),
+        }
+        self._append(tracking, DRAW_LOG, row)
 
     def open_deal(
         self, tracking: Tracking, deal_id: UUID | str, *, table_id: UUID | str, number: int
@@ -801,6 +822,7 @@ class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
             SQL(statement).format() for statement in postgres_view_ddl(self.datastore.schema)
         )
         self._schema = '"' + self.datastore.schema.replace('"', '""') + '"'
+        self._insert_texts: dict[tuple[str, tuple[str, ...], int], str] = {}
 
     def _table(self, name: str) -> str:
         return f"{self._schema}.{_check_identifier(name)}"
@@ -833,6 +855,40 @@ class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
             return [dict(row) for row in curs.fetchall()] if _returns_rows(sql) else []
 
         return run
+
+    def _insert_rows(
+        self,
+        curs: Cursor[DictRow],
+        table: str,
+        columns: tuple[str, ...],
+        rows: Sequence[tuple[Any, ...]],
+    ) -> None:
+        """One multi-row INSERT per chunk, with PostgreSQL's ``$n`` placeholders (a raw
+        cursor: psycopg would parse a ``%s`` query of this size again every time)."""
+        raw = RawCursor(curs.connection)
+        for first in range(0, len(rows), _ROWS_PER_INSERT):
+            chunk = rows[first : first + _ROWS_PER_INSERT]
+            raw.execute(
+                self._multirow_insert(table, columns, len(chunk)),
+                [value for row in chunk for value in row],
+            )
+
+    def _multirow_insert(self, table: str, columns: tuple[str, ...], rows: int) -> str:
+        key = (table, columns, rows)
+        text = self._insert_texts.get(key)
+        if text is None:
+            width = len(columns)
+            values = ", ".join(
+                "(" + ", ".join(f"${width * i + j + 1}" for j in range(width)) + ")"
+                for i in range(rows)
+            )
+            text = f"INSERT INTO {self._table(table)} ({', '.join(columns)}) VALUES {values}"
+            self._insert_texts[key] = text
+        return text
+
+
+#: At most this many rows per multi-row INSERT (PostgreSQL takes up to 65,535 parameters).
+_ROWS_PER_INSERT = 1000
 
 
 # --- SQLite ----------------------------------------------------------------------------------
@@ -1020,6 +1076,14 @@ class SQLiteReadModelRecorder(ReadModelRecorder, SQLiteTrackingRecorder):
             return [dict(row) for row in c.fetchall()]
 
         return run
+
+    def _insert_rows(
+        self, c: SQLiteCursor, table: str, columns: tuple[str, ...], rows: Sequence[tuple[Any, ...]]
+    ) -> None:
+        marks = ", ".join("?" for _ in columns)
+        c.executemany(
+            f"INSERT INTO {self._table(table)} ({', '.join(columns)}) VALUES ({marks})", rows
+        )
 
 
 __all__ = [

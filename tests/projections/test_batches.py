@@ -12,8 +12,9 @@ from eventsourcing.persistence import Tracking
 
 from app.application import CanastaApp
 from app.settings import Settings
+from projections import store
 from projections.runner import ReadModels
-from projections.store import DISCARD_LOG, AlreadyProcessed
+from projections.store import DISCARD_LOG, DRAW_LOG, AlreadyProcessed
 from tests.projections.helpers import assert_read_models_match
 from tests.projections.test_read_models import notifications, play_games, read_models
 
@@ -81,3 +82,27 @@ def test_a_write_refused_at_the_commit_rolls_the_whole_batch_back(
         rm.catch_up()
         assert rm.dump() == before
         assert rm.positions() == positions
+
+
+def test_a_batch_writes_its_log_rows_in_chunks_equal_to_one_by_one(
+    settings: Settings, app: CanastaApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch keeps its discard-log and draw-log rows and inserts them at its end, several
+    rows per statement (on PostgreSQL in chunks; 7 here, so that a batch spans several
+    chunks and a last partial one): the rows are those that event-by-event writes give."""
+    table_ids = play_games(app)
+    monkeypatch.setattr(store, "_ROWS_PER_INSERT", 7)
+    with read_models(settings, app) as rm:
+        for worker in rm.workers.values():  # one event, one transaction: no batch
+            for n in notifications(app):
+                if n.topic in worker.topics:
+                    event = app.mapper.to_domain_event(n)
+                    worker.projection.process_event(event, Tracking(app.name, n.id))
+        one_by_one, positions = rm.dump(), rm.positions()
+        assert len(one_by_one[DISCARD_LOG]) > 20 and len(one_by_one[DRAW_LOG]) > 20
+        for worker in rm.workers.values():
+            worker.reset()
+        rm.catch_up()  # batches of up to 500 notifications
+        assert rm.dump() == one_by_one
+        assert rm.positions() == positions
+        assert_read_models_match(app, rm, table_ids)
