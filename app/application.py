@@ -459,7 +459,8 @@ class CanastaApp(Application[UUID]):
     ) -> tuple[Answer, Pending | None] | None:
         """``submit``'s common case without any I/O or waiting, for the event loop: the
         deal and the sender's log (and, for the command that ends the deal, its table) are
-        in this process's cache and the command is accepted. Returns the answer and the
+        in this process's cache, or the log is new (``seq`` 1), and the command is
+        accepted. Returns the answer and the
         events to save (``save_pending``, ``GroupCommit.save_async``; on ``IntegrityError``
         call ``submit(fresh_only=True)``), or the first answer of a retry (nothing to save),
         or None: anything else (not cached, stale, refused, an error) is left to ``submit``,
@@ -469,6 +470,14 @@ class CanastaApp(Application[UUID]):
             return None
         seat = deal.state.player_ids.index(player)
         log = self._cached_copy(command_log_id(deal.state.table_id, player))
+        if log is None and seq == 1:
+            # The sender's first command at this table (sequence numbers start at 1): its
+            # log does not exist yet, so it is created here rather than looked for in the
+            # store (each player's first command of every new game went to ``submit`` for
+            # that, one command in a hundred under steady load). If the store holds the log
+            # after all (a retry of seq 1, a log this cache dropped), the save fails on the
+            # log's first version and ``submit`` decides from the store.
+            log = CommandLog(table_id=deal.state.table_id, player=player)
         if not isinstance(log, CommandLog):
             return None
         first = log.answer_for(seq)

@@ -13,7 +13,8 @@ from fastapi.testclient import TestClient
 
 from app.command_lane import CommandLane
 from domain.cards import full_deck
-from domain.legal import candidates, seat_to_act
+from domain.command_log import command_log_id
+from domain.legal import candidates, legal_command, seat_to_act
 from tests.api.conftest import Game, open_table, state_reader
 
 
@@ -84,3 +85,49 @@ def test_the_lane_answers_as_the_route_does(make_client: Callable[..., TestClien
     assert {200, 401, 409, 422} <= statuses
     accepted = sum(1 for status, _ in answers if status == 200)
     assert lane.answered > accepted // 2  # the common case took the lane
+
+
+def test_a_players_first_command_at_a_table_takes_the_lane_and_its_retry_is_answered_once(
+    make_client: Callable[..., TestClient],
+) -> None:
+    """R-CMD-1. A sender's first command at a table (``seq`` 1) has no command log yet: the
+    lane creates it instead of handing the command to the route to look for one in the store.
+    A retry of that command in a process whose cache no longer holds the log (another
+    worker, an eviction) must still get the first answer, and apply nothing twice."""
+    for settings in ({}, {"database_url": None}):  # in memory, SQLite
+        client = make_client(allow_stacked_decks=True, **settings)
+        canasta = client.app.state.canasta  # type: ignore[attr-defined]
+        lane = lane_of(client)
+        assert lane is not None
+        deck = full_deck(2)
+        random.Random(5).shuffle(deck)
+        game = open_table(client, start_body={"deck": deck, "dealer": 0})
+        state_of = state_reader(canasta)
+        answered = lane.answered
+        firsts: dict[str, Any] = {}
+        for _ in range(12):  # every player's first command, and a few more
+            st = state_of(str(game.deal))
+            seat = seat_to_act(st)
+            assert seat is not None
+            name = game.names[seat]
+            command = legal_command(st, seat, random.Random(3))
+            response = game.send(name, command)
+            assert response.status_code == 200, response.text
+            assert response.json()["replayed"] is False
+            if game.seqs[name] == 1:
+                firsts[name] = (response.request, response.json())
+        assert len(firsts) == 4
+        assert lane.answered == answered + 12  # none went to the route
+
+        step = client.get(f"/deals/{game.deal}", headers=game.headers[game.names[0]]).json()
+        for name, (request, answer) in firsts.items():
+            canasta.repository.cache.get(command_log_id(game.table, name), evict=True)
+            retry = client.post(
+                str(request.url.path),
+                content=request.content,
+                headers=game.headers[name] | {"Content-Type": "application/json"},
+            )
+            assert retry.status_code == 200, retry.text
+            assert retry.json() == {**answer, "replayed": True}
+        after = client.get(f"/deals/{game.deal}", headers=game.headers[game.names[0]]).json()
+        assert after["step"] == step["step"]  # no retry applied again

@@ -147,8 +147,13 @@ def test_submit_cached_leaves_to_submit_what_it_cannot_decide_alone(tmp_path: Pa
     try:
         game = Game(app)
         player, seq, command, exp, _ = game.next(app)
-        # nothing cached yet for this player's log: left to submit
-        assert app.submit_cached(game.deal_id, player, seq, command, exp, "x") is None
+        # nothing cached for this player's log, and not his first command: left to submit
+        assert seq == 1
+        assert app.submit_cached(game.deal_id, player, 2, command, exp, "x") is None
+        # his first command at the table: its log is new, created here (nothing saved yet)
+        fresh = app.submit_cached(game.deal_id, player, seq, command, exp, "x")
+        assert fresh is not None and fresh[0].status == 200 and fresh[1] is not None
+        assert app.get_deal(game.deal_id).version < fresh[0].body["step"]
         first = game.send(app, player, seq, command, exp)
         assert first.status == 200
         # a retry: the first answer, nothing to save
