@@ -41,7 +41,9 @@ more than 10 ms late: its garbage collector is off while games are driven, as on
 collection stopped every game at once and then released a burst); and the speed of the
 machine's cores during the window (a fixed piece of Python work, timed every 0.5 s: on
 this shared virtual machine the same work takes from 0.8 to 1.8 ms from one minute to the
-next, and every figure moves with it). ``--patch stall-log`` logs, per worker, when a
+next, and every figure moves with it); and the disk's flushes during the window (an 8 KiB
+``fdatasync`` every 50 ms: every commit waits for one, and on this machine one now and then
+takes 50 to 900 ms, stalling every command at once). ``--patch stall-log`` logs, per worker, when a
 thread got the GIL late, slow event-store transactions and slow or route-handled commands. "postgres" is every process of the cluster: on a cluster shared with running
 tests it includes their backends too.
 
@@ -276,6 +278,69 @@ class SpeedProbe:
             "median_us": round(statistics.median(during) * 1e6, 1),
             "fastest_us": round(during[0] * 1e6, 1),
             "slowest_us": round(during[-1] * 1e6, 1),
+        }
+
+
+class DiskProbe:
+    """How long this machine's disk took to make a small write durable during a run: 8 KiB
+    written and ``fdatasync``-ed every 50 ms in a file of ``folder`` (by default the
+    benchmark's own folder, on the database's disk when PostgreSQL runs here).
+
+    Every command's commit waits for such a flush of PostgreSQL's WAL (synchronous_commit
+    on), and a commit that waits holds the events table's lock, so when the disk stalls
+    every command of every worker waits with it. On this virtual machine a flush usually
+    takes well under a millisecond, yet now and then one takes 50 to 900 ms, at the very
+    moments PostgreSQL logs its COMMITs as that slow (``log_min_duration_statement``) and
+    whatever process makes the flush, this probe included: the disk, not the server. The
+    report shows these stalls next to the latency figures, so that a tail can be read. (It
+    adds 20 small flushes a second to the server's few hundred.)"""
+
+    def __init__(self, folder: Path, interval: float = 0.05) -> None:
+        self.path = folder / "disk-probe.dat"
+        self.interval = interval
+        self.samples: list[tuple[float, float]] = []  # (end time, flush s)
+        self.stop_at = 0.0
+
+    def start(self, until: float) -> None:
+        self.stop_at = until
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+        def run() -> None:
+            block = os.urandom(8192)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+            try:
+                for i in range(64):  # the blocks exist before they are measured
+                    os.pwrite(fd, block, i * len(block))
+                os.fsync(fd)
+                i = 0
+                while time.perf_counter() < self.stop_at:
+                    os.pwrite(fd, block, (i % 64) * len(block))
+                    started = time.perf_counter()
+                    os.fdatasync(fd)
+                    end = time.perf_counter()
+                    self.samples.append((end, end - started))
+                    i += 1
+                    time.sleep(self.interval)
+            finally:
+                os.close(fd)
+                self.path.unlink(missing_ok=True)
+
+        threading.Thread(target=run, name="disk probe", daemon=True).start()
+
+    def summary(self, start: float, end: float, stall_ms: float = 20.0) -> dict[str, Any]:
+        during = [(t, s) for t, s in self.samples if start <= t < end]
+        if not during:
+            return {}
+        flushes = [s for _, s in during]
+        return {
+            "flushes": len(flushes),
+            "p50_ms": round(percentile(flushes, 50) * 1000, 2),
+            "max_ms": round(max(flushes) * 1000, 1),
+            "stall_ms": stall_ms,
+            # (seconds into the window when the flush ended, how long it took in ms)
+            "stalls": [
+                [round(t - start, 3), round(s * 1000, 1)] for t, s in during if s * 1000 >= stall_ms
+            ],
         }
 
 
@@ -1230,6 +1295,7 @@ def run_load(
     New games are set up, or, with ``going_on``, the games of an earlier run go on where
     they are. Returns the figures and the games."""
     speed = SpeedProbe()
+    disk = DiskProbe(REPO_ROOT / ".bench")
     reader = Reader(url, pool_size=4)
     if going_on:
         drivers = going_on
@@ -1319,6 +1385,7 @@ def run_load(
         + (" (each command preceded by GET /deals/{id} as the acting player)" if views else "")
     )
     speed.start(window_end)
+    disk.start(window_end)
     while time.perf_counter() < window_start:
         time.sleep(0.05)
     load_before = os.getloadavg()[0]
@@ -1431,6 +1498,7 @@ def run_load(
         },
         "cpu": cpu_used,
         "cpu_speed": speed.summary(window_start, window_end),
+        "disk_flush": disk.summary(window_start, window_end),
     }
     if profiler is not None:
         result["profile"] = profiler.summary()
@@ -1934,6 +2002,22 @@ def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
             f"(median of {speed['probes']}; fastest {speed['fastest_us']:.0f}, slowest "
             f"{speed['slowest_us']:.0f}): compare runs with it, this machine's cores vary"
         )
+    disk = load.get("disk_flush") or {}
+    if disk:
+        stalls = disk["stalls"]
+        print(
+            f"  disk: an 8 KiB write made durable (fdatasync) every 50 ms took "
+            f"{disk['p50_ms']:.2f} ms (median of {disk['flushes']}), at most "
+            f"{disk['max_ms']:.0f} ms; {len(stalls)} took {disk['stall_ms']:.0f} ms or more"
+            + (
+                " (s into the window: ms) "
+                + ", ".join(f"{t:.1f}: {ms:.0f}" for t, ms in stalls[:12])
+                + (" ..." if len(stalls) > 12 else "")
+                if stalls
+                else ""
+            )
+        )
+        print("        every commit waits for such a flush: a stall here stalls every command")
     if cpu["other_cores"] > 0.1 * cpu["cores"]:
         print(
             f"  WARNING: other processes used {cpu['other_cores']:.2f} cores during the "
