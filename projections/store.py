@@ -185,7 +185,7 @@ class ReadModelRecorder(TrackingRecorder, ABC):
             finally:
                 local.cursor = None
                 local.tracked = None
-                local.appended = {}
+                local.appended = None
 
     def _track_span(self, cursor: Any, first: Tracking, last: Tracking) -> None:
         """Record ``last`` if the recorded position is before ``first``; else
@@ -233,7 +233,7 @@ class ReadModelRecorder(TrackingRecorder, ABC):
             appended: dict[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]] | None = getattr(
                 self._batch_local(), "appended", None
             )
-            if appended is not None and self.in_batch():
+            if appended is not None:  # in a batch
                 appended.setdefault((table, tuple(row)), []).append(tuple(row.values()))
             else:
                 columns = ", ".join(row)
@@ -799,6 +799,10 @@ def _pyformat(sql: str) -> str:
     return re.sub(r"(?<![:\w]):([a-z_]+)", r"%(\1)s", sql)
 
 
+#: At most this many rows per multi-row INSERT (PostgreSQL takes up to 65,535 parameters).
+_ROWS_PER_INSERT = 1000
+
+
 class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
     """The read models in PostgreSQL: the library's tracking recorder plus the view tables.
 
@@ -885,10 +889,6 @@ class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
             text = f"INSERT INTO {self._table(table)} ({', '.join(columns)}) VALUES {values}"
             self._insert_texts[key] = text
         return text
-
-
-#: At most this many rows per multi-row INSERT (PostgreSQL takes up to 65,535 parameters).
-_ROWS_PER_INSERT = 1000
 
 
 # --- SQLite ----------------------------------------------------------------------------------
