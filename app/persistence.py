@@ -31,6 +31,14 @@ from psycopg.sql import SQL, Composable, Identifier
 TOPIC = "app.persistence:PostgresRecorder"
 
 
+def numbered_rows(rows: int, width: int) -> str:
+    """The VALUES list of a multi-row INSERT with PostgreSQL's own ``$n`` placeholders
+    (for a raw cursor): ``($1, ..., $width), ($width+1, ...), ...``, ``rows`` of them."""
+    return ", ".join(
+        "(" + ", ".join(f"${width * i + j}" for j in range(1, width + 1)) + ")" for i in range(rows)
+    )
+
+
 class PostgresRecorder(PostgresApplicationRecorder):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -91,9 +99,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
         curs.execute(text, params, prepare=True)
 
     def _insert_values(self, rows: int) -> Composable:
-        values = ", ".join(
-            f"(${4 * i + 1}, ${4 * i + 2}, ${4 * i + 3}, ${4 * i + 4})" for i in range(rows)
-        )
+        values = numbered_rows(rows, 4)
         return SQL(
             "INSERT INTO {}.{} (originator_id, originator_version, topic, state) VALUES "
         ).format(Identifier(self.datastore.schema), Identifier(self.events_table_name)) + SQL(

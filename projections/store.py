@@ -49,6 +49,8 @@ from psycopg.rows import DictRow
 from psycopg.sql import SQL
 from psycopg.types.json import Jsonb
 
+from app.persistence import numbered_rows
+
 DISCARD_LOG = "discard_log"
 DRAW_LOG = "draw_log"
 SCORE_DEALS = "score_deals"
@@ -881,11 +883,7 @@ class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
         key = (table, columns, rows)
         text = self._insert_texts.get(key)
         if text is None:
-            width = len(columns)
-            values = ", ".join(
-                "(" + ", ".join(f"${width * i + j + 1}" for j in range(width)) + ")"
-                for i in range(rows)
-            )
+            values = numbered_rows(rows, len(columns))
             text = f"INSERT INTO {self._table(table)} ({', '.join(columns)}) VALUES {values}"
             self._insert_texts[key] = text
         return text
