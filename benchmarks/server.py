@@ -43,7 +43,8 @@ machine's cores during the window (a fixed piece of Python work, timed every 0.5
 this shared virtual machine the same work takes from 0.8 to 1.8 ms from one minute to the
 next, and every figure moves with it); and the disk's flushes during the window (an 8 KiB
 ``fdatasync`` every 50 ms: every commit waits for one, and on this machine one now and then
-takes 50 to 900 ms, stalling every command at once). ``--patch stall-log`` logs, per worker, when a
+takes 50 to 900 ms, stalling every command at once; with each stall, how much dirty page
+cache the kernel wrote back meanwhile). ``--patch stall-log`` logs, per worker, when a
 thread got the GIL late, slow event-store transactions and slow or route-handled commands. "postgres" is every process of the cluster: on a cluster shared with running
 tests it includes their backends too.
 
@@ -78,6 +79,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -293,12 +295,20 @@ class DiskProbe:
     moments PostgreSQL logs its COMMITs as that slow (``log_min_duration_statement``) and
     whatever process makes the flush, this probe included: the disk, not the server. The
     report shows these stalls next to the latency figures, so that a tail can be read. (It
-    adds 20 small flushes a second to the server's few hundred.)"""
+    adds 20 small flushes a second to the server's few hundred.)
+
+    It also reads the kernel's dirty page cache (``Dirty:`` in /proc/meminfo) around each
+    flush. The database's files grow by a few MB a second under load (new pages are written
+    to the page cache at once), and with the kernel's default settings those pages are
+    written back only when they are 30 s old, tens of MB at once; a flush that falls on
+    such a writeback waits behind it. Each stall is reported with how much the dirty cache
+    fell during it, and the window's large writebacks (``writeback_mb``) are listed too."""
 
     def __init__(self, folder: Path, interval: float = 0.05) -> None:
         self.path = folder / "disk-probe.dat"
         self.interval = interval
-        self.samples: list[tuple[float, float]] = []  # (end time, flush s)
+        # (end time, flush s, dirty page cache before and after the flush, kB)
+        self.samples: list[tuple[float, float, int, int]] = []
         self.stop_at = 0.0
 
     def start(self, until: float) -> None:
@@ -315,10 +325,11 @@ class DiskProbe:
                 i = 0
                 while time.perf_counter() < self.stop_at:
                     os.pwrite(fd, block, (i % 64) * len(block))
+                    before = dirty_kb()
                     started = time.perf_counter()
                     os.fdatasync(fd)
                     end = time.perf_counter()
-                    self.samples.append((end, end - started))
+                    self.samples.append((end, end - started, before, dirty_kb()))
                     i += 1
                     time.sleep(self.interval)
             finally:
@@ -327,21 +338,53 @@ class DiskProbe:
 
         threading.Thread(target=run, name="disk probe", daemon=True).start()
 
-    def summary(self, start: float, end: float, stall_ms: float = 20.0) -> dict[str, Any]:
-        during = [(t, s) for t, s in self.samples if start <= t < end]
+    def summary(
+        self, start: float, end: float, stall_ms: float = 20.0, writeback_mb: float = 8.0
+    ) -> dict[str, Any]:
+        during = [sample for sample in self.samples if start <= sample[0] < end]
         if not during:
             return {}
-        flushes = [s for _, s in during]
+        flushes = [s for _, s, _, _ in during]
+        # How much the dirty cache fell from one flush's start to the next one's: what the
+        # kernel wrote back meanwhile (less what was dirtied again).
+        written = [(t, (before - later[2]) / 1024) for (t, _, before, _), later in pairwise(during)]
+        known = all(before >= 0 and after >= 0 for _, _, before, after in during)
         return {
             "flushes": len(flushes),
             "p50_ms": round(percentile(flushes, 50) * 1000, 2),
             "max_ms": round(max(flushes) * 1000, 1),
             "stall_ms": stall_ms,
-            # (seconds into the window when the flush ended, how long it took in ms)
+            # (s into the window when the flush ended, its ms, MB the dirty cache fell by)
             "stalls": [
-                [round(t - start, 3), round(s * 1000, 1)] for t, s in during if s * 1000 >= stall_ms
+                [round(t - start, 3), round(s * 1000, 1), fell_mb(before, after, known)]
+                for t, s, before, after in during
+                if s * 1000 >= stall_ms
             ],
+            "writeback_mb": writeback_mb,
+            # (s into the window, MB): the kernel's large writebacks of dirty pages
+            "writebacks": [
+                [round(t - start, 3), round(mb, 1)] for t, mb in written if mb >= writeback_mb
+            ]
+            if known
+            else None,
         }
+
+
+def fell_mb(before: int, after: int, known: bool) -> float | None:
+    """How many MB the dirty page cache fell by (0 if it grew), None if unknown."""
+    return round(max(0, before - after) / 1024, 1) if known else None
+
+
+def dirty_kb() -> int:
+    """The kernel's dirty page cache (``Dirty:`` of /proc/meminfo), kB; -1 if unknown."""
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                if line.startswith(b"Dirty:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
 
 
 @dataclass
@@ -2010,14 +2053,32 @@ def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
             f"{disk['p50_ms']:.2f} ms (median of {disk['flushes']}), at most "
             f"{disk['max_ms']:.0f} ms; {len(stalls)} took {disk['stall_ms']:.0f} ms or more"
             + (
-                " (s into the window: ms) "
-                + ", ".join(f"{t:.1f}: {ms:.0f}" for t, ms in stalls[:12])
+                " (s into the window: ms, and the MB of dirty pages the kernel wrote back "
+                "meanwhile, if 1 or more) "
+                + ", ".join(
+                    f"{t:.1f}: {ms:.0f}"
+                    + (f" ({mb:.0f} MB written back)" if mb is not None and mb >= 1 else "")
+                    for t, ms, mb in stalls[:12]
+                )
                 + (" ..." if len(stalls) > 12 else "")
                 if stalls
                 else ""
             )
         )
         print("        every commit waits for such a flush: a stall here stalls every command")
+        writebacks = disk.get("writebacks")
+        if writebacks is not None:
+            print(
+                f"        the kernel wrote back {disk['writeback_mb']:.0f} MB or more of dirty "
+                f"pages at once {len(writebacks)} time{'' if len(writebacks) == 1 else 's'}"
+                + (
+                    " (s into the window: MB) "
+                    + ", ".join(f"{t:.1f}: {mb:.0f}" for t, mb in writebacks[:12])
+                    + (" ..." if len(writebacks) > 12 else "")
+                    if writebacks
+                    else ""
+                )
+            )
     if cpu["other_cores"] > 0.1 * cpu["cores"]:
         print(
             f"  WARNING: other processes used {cpu['other_cores']:.2f} cores during the "
