@@ -28,9 +28,9 @@ How the load generator chooses moves. ``domain.legal.legal_command`` needs a ``D
 which no client may see (other hands, the stock). The load generator therefore keeps a local
 mirror of each deal: when a deal starts it reads the deal once from the store (reads only,
 with its own cold ``CanastaApp``), and then applies each accepted command to its mirror with
-the same engine's rules (``Mirror``: ``rules.decide`` and ``DealState.apply``). Every answer is checked against the mirror: the server's events, redacted
-for the sender, must equal the mirror's new events redacted the same way, and ``step`` must
-match. The mirror's cost (move choice, mirror update and check, the one read per deal) is
+the same engine's rules (``Mirror``: ``rules.decide`` and ``DealState.apply``). Every answer
+is checked against the mirror: the server's events, redacted for the sender, must equal the
+mirror's new events redacted the same way, and ``step`` must match. The mirror's cost (move choice, mirror update and check, the one read per deal) is
 timed apart and reported, and the CPU time of every process (uvicorn, PostgreSQL, load
 generator, everything else) is read from /proc over the window, so the figures show where
 the time goes.
@@ -79,7 +79,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -341,13 +341,17 @@ class DiskProbe:
 
         threading.Thread(target=run, name="disk probe", daemon=True).start()
 
+    def _stalls(
+        self, start: float, end: float, stall_ms: float
+    ) -> list[tuple[float, float, int, int]]:
+        """The samples of the flushes of ``stall_ms`` or more that ended in the window."""
+        return [x for x in self.samples if start <= x[0] < end and x[1] * 1000 >= stall_ms]
+
     def stall_spans(
         self, start: float, end: float, stall_ms: float = 20.0
     ) -> list[tuple[float, float]]:
         """(start, end) of each flush of ``stall_ms`` or more that ended in the window."""
-        return [
-            (t - s, t) for t, s, _, _ in self.samples if start <= t < end and s * 1000 >= stall_ms
-        ]
+        return [(t - s, t) for t, s, _, _ in self._stalls(start, end, stall_ms)]
 
     def summary(
         self, start: float, end: float, stall_ms: float = 20.0, writeback_mb: float = 8.0
@@ -368,8 +372,7 @@ class DiskProbe:
             # (s into the window when the flush ended, its ms, MB the dirty cache fell by)
             "stalls": [
                 [round(t - start, 3), round(s * 1000, 1), fell_mb(before, after, known)]
-                for t, s, before, after in during
-                if s * 1000 >= stall_ms
+                for t, s, before, after in self._stalls(start, end, stall_ms)
             ],
             "writeback_mb": writeback_mb,
             # (s into the window, MB): the kernel's large writebacks of dirty pages
@@ -1986,6 +1989,12 @@ def verdict(ok: bool) -> str:
     return "MET " if ok else "MISSED"
 
 
+def listed(items: Iterable[str], most: int = 12) -> str:
+    """The first ``most`` items, comma-separated, and " ..." if there were more."""
+    texts = list(items)
+    return ", ".join(texts[:most]) + (" ..." if len(texts) > most else "")
+
+
 def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
     lat = load["latency_ms"]
     rate = load["commands_per_s"]
@@ -2124,12 +2133,11 @@ def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
             + (
                 " (s into the window: ms, and the MB of dirty pages the kernel wrote back "
                 "meanwhile, if 1 or more) "
-                + ", ".join(
+                + listed(
                     f"{t:.1f}: {ms:.0f}"
                     + (f" ({mb:.0f} MB written back)" if mb is not None and mb >= 1 else "")
-                    for t, ms, mb in stalls[:12]
+                    for t, ms, mb in stalls
                 )
-                + (" ..." if len(stalls) > 12 else "")
                 if stalls
                 else ""
             )
@@ -2142,8 +2150,7 @@ def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
                 f"pages at once {len(writebacks)} time{'' if len(writebacks) == 1 else 's'}"
                 + (
                     " (s into the window: MB) "
-                    + ", ".join(f"{t:.1f}: {mb:.0f}" for t, mb in writebacks[:12])
-                    + (" ..." if len(writebacks) > 12 else "")
+                    + listed(f"{t:.1f}: {mb:.0f}" for t, mb in writebacks)
                     if writebacks
                     else ""
                 )
