@@ -2,7 +2,9 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-PYTHON ?= python3
+# The interpreter .venv is made from; empty: scripts/python.sh picks one (the system's own
+# python3 first: it is built for speed). E.g. make PYTHON=python3.12 venv (after make clean).
+PYTHON ?=
 VENV := .venv
 STAMP := $(VENV)/.installed
 PG := scripts/pg.sh
@@ -21,7 +23,10 @@ venv: $(STAMP)
 
 # Re-installs only when pyproject.toml changes.
 $(STAMP): pyproject.toml
-	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	@test -x $(VENV)/bin/python || { \
+		py="$(PYTHON)"; if [ -z "$$py" ]; then py="$$(scripts/python.sh)" || exit 1; fi; \
+		echo "creating $(VENV) with $$py ($$("$$py" -c 'import sys; print(sys.version.split()[0])'))"; \
+		"$$py" -m venv $(VENV); }
 	$(VENV)/bin/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
