@@ -93,6 +93,7 @@ from app.application import CanastaApp
 from app.autoplay import new_table, play_game
 from app.migrations import upgrade
 from app.settings import Settings, eventsourcing_env
+from benchmarks.interpreter import interpreter
 from domain import commands as c
 from domain import rules
 from domain.deal import Deal
@@ -2199,6 +2200,12 @@ def print_report(report: dict[str, Any], path: Path) -> None:
         f"synchronous_commit {cfg['synchronous_commit']}"
         + ("; experiment: TCP_NODELAY fix" if cfg["nodelay_fix"] else "")
     )
+    if "interpreter" in cfg:
+        python = cfg["interpreter"]
+        print(
+            f"  Python {cfg['python']}: {python['executable']}, libpython {python['libpython']}"
+            " (every process of the run: workers, read models, load generator)"
+        )
     for name in cfg["patches"]:
         print(f"  experiment --patch {name}: {PATCHES[name]}")
     probe = report.get("idle_round_trip_ms")
@@ -2377,6 +2384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "seconds": args.seconds,
             "database": with_dbname(base_url, args.db_name),
             "python": sys.version.split()[0],
+            "interpreter": interpreter(),
             "argv": list(argv if argv is not None else sys.argv[1:]),
         },
         "targets": {
