@@ -10,8 +10,8 @@ def interpreter() -> dict[str, str]:
     """Which Python build runs the benchmark (and, through ``sys.executable``, the workers and
     the read-model process): its real path, and whether libpython is a shared library
     (mapped into the process) or linked into the executable. The build moves every CPU
-    figure: a shared, non-PGO libpython (pyenv's default) cost 15-20% more per command here
-    than Debian's static, PGO-built one."""
+    figure: the server used 8-27% more CPU per command here on pyenv's default build (shared
+    libpython, no PGO) than on Debian's (static, PGO-built)."""
     try:
         with open("/proc/self/maps", encoding="utf-8") as maps:
             shared = any("libpython" in line for line in maps)

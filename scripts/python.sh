@@ -11,9 +11,10 @@
 # link-time optimisation, and Debian links its python3 executable statically against
 # libpython. pyenv's and a plain `./configure && make` build do neither by default (pyenv's
 # here: --enable-shared, no PGO): every call inside the interpreter then goes through the
-# shared library's indirections. On the 2-core machine this project is benchmarked on, the
-# server, its read-model process and the load generator each used 15-20% less CPU per
-# command on Debian's 3.11.2 than on pyenv's 3.11.7 (README, "Performance").
+# shared library's indirections. On the 2-core machine this project is benchmarked on,
+# Debian's 3.11.2 against pyenv's 3.11.7: the server used 8-27% less CPU per command (median
+# 11%, six interleaved pairs of benchmark runs), the load generator 2-18% less, and the
+# engine played 15-23% more deals per second (README, "Performance").
 #
 # Prints nothing and exits 1 if neither will do.
 set -euo pipefail
