@@ -7,14 +7,15 @@
 #   1. /usr/bin/python3, the operating system's own;
 #   2. python3 from the PATH.
 #
-# Why the system's first: distributions build CPython with profile-guided optimisation and
-# link-time optimisation, and Debian links its python3 executable statically against
-# libpython. pyenv's and a plain `./configure && make` build do neither by default (pyenv's
-# here: --enable-shared, no PGO): every call inside the interpreter then goes through the
-# shared library's indirections. On the 2-core machine this project is benchmarked on,
-# Debian's 3.11.2 against pyenv's 3.11.7: the server used 8-27% less CPU per command (median
-# 11%, six interleaved pairs of benchmark runs), the load generator 2-18% less, and the
-# engine played 15-23% more deals per second (README, "Performance").
+# Why the system's first: distributions build CPython with profile-guided and link-time
+# optimisation, and Debian links its python3 executable statically against libpython.
+# CPython's own build (pyenv's too) does PGO and LTO only when asked (--enable-optimizations,
+# --with-lto); the pyenv build on this project's machine has neither, and a shared libpython
+# (--enable-shared), through whose indirections every call inside the interpreter then goes.
+# On the 2-core machine this project is benchmarked on, Debian's 3.11.2 against pyenv's
+# 3.11.7: the server used 8-27% less CPU per command (median 11%, six interleaved pairs of
+# benchmark runs), the load generator 2-18% less, and the engine played 15-23% more deals
+# per second (README, "Performance").
 #
 # Prints nothing and exits 1 if neither will do.
 set -euo pipefail
