@@ -35,8 +35,10 @@ timed apart and reported, and the CPU time of every process (uvicorn, PostgreSQL
 generator, everything else) is read from /proc over the window, so the figures show where
 the time goes.
 
-What else the report shows, to read a run: the p99 of each twentieth of the window (a tail
-from a few stalls or from all along); the load generator's own stalls (its event loop
+What else the report shows, to read a run: the Python build that runs every process (its
+path, and whether libpython is shared or linked in: it moves every CPU figure, see
+``scripts/python.sh``); the p99 of each twentieth of the window (a tail from a few stalls or
+from all along); the load generator's own stalls (its event loop
 more than 10 ms late: its garbage collector is off while games are driven, as one full
 collection stopped every game at once and then released a burst); and the speed of the
 machine's cores during the window (a fixed piece of Python work, timed every 0.5 s: on
