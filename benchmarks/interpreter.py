@@ -19,3 +19,8 @@ def interpreter() -> dict[str, str]:
     except OSError:
         libpython = "unknown"
     return {"executable": os.path.realpath(sys.executable), "libpython": libpython}
+
+
+def described(version: str, info: dict[str, str]) -> str:
+    """The report's line for it: ``Python 3.11.2: /usr/bin/python3.11, libpython static``."""
+    return f"Python {version}: {info['executable']}, libpython {info['libpython']}"

@@ -21,7 +21,7 @@ from uuid import UUID
 from app.application import CanastaApp
 from app.autoplay import new_table, play_deal, play_game
 from app.settings import MEMORY, Settings, eventsourcing_env
-from benchmarks.interpreter import interpreter
+from benchmarks.interpreter import described, interpreter
 from domain.table import PLAYING
 from domain.variants import VARIANTS
 
@@ -97,10 +97,7 @@ def main() -> None:
     print(
         f"canasta-ledger benchmark: random legal {players}-player {entry}, move generation included"
     )
-    python = interpreter()
-    print(
-        f"  Python {sys.version.split()[0]}: {python['executable']}, libpython {python['libpython']}"
-    )
+    print("  " + described(sys.version.split()[0], interpreter()))
     memory = CanastaApp(env=eventsourcing_env(Settings(database_url=MEMORY)))
     deals_per_second(memory, entry, players, 1.0, args.seed)  # warm up
     rate, deals, commands = deals_per_second(memory, entry, players, args.seconds, args.seed)

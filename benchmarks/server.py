@@ -30,10 +30,10 @@ mirror of each deal: when a deal starts it reads the deal once from the store (r
 with its own cold ``CanastaApp``), and then applies each accepted command to its mirror with
 the same engine's rules (``Mirror``: ``rules.decide`` and ``DealState.apply``). Every answer
 is checked against the mirror: the server's events, redacted for the sender, must equal the
-mirror's new events redacted the same way, and ``step`` must match. The mirror's cost (move choice, mirror update and check, the one read per deal) is
-timed apart and reported, and the CPU time of every process (uvicorn, PostgreSQL, load
-generator, everything else) is read from /proc over the window, so the figures show where
-the time goes.
+mirror's new events redacted the same way, and ``step`` must match. The mirror's cost (move
+choice, mirror update and check, the one read per deal) is timed apart and reported, and the
+CPU time of every process (uvicorn, PostgreSQL, load generator, everything else) is read
+from /proc over the window, so the figures show where the time goes.
 
 What else the report shows, to read a run: the Python build that runs every process (its
 path, and whether libpython is shared or linked in: it moves every CPU figure, see
@@ -98,7 +98,7 @@ from app.application import CanastaApp
 from app.autoplay import new_table, play_game
 from app.migrations import upgrade
 from app.settings import Settings, eventsourcing_env
-from benchmarks.interpreter import interpreter
+from benchmarks.interpreter import described, interpreter
 from domain import commands as c
 from domain import rules
 from domain.deal import Deal
@@ -1261,7 +1261,8 @@ class Driver:
                 }
         sent = time.perf_counter()
         started = sent if due is None else due
-        unready = 0.0 if due is None else max(0.0, min(sent, self.ready_at) - due)
+        # (The last set-up, if any, ended before this send: ``ready_at`` <= ``sent``.)
+        unready = 0.0 if due is None else max(0.0, self.ready_at - due)
         if due is not None:  # how late the load generator itself sent it
             self.lateness.append((sent, max(0.0, sent - due)))
         try:
@@ -1527,6 +1528,7 @@ def run_load(
 
     commands = [row for d in drivers for row in in_window(d.commands, window_start, window_end)]
     accepted = [row[1] for row in commands if row[2] == 200]
+    set_up_waits = [row[3] for row in commands if row[3] > 0]
     statuses = Counter(str(row[2]) for row in commands)
     views_rows = [row for d in drivers for row in in_window(d.view_gets, window_start, window_end)]
     mirror_cpu = [
@@ -1569,10 +1571,7 @@ def run_load(
         "latency_all_statuses_ms": summary_ms([row[1] for row in commands]),
         # Open loop: the commands that fell due while their game was still setting up its
         # next deal or game (other requests), and the latency counted from the set-up's end.
-        "fell_due_during_set_up": {
-            "n": sum(1 for row in commands if row[3] > 0),
-            "waited_ms": summary_ms([row[3] for row in commands if row[3] > 0]),
-        },
+        "fell_due_during_set_up": {"n": len(set_up_waits), "waited_ms": summary_ms(set_up_waits)},
         "latency_from_ready_ms": summary_ms([row[1] - row[3] for row in commands if row[2] == 200]),
         "latency_timeline": timeline(commands, window_start, window_end),
         "window_start_perf_counter": window_start,
@@ -2226,10 +2225,9 @@ def print_report(report: dict[str, Any], path: Path) -> None:
         + ("; experiment: TCP_NODELAY fix" if cfg["nodelay_fix"] else "")
     )
     if "interpreter" in cfg:
-        python = cfg["interpreter"]
         print(
-            f"  Python {cfg['python']}: {python['executable']}, libpython {python['libpython']}"
-            " (every process of the run: workers, read models, load generator)"
+            f"  {described(cfg['python'], cfg['interpreter'])} "
+            "(every process of the run: workers, read models, load generator)"
         )
     for name in cfg["patches"]:
         print(f"  experiment --patch {name}: {PATCHES[name]}")
