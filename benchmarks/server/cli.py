@@ -106,7 +106,7 @@ from domain.legal import legal_command, seat_to_act
 from domain.table import PLAYING
 from projections.visibility import Viewer, event_view
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 RESULTS = REPO_ROOT / ".bench" / "server-latest.json"
 SERVER_LOG = REPO_ROOT / ".bench" / "uvicorn.log"
 PG_BINDIRS = ("/usr/lib/postgresql/15/bin",)
@@ -673,7 +673,7 @@ PATCHES = {
 
 
 def bench_app() -> Any:
-    """``uvicorn benchmarks.server:bench_app --factory``: ``app.main``'s app with the
+    """``uvicorn benchmarks.server.cli:bench_app --factory``: ``app.main``'s app with the
     experiments of ``$CANASTA_BENCH_PATCHES`` (comma-separated ``PATCHES``) applied from
     outside (no server file changed)."""
     from app.main import create_app
@@ -728,7 +728,7 @@ class Server:
             env["CANASTA_READ_MODELS"] = "off"
         if self.patches:
             env[PATCHES_ENV] = ",".join(self.patches)
-            target = ["benchmarks.server:bench_app", "--factory"]
+            target = ["benchmarks.server.cli:bench_app", "--factory"]
         cmd = [
             sys.executable,
             "-m",
@@ -2507,7 +2507,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.json.write_text(json.dumps(report, indent=2) + "\n")
     print_report(report, args.json)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
