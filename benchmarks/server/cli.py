@@ -50,18 +50,19 @@ cache the kernel wrote back meanwhile; and, when there were stalls, the p99 of t
 that none of them overlapped, as a diagnostic of what was the server's: the target is
 judged on every command); and how many commands fell due while their game was still setting
 up its next deal or game (a few dozen per window: their latency includes that wait, and the
-p99 counted from the set-up's end shows how little it weighs). ``--patch stall-log`` logs,
-per worker, when a thread got the GIL late, slow event-store transactions and slow or
-route-handled commands. "postgres" is every process of the cluster: on a cluster shared
-with running tests it includes their backends too.
+p99 counted from the set-up's end shows how little it weighs). ``--experiment stall-log``
+logs, per worker, when a thread got the GIL late and when its event loop ran late.
+"postgres" is every process of the cluster: on a cluster shared with running tests it
+includes their backends too.
 
 Run: ``DATABASE_URL=$(scripts/pg.sh url) python -m benchmarks.server [--seconds 20]``.
 It works in its own database (``--db-name``, default ``canasta_bench``) of that cluster,
 dropped and re-created and migrated with alembic, so it never touches the tests' database
 (but it does use up to ~60 of the cluster's connections). The report is printed and written
 to ``.bench/server-latest.json``. ``--help`` lists the settings (workers, pool, threadpool,
-client) and the experiments (``--nodelay-fix``, ``--patch``,
-``--no-sync-commit``, ``--profile``), which change nothing in the server's files.
+client) and the experiments (``--nodelay-fix``, ``--experiment``, ``--read-models off``,
+``--no-sync-commit``, ``--profile``), which change nothing in the server's code: the
+benchmark runs the server's own app, configured through its environment (``CANASTA_*``).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ from benchmarks.server.config import (
 from benchmarks.server.cpu import CpuWindow, children_of
 from benchmarks.server.database import fresh_database, postmaster_pid, with_dbname
 from benchmarks.server.driver import Driver
-from benchmarks.server.experiments import PATCHES
+from benchmarks.server.experiments import EXPERIMENTS
 from benchmarks.server.load import run_load, wait_for_read_models
 from benchmarks.server.pgbench import find_pgbench, run_pgbench
 from benchmarks.server.profiler import Profiler, find_py_spy
@@ -144,11 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument("--games", type=int, default=64, help="concurrent games")
     parser.add_argument(
-        "--read-models", choices=("process", "workers"), default="process",
+        "--read-models", choices=("process", "workers", "off"), default="process",
         help="where the read-model projections run: 'process' (as README's production set-up: "
         "the workers run with CANASTA_READ_MODELS=off and one `canasta project` process runs "
-        "them; its CPU counts as the server's) or 'workers' (CANASTA_READ_MODELS=auto: the "
-        "uvicorn workers elect one of them, which runs them in a thread)",
+        "them; its CPU counts as the server's), 'workers' (CANASTA_READ_MODELS=auto: the "
+        "uvicorn workers elect one of them, which runs them in a thread) or 'off' (experiment: "
+        "nothing runs them, the workers with CANASTA_READ_MODELS=off: what running them costs)",
     )  # fmt: skip
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument(
@@ -165,9 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command's due time (0: skip it)",
     )  # fmt: skip
     parser.add_argument(
-        "--patch", action="append", choices=sorted(PATCHES), default=[],
-        help="experiment on the server's code, in the server processes only: "
-        + "; ".join(f"{k}: {v}" for k, v in PATCHES.items()),
+        "--experiment", action="append", choices=sorted(EXPERIMENTS), default=[],
+        help="experiment in the server processes only (none changes the server's code): "
+        + "; ".join(f"{k}: {v}" for k, v in EXPERIMENTS.items()),
     )  # fmt: skip
     parser.add_argument(
         "--nodelay-fix", action="store_true",
@@ -215,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "pool_size": args.pool_size,
             "threads": args.threads,
             "nodelay_fix": args.nodelay_fix,
-            "patches": args.patch,
+            "experiments": args.experiment,
             "read_models": args.read_models,
             "synchronous_commit": "off" if args.no_sync_commit else "on",
             "uvicorn_extras": uvicorn_extras(),
@@ -252,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             conn.execute(f"ALTER DATABASE {args.db_name} SET synchronous_commit = off")
     server = Server(
         url, args.workers, args.pool_size, args.threads, args.nodelay_fix,
-        args.patch, args.read_models,
+        args.experiment, args.read_models,
     )  # fmt: skip
     log(
         f"starting uvicorn app.main:app --workers {args.workers} on {server.base} "
@@ -294,14 +296,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                     server.base, url, args.games, args.seconds, args.warmup, args.views, args.seed,
                     cpu, count_rows, profile, None, args.load_generator_nice,
                 )  # fmt: skip
-                report["load"]["read_models_caught_up_s"] = wait_for_read_models(url)
+                if args.read_models != "off":
+                    report["load"]["read_models_caught_up_s"] = wait_for_read_models(url)
             if args.rate:
                 report["load_at_rate"], _ = run_load(
                     server.base, url, args.games, args.seconds, args.warmup, args.views,
                     args.seed + 1, cpu, count_rows, profile if args.skip_closed else None,
                     args.rate, args.load_generator_nice, games,
                 )  # fmt: skip
-                report["load_at_rate"]["read_models_caught_up_s"] = wait_for_read_models(url)
+                if args.read_models != "off":
+                    caught_up = wait_for_read_models(url)
+                    report["load_at_rate"]["read_models_caught_up_s"] = caught_up
         if not args.skip_replay:
             log("replay: playing a complete 5000-point classic 4-player game in-process")
             report["replay"] = run_replay(url, server.base, args.replay_samples, args.seed)

@@ -8,7 +8,7 @@ from typing import Any
 
 from benchmarks.interpreter import described
 from benchmarks.server.config import TARGET_COMMANDS_PER_S, TARGET_P99_MS, TARGET_REPLAY_MS
-from benchmarks.server.experiments import PATCHES
+from benchmarks.server.experiments import EXPERIMENTS
 
 # --- the report ----------------------------------------------------------------------------
 
@@ -227,6 +227,8 @@ def print_report(report: dict[str, Any], path: Path) -> None:
     )
     if cfg.get("read_models") == "process":
         print("  read models: one `canasta project` process (workers: CANASTA_READ_MODELS=off)")
+    elif cfg.get("read_models") == "off":
+        print("  read models: not run (workers: CANASTA_READ_MODELS=off; no `canasta project`)")
     else:
         print("  read models: in a thread of one elected worker (CANASTA_READ_MODELS=auto)")
     extras = [m for m, present in cfg["uvicorn_extras"].items() if present]
@@ -240,8 +242,8 @@ def print_report(report: dict[str, Any], path: Path) -> None:
             f"  {described(cfg['python'], cfg['interpreter'])} "
             "(every process of the run: workers, read models, load generator)"
         )
-    for name in cfg["patches"]:
-        print(f"  experiment --patch {name}: {PATCHES[name]}")
+    for name in cfg["experiments"]:
+        print(f"  experiment --experiment {name}: {EXPERIMENTS[name]}")
     probe = report.get("idle_round_trip_ms")
     if probe:
         print(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benchmarks.server.config import REPO_ROOT, SERVER_LOG
 from benchmarks.server.cpu import children_of
-from benchmarks.server.experiments import PATCHES_ENV
+from benchmarks.server.experiments import EXPERIMENTS_ENV
 from benchmarks.server.http_client import RawClient
 
 
@@ -35,13 +35,13 @@ class Server:
         pool_size: int,
         threads: int | None,
         nodelay_fix: bool = False,
-        patches: Sequence[str] = (),
+        experiments: Sequence[str] = (),
         read_models: str = "workers",
     ) -> None:
         self.url = url
         self.read_models = read_models
         self.projector: subprocess.Popen[bytes] | None = None
-        self.patches = list(patches)
+        self.experiments = list(experiments)
         self.nodelay_fix = nodelay_fix
         self.workers = workers
         self.pool_size = pool_size
@@ -60,10 +60,10 @@ class Server:
         target = ["app.main:app"]
         if self.threads:
             env["CANASTA_THREADPOOL_SIZE"] = str(self.threads)
-        if self.read_models == "process":
+        if self.read_models in ("process", "off"):
             env["CANASTA_READ_MODELS"] = "off"
-        if self.patches:
-            env[PATCHES_ENV] = ",".join(self.patches)
+        if self.experiments:
+            env[EXPERIMENTS_ENV] = ",".join(self.experiments)
             target = ["benchmarks.server.experiments:bench_app", "--factory"]
         cmd = [
             sys.executable,
