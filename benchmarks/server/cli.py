@@ -129,7 +129,8 @@ def running(server: Server) -> Iterator[Server]:
         server.stop()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m benchmarks.server``."""
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.server",
         description=__doc__,
@@ -204,7 +205,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--database-url", default=None, help="default: $DATABASE_URL")
     parser.add_argument("--db-name", default="canasta_bench", help="scratch database (dropped)")
     parser.add_argument("--json", type=Path, default=RESULTS, help="where to write the report")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
 
     base_url = database_url(args.database_url)
     log(f"fresh database {args.db_name} in {with_dbname(base_url, '')}, migrated to head")
