@@ -81,7 +81,7 @@ def text_of_the_tests() -> str:
 
 def project_files() -> list[Path]:
     """The project's own files: the skipped directories are not even entered."""
-    files = []
+    files: list[Path] = []
     for top, dirs, names in os.walk(REPO):
         rel = Path(top).relative_to(REPO)
         dirs[:] = sorted(
