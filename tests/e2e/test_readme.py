@@ -1,8 +1,9 @@
-"""The README's "Playing a game with curl" walkthrough, run as written (R-GAME-1, R-CMD-1).
+"""The curl walkthrough (docs/walkthrough.md, linked from the README), run as written
+(R-GAME-1, R-CMD-1).
 
 Its ``sh`` blocks are joined into one bash script and run against a fresh server started as
 ``make run`` starts it (uvicorn on an empty SQLite store), the only change being the server's
-address. The walkthrough must play a complete game: every step answers as the README says, and
+address. The walkthrough must play a complete game: every step answers as the page says, and
 the game ends with a winner.
 """
 
@@ -23,17 +24,14 @@ from tests.e2e.checks import check_stream
 from tests.e2e.client import Api, open_shadow
 from tests.e2e.server import REPO, Server
 
-SECTION = "## Playing a game with curl"
+WALKTHROUGH = REPO / "docs" / "walkthrough.md"
 DEFAULT_API = "API=http://127.0.0.1:8000"
 WALKTHROUGH_SECONDS = 600  # a hung walkthrough fails instead of blocking the run
 
 
 def walkthrough_script() -> str:
-    readme = (REPO / "README.md").read_text()
-    start = readme.index(SECTION)
-    end = readme.find("\n## ", start + len(SECTION))
-    section = readme[start : end if end != -1 else None]
-    blocks = re.findall(r"^```sh\n(.*?)^```", section, flags=re.DOTALL | re.MULTILINE)
+    page = WALKTHROUGH.read_text()
+    blocks = re.findall(r"^```sh\n(.*?)^```", page, flags=re.DOTALL | re.MULTILINE)
     script = "\n".join(blocks)
     assert DEFAULT_API in script, "the walkthrough must set API to the make run address"
     return script
@@ -42,9 +40,9 @@ def walkthrough_script() -> str:
 @pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("curl") is None or shutil.which("jq") is None,
-    reason="the README walkthrough needs curl and jq (apt-get install curl jq)",
+    reason="the walkthrough needs curl and jq (apt-get install curl jq)",
 )
-def test_the_readme_walkthrough_plays_a_complete_game_with_curl_r_game_1(tmp_path: Path) -> None:
+def test_the_walkthrough_plays_a_complete_game_with_curl_r_game_1(tmp_path: Path) -> None:
     server = Server(tmp_path)
     with server:
         # make run: the OpenAPI docs are served at /docs, the schema at /openapi.json.
@@ -65,7 +63,7 @@ def test_the_readme_walkthrough_plays_a_complete_game_with_curl_r_game_1(tmp_pat
         assert run.returncode == 0, f"{run.stderr}\n{out[-3000:]}"
         assert not run.stderr.strip(), run.stderr
 
-        # The steps answer as the README shows.
+        # The steps answer as the walkthrough shows.
         assert re.search(r'^\{"name":"ann","token":"[^"]{20,}"\}$', out, re.MULTILINE), out[:500]
         assert all(f'{{"seat":{seat}}}' in out for seat in range(4))
         assert '"kind":"DeckCut"' in out and '"kind":"CardsDealt"' in out
