@@ -397,7 +397,8 @@ def check(
                 compare(f"melds[{side}]", ranks, _meld_counts(st, side))
         elif key == "red_threes":
             for side, n in expected.items():
-                compare(f"red_threes[{side}]", n, len(st.red_threes[side]))
+                laid = sum(1 for c in st.red_threes[side] if not CARDS[c].is_black_three)
+                compare(f"red_threes[{side}]", n, laid)
         elif key == "black_threes":
             for side, n in expected.items():
                 laid = sum(1 for c in st.red_threes[side] if CARDS[c].is_black_three)

@@ -101,6 +101,12 @@ class Deal:
                 self.threes[SIDE[seat]].append(card)
                 self.hands[seat].append(self.stock.pop(0))
 
+    def threes_laid(self) -> dict[str, dict[str, int]]:
+        """The `red_threes` and `black_threes` checks: each counts its own colour only."""
+        red = {s: sum(1 for c in t if is_red_three(c)) for s, t in self.threes.items()}
+        black = {s: len(t) - red[s] for s, t in self.threes.items()}
+        return {"red_threes": red, "black_threes": black}
+
     def dead(self) -> set[str]:
         """R-MA-MELD-2: ranks of a complete natural canasta."""
         return {
@@ -276,8 +282,7 @@ def stock_runs_out() -> dict[str, Any]:
         "expect_end": {
             "deal_over": True,
             "stock_size": 0,
-            "red_threes": {"A": 4, "B": 4},
-            "black_threes": {"A": 1, "B": 3},
+            **d.threes_laid(),
             "melds": {"A": {"K": 7}, "B": {"Q": 7, "J": 7, "10": 3}},
             "deal_scores": d.scores(),
         },
@@ -310,8 +315,7 @@ def three_last() -> dict[str, Any]:
             "deal_over": True,
             "phase": "over",
             "hand_count": {"0": before + 1},
-            "red_threes": {"A": 4, "B": 3},
-            "black_threes": {"A": 1, "B": 2},
+            **d.threes_laid(),
         }
     )
     assert d.over and "3C/2" in d.hands[0] and "6S/1" in d.hands[0]
