@@ -144,3 +144,32 @@ def test_the_demo_plays_a_whole_game_and_prints_logs_and_scores(
     assert "game over after" in out and "final totals:" in out
     for side in sides:
         assert f"\n    {side} " in out  # a score-table row per side
+
+
+GAME = Path(__file__).parent / "scenarios" / "game"
+SHARED_WIN = GAME / "r-game-1_classic_equal_totals_at_the_target_share_the_win.json"
+SIX = GAME / "r-deal-2_r-seat-2_six_players_dealer_and_sit_outs_rotate_over_three_deals.json"
+
+
+def test_a_game_that_ends_before_its_last_listed_deal_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(SHARED_WIN.read_text())
+    data["deals"].append({"deal": {}, "steps": DRAW})
+    assert main(["scenario", str(write(tmp_path, data))]) == 1
+    assert "deal 3 start: expected 'a deal to open', got 'the game is finished'" in (
+        capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "wrong", "message"),
+    [("dealer", 3, "deal 2 dealer: expected 3, got 2"), ("sit_out", [1, 3], "expected [1, 3]")],
+)
+def test_a_later_deal_s_dealer_and_sit_out_are_expectations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, wrong: object, message: str
+) -> None:
+    data = json.loads(SIX.read_text())
+    data["deals"][1]["deal"][key] = wrong
+    assert main(["scenario", str(write(tmp_path, data))]) == 1
+    assert message in capsys.readouterr().out
