@@ -10,7 +10,7 @@ It writes (the committed JSON is what the tests run; this script only saves typi
 - modern_american/r-ma-three-1_three_as_the_stocks_last_card_stays_in_the_hand_and_ends_the_deal.json
 
 Every card is named in full notation (all four hands and the whole stock), so the deal does not
-depend on SCENARIOS.md's fill order. Both deals share one layout: dealer 3 (seat 0 plays first);
+depend on the fill order of docs/scenarios.md. Both deals share one layout: dealer 3 (seat 0 plays first);
 every wild card, every K, Q and J and every three is dealt, so the stock holds only aces and 4-10
 (natural cards that may always be discarded once the pile is not empty). Seat 0 lays seven kings
 in his first turn, seat 1 seven queens, seat 3 seven jacks; every other turn draws a card and
