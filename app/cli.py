@@ -20,8 +20,12 @@ if TYPE_CHECKING:
 
 def _scenario(args: argparse.Namespace) -> int:
     status = 0
-    for name in args.files:
-        path = Path(name)
+    try:
+        paths = scenario.scenario_files(args.files)
+    except scenario.ScenarioError as exc:
+        print(f"MALFORMED {exc}", file=sys.stderr)
+        return 2
+    for path in paths:
         try:
             result = scenario.run_file(path)
         except scenario.ScenarioError as exc:
@@ -315,8 +319,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="canasta", description="canasta-ledger tools")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("scenario", help="run rule scenario files (see SCENARIOS.md)")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p = sub.add_parser(
+        "scenario",
+        help="run rule scenario files (format: docs/scenarios.md)",
+        description="Run rule scenario files (format: docs/scenarios.md). A folder runs every "
+        "*.json file under it. Exit 0: every expectation holds; 1: one failed; 2: a file is "
+        "malformed.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE_OR_DIR")
     p.add_argument("--json", action="store_true", help="also print final views and scores")
     p.set_defaults(func=_scenario)
 

@@ -1,4 +1,4 @@
-"""The ``canasta scenario`` command's contract (SCENARIOS.md): exit 0, 1 or 2."""
+"""The ``canasta scenario`` command's contract (docs/scenarios.md): exit 0, 1 or 2."""
 
 from __future__ import annotations
 
@@ -12,6 +12,10 @@ import pytest
 from app.cli import main
 
 GOOD = Path(__file__).parent / "scenarios" / "classic" / "pile_frozen_needs_pair.json"
+
+
+DRAW = [{"seat": 0, "do": "draw"}]
+PLAY = {"entry": "classic", "players": 4, "deal": {}, "steps": DRAW}
 
 
 def write(tmp_path: Path, data: object, name: str = "s.json") -> Path:
@@ -52,22 +56,31 @@ def test_an_unexpected_refusal_exits_1_with_the_rule_id(
         ({"entry": "bridge", "players": 4}, "unknown entry"),
         ({"entry": "classic", "players": 7}, "'players' must be one of"),
         ({"entry": "classic", "players": 5}, "'teams' is required"),
-        ({"entry": "classic", "players": 4, "deal": {"hands": {"0": ["ZZ"]}}}, "unknown card"),
-        ({"entry": "classic", "players": 4, "deal": {"hands": {"0": ["KH/3"]}}}, "KH/3"),
-        ({"entry": "classic", "players": 4, "deal": {"cut": 0}}, "'cut' is 1..107"),
-        ({"entry": "classic", "players": 4, "steps": [{"seat": 0, "do": "fly"}]}, "unknown action"),
+        ({**PLAY, "deal": {"hands": {"0": ["ZZ"]}}}, "unknown card"),
+        ({**PLAY, "deal": {"hands": {"0": ["KH/3"]}}}, "KH/3"),
+        ({**PLAY, "deal": {"cut": 0}}, "'cut' is 1..107"),
+        ({**PLAY, "steps": [{"seat": 0, "do": "fly"}]}, "unknown action"),
+        ({**PLAY, "steps": [{"seat": 9, "do": "draw"}]}, "'seat' is 0..3"),
         (
-            {"entry": "classic", "players": 4, "steps": [{"seat": 9, "do": "draw"}]},
-            "'seat' is 0..3",
+            {**PLAY, "steps": [{"seat": 0, "do": "draw", "then": {"colour": 1}}]},
+            "unknown check 'colour'",
         ),
+        ({**PLAY, "expect_end": {"deal_overr": True}}, "unknown check 'deal_overr'"),
+        # The runner must not pass what it did not play.
+        ({**PLAY, "turns": []}, "unknown top-level key 'turns'"),
+        ({**PLAY, "steps": [{"seat": 0, "do": "draw", "thne": {}}]}, "unknown step key 'thne'"),
+        ({**PLAY, "deal": {"dealr": 3}}, "unknown key 'dealr'"),
+        ({"entry": "classic", "players": 4, "steps": DRAW}, "neither 'deal' nor 'deals'"),
+        ({**PLAY, "deals": [{"deal": {}, "steps": DRAW}]}, "either 'deal' or 'deals', not both"),
+        ({"entry": "classic", "players": 4, "deal": {}}, "checks nothing"),
         (
-            {
-                "entry": "classic",
-                "players": 4,
-                "steps": [{"seat": 0, "do": "draw", "then": {"colour": 1}}],
-            },
-            "unknown checks",
+            {"entry": "classic", "players": 4, "deals": [{"deal": {}}, {"deal": {}}]},
+            "checks nothing",
         ),
+        ({"entry": "classic", "players": 4, "deals": []}, "'deals' is a non-empty list"),
+        ({"entry": "classic", "players": 4, "deals": [{"deal": {}, "stepz": []}]}, "'stepz'"),
+        ({"entry": "classic", "players": 4, "deals": [{"steps": DRAW}]}, "'deal' is required"),
+        ({**PLAY, "target": 3000}, "no other target"),
     ],
 )
 def test_a_malformed_file_exits_2_with_a_clear_message(
@@ -75,6 +88,25 @@ def test_a_malformed_file_exits_2_with_a_clear_message(
 ) -> None:
     assert main(["scenario", str(write(tmp_path, content))]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_folder_runs_every_scenario_under_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, json.loads(GOOD.read_text()), "a.json")
+    (tmp_path / "sub").mkdir()
+    write(tmp_path / "sub", json.loads(GOOD.read_text()), "b.json")
+    (tmp_path / "notes.md").write_text("not a scenario")
+    assert main(["scenario", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("ok ") == 2 and "a.json" in out and "sub/b.json" in out
+
+
+def test_a_folder_without_scenarios_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["scenario", str(tmp_path)]) == 2
+    assert "no *.json scenario file" in capsys.readouterr().err
 
 
 def test_a_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,3 +144,32 @@ def test_the_demo_plays_a_whole_game_and_prints_logs_and_scores(
     assert "game over after" in out and "final totals:" in out
     for side in sides:
         assert f"\n    {side} " in out  # a score-table row per side
+
+
+GAME = Path(__file__).parent / "scenarios" / "game"
+SHARED_WIN = GAME / "r-game-1_classic_equal_totals_at_the_target_share_the_win.json"
+SIX = GAME / "r-deal-2_r-seat-2_six_players_dealer_and_sit_outs_rotate_over_three_deals.json"
+
+
+def test_a_game_that_ends_before_its_last_listed_deal_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(SHARED_WIN.read_text())
+    data["deals"].append({"deal": {}, "steps": DRAW})
+    assert main(["scenario", str(write(tmp_path, data))]) == 1
+    assert "deal 3 start: expected 'a deal to open', got 'the game is finished'" in (
+        capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "wrong", "message"),
+    [("dealer", 3, "deal 2 dealer: expected 3, got 2"), ("sit_out", [1, 3], "expected [1, 3]")],
+)
+def test_a_later_deal_s_dealer_and_sit_out_are_expectations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, wrong: object, message: str
+) -> None:
+    data = json.loads(SIX.read_text())
+    data["deals"][1]["deal"][key] = wrong
+    assert main(["scenario", str(write(tmp_path, data))]) == 1
+    assert message in capsys.readouterr().out

@@ -101,11 +101,13 @@ class ModernAmerican(Variant):
     def check_initial(self, st: DealState, side: str, plan: MeldPlan) -> None:
         """R-MA-INIT-1..3: the minimum from hand cards only, a clean or wild-card meld,
         and no minimum at all for a canasta laid straight from the hand."""
-        if any(len(cards) >= 7 and plan.pile_top not in cards for _r, cards in plan.new_melds):
-            return  # R-MA-INIT-3 [decision: it waives R-MA-INIT-2 too]
+        # R-MA-INIT-3 [decision]: a canasta from the hand waives the minimum only, not R-MA-INIT-2
+        hand_canasta = any(
+            len(cards) >= 7 and plan.pile_top not in cards for _r, cards in plan.new_melds
+        )
         minimum = self.initial_minimum(st.scores_before.get(side, 0))
         count = sum(CARDS[c].value for c in plan.cards if c != plan.pile_top)
-        if count < minimum:
+        if not hand_canasta and count < minimum:
             raise RuleViolation(
                 "R-MA-INIT-1",
                 f"the initial meld counts {count} from the hand; this side needs {minimum}",

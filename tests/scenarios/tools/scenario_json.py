@@ -1,4 +1,4 @@
-"""Compact JSON layout for rule scenario files (../../../../shared/SCENARIOS.md).
+"""Compact JSON layout for rule scenario files (docs/scenarios.md).
 
 One top-level key per line, one hand per line, one step per line: scenarios stay readable
 and diffs stay small. Used by the generators in this folder and to reformat hand-written files:
@@ -24,23 +24,34 @@ def _block(value: dict[str, Any], indent: str) -> str:
     return "{\n" + ",\n".join(lines) + "\n" + indent + "}"
 
 
-def dumps(data: dict[str, Any]) -> str:
+def _object(data: dict[str, Any], indent: str) -> str:
+    inner = indent + "  "
     parts = []
     for key, value in data.items():
         if key == "deal" and isinstance(value, dict):
             deal_lines = []
             for k, v in value.items():
                 if k in ("hands", "ponytails") and isinstance(v, dict):
-                    deal_lines.append(f"    {json.dumps(k)}: {_block(v, '    ')}")
+                    deal_lines.append(f"{inner}  {json.dumps(k)}: {_block(v, inner + '  ')}")
                 else:
-                    deal_lines.append(f"    {json.dumps(k)}: {_inline(v)}")
-            parts.append(f"  {json.dumps(key)}: {{\n" + ",\n".join(deal_lines) + "\n  }")
+                    deal_lines.append(f"{inner}  {json.dumps(k)}: {_inline(v)}")
+            parts.append(
+                f"{inner}{json.dumps(key)}: {{\n" + ",\n".join(deal_lines) + f"\n{inner}}}"
+            )
         elif key == "steps" and isinstance(value, list):
-            steps = ",\n".join(f"    {_inline(s)}" for s in value)
-            parts.append(f"  {json.dumps(key)}: [\n{steps}\n  ]")
+            steps = ",\n".join(f"{inner}  {_inline(s)}" for s in value)
+            parts.append(f"{inner}{json.dumps(key)}: [\n{steps}\n{inner}]")
+        elif key == "deals" and isinstance(value, list):
+            deals = ",\n".join(f"{inner}  " + _object(d, inner + "  ") for d in value)
+            parts.append(f"{inner}{json.dumps(key)}: [\n{deals}\n{inner}]")
         else:
-            parts.append(f"  {json.dumps(key)}: {_inline(value)}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+            parts.append(f"{inner}{json.dumps(key)}: {_inline(value)}")
+    return "{\n" + ",\n".join(parts) + "\n" + indent + "}"
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """One scenario file's text; ``deals`` (several deals) is laid out deal by deal."""
+    return _object(data, "") + "\n"
 
 
 def main(paths: list[str]) -> None:
