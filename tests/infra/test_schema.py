@@ -213,7 +213,7 @@ def _described(url: str, schema: str) -> dict[str, Any]:
             inspector = inspect(conn)
             tables: dict[str, Any] = {}
             for name in METADATA.tables:
-                types = dict(
+                types: dict[str, str] = dict(
                     conn.exec_driver_sql(
                         "SELECT a.attname, format_type(a.atttypid, a.atttypmod) "
                         "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
