@@ -40,10 +40,13 @@ test: venv
 	@trap '$(PG) stop' EXIT; \
 	TEST_DATABASE_URL="$$($(PG) url)" $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
+# ruff, the formatter check, mypy, then the import contracts of pyproject.toml
+# ([tool.importlinter]: app -> projections -> domain, and a pure domain).
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports
 
 migrate: venv
 	@test -n "$$DATABASE_URL" || test -n "$$CANASTA_DATABASE_URL" || \

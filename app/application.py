@@ -23,7 +23,7 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
-from app.group_commit import GroupCommit, Pending
+from app.infra.group_commit import GroupCommit, Pending
 from domain.accounts import Account, Token, account_id, token_hash, token_id
 from domain.cards import full_deck
 from domain.command_log import CommandLog, command_log_id
@@ -181,7 +181,7 @@ class CanastaApp(Application[UUID]):
         # changed, so remembering it in the process is always right (roles are not kept).
         self._token_names: OrderedDict[str, str] = OrderedDict()
         self._token_names_lock = threading.Lock()
-        # Commands saved concurrently share a transaction (see app.group_commit).
+        # Commands saved concurrently share a transaction (see app.infra.group_commit).
         batch = int(self.env.get(COMMIT_BATCH_MAX, "") or DEFAULT_COMMIT_BATCH_MAX)
         linger = float(self.env.get(COMMIT_LINGER_MS, "") or DEFAULT_COMMIT_LINGER_MS) / 1000
         self.group_commit: GroupCommit | None = (

@@ -218,8 +218,8 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
     batch's rows and position are committed together)."""
     import time
 
+    from app.infra.projection_runner import ReadModels
     from app.settings import Settings
-    from projections.runner import ReadModels
 
     settings = Settings()
     if _in_memory(settings):
@@ -261,8 +261,8 @@ def _project(args: argparse.Namespace) -> int:
     import threading
     import time
 
+    from app.infra.projection_runner import ReadModels
     from app.settings import Settings
-    from projections.runner import ReadModels
 
     settings = Settings().model_copy(update={"read_models": "auto"})
     if _in_memory(settings):

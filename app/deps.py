@@ -10,10 +10,10 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.application import CanastaApp
+from app.infra.projection_runner import ReadModels
 from app.settings import Settings
 from domain.accounts import AUDITOR
 from domain.errors import DomainError, Forbidden
-from projections.runner import ReadModels
 
 
 class Unauthenticated(DomainError):

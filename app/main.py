@@ -12,9 +12,9 @@ from fastapi import FastAPI
 from app import errors
 from app.application import CanastaApp
 from app.command_lane import CommandLane
+from app.infra.projection_runner import ReadModels
 from app.routes import audit, deals, players, stream, tables, views
 from app.settings import Settings, eventsourcing_env
-from projections.runner import ReadModels
 
 
 def tune_gc(gen0_threshold: int) -> None:

@@ -131,8 +131,8 @@ def _postgres_env(url: str, settings: Settings) -> dict[str, str]:
         "POSTGRES_ENABLE_DB_FUNCTIONS": "n",
         # The schema is managed by alembic (alembic/versions/), not by the library.
         "CREATE_TABLE": "n",
-        # The library's recorder, sending rows as plain parameters (app/persistence.py).
-        "APPLICATION_RECORDER_TOPIC": "app.persistence:PostgresRecorder",
+        # The library's recorder, sending rows as plain parameters (app/infra/persistence.py).
+        "APPLICATION_RECORDER_TOPIC": "app.infra.persistence:PostgresRecorder",
     }
 
 

@@ -1,13 +1,13 @@
 """The read-model projections: which events each one reads and what it writes.
 
-Each is an ``eventsourcing.projection.Projection`` over a ``ReadModelRecorder``
-(``projections.store``), with ``topics`` so that only its own events are read from the
+Each is an ``eventsourcing.projection.Projection`` over a ``ReadModelView``
+(``projections.view``; the database behind it is ``app.infra.read_model_store``), with ``topics`` so that only its own events are read from the
 notification log. ``process_event`` writes the rows and the tracking position in one
 transaction; a notification already processed is skipped (``AlreadyProcessed``), so
 delivering an event twice changes nothing. Transient database errors are retried, which the
 tracking makes safe.
 
-The projection objects run under the pull runner of ``projections.runner`` (batches of
+The projection objects run under the pull runner of ``app.infra.projection_runner`` (batches of
 notifications, one transaction each), on every backend; they would also run under the
 library's ``ProjectionRunner`` (one transaction per event), which this project no longer uses.
 """
@@ -35,14 +35,14 @@ from domain.events import (
 )
 from domain.table import FINISHED, PLAYING, STOPPED, Table
 from projections.discard_log import public_entry
-from projections.store import (
+from projections.view import (
     DEAL_SCORES,
     DISCARD_LOG,
     DRAW_LOG,
     LOBBY,
     SCORE_DEALS,
     AlreadyProcessed,
-    ReadModelRecorder,
+    ReadModelView,
 )
 
 logger = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def topics_of(*classes: type[Any]) -> tuple[str, ...]:
     return tuple(get_topic(cls) for cls in classes)
 
 
-class ReadModelProjection(Projection[ReadModelRecorder]):
+class ReadModelProjection(Projection[ReadModelView]):
     """Base class: ``project()`` writes one event through the view, tracked.
 
     ``name`` names the projection's tracking table (``<name>_tracking``) and its environment

@@ -7,7 +7,7 @@ DESTROYS the ``public`` schema of the given database: it migrates it afresh, pla
 starts ``ReadModels`` and times how long its background processing takes to reach the log's
 head. Prints the log's length, how many events the projections read (each reads only its
 topics) and both per second. Uses only ``ReadModels(settings).start()`` and the workers'
-``has_processed``, so it measures any version of ``projections/runner.py``.
+``has_processed``, so it measures any version of the projection runner (``app/infra/projection_runner/``).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.application import CanastaApp
 from app.autoplay import new_table, play_game
+from app.infra.projection_runner import ReadModels
 from app.migrations import upgrade
 from app.settings import Settings, eventsourcing_env
-from projections.runner import ReadModels
 
 
 def main() -> int:
@@ -54,7 +54,7 @@ def main() -> int:
     with ReadModels(settings) as read_models:
         read = sum(
             len(
-                read_models.app.recorder.select_notifications(
+                read_models.log.recorder.select_notifications(
                     start=None, limit=10_000_000, topics=worker.topics
                 )
             )

@@ -1,5 +1,5 @@
 """Read-model endpoints: the public discard log, a player's own draw log, the score table and
-the lobby, all read from the projections (``projections.runner.ReadModels``).
+the lobby, all read from the projections (``app.infra.projection_runner.ReadModels``).
 
 Read-your-writes: before a query, the projection it reads is given up to
 ``READ_MODEL_WAIT_SECONDS`` to process the event log up to its head now, so a client sees
@@ -23,6 +23,7 @@ from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.deps import AccountDep, CanastaDep, ReadModelsDep
+from app.infra.projection_runner import ReadModels
 from app.schemas import ErrorOut
 from domain.errors import Forbidden
 from projections.read_models import (
@@ -32,7 +33,6 @@ from projections.read_models import (
     ReadModelProjection,
     ScoreTableProjection,
 )
-from projections.runner import ReadModels
 
 log = logging.getLogger("canasta.api")
 router = APIRouter(tags=["read models"])

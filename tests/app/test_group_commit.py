@@ -1,4 +1,4 @@
-"""Group commit (``app.group_commit``): commands saved together, conflicts kept apart.
+"""Group commit (``app.infra.group_commit``): commands saved together, conflicts kept apart.
 
 Commands whose saves arrive while a transaction is being written are saved together in the
 next one. A batch that holds a losing command must not take the others down with it: each
@@ -20,7 +20,7 @@ import pytest
 
 from app.application import CanastaApp
 from app.autoplay import HOST, SeededRandom, new_table
-from app.group_commit import Pending
+from app.infra.group_commit import Pending
 from app.settings import Settings, eventsourcing_env
 from domain.errors import Conflict, RuleViolation
 from domain.legal import candidates, seat_to_act
@@ -181,7 +181,7 @@ def test_work_after_a_save_sees_only_saved_commands_whose_senders_were_already_a
     are durable, still succeed and the failure is logged."""
     from eventsourcing.persistence import IntegrityError
 
-    from app.group_commit import GroupCommit
+    from app.infra.group_commit import GroupCommit
 
     calls: list[tuple[list[str], bool]] = []
     fail_after = threading.Event()
@@ -210,7 +210,7 @@ def test_work_after_a_save_sees_only_saved_commands_whose_senders_were_already_a
         # after() fails: logged, the command is still saved and answered
         calls.clear()
         fail_after.set()
-        with caplog.at_level("ERROR", logger="app.group_commit"):
+        with caplog.at_level("ERROR", logger="app.infra.group_commit"):
             commit.save_pending(Pending(["c"], {}))
         assert calls == [(["c"], True)]
         assert "after saving 1 commands" in caplog.text

@@ -10,10 +10,10 @@ from uuid import UUID
 from eventsourcing.persistence import OperationalError
 
 from app.application import CanastaApp
+from app.infra.projection_runner import ReadModels
 from app.settings import Settings, eventsourcing_env
 from domain.chain import first_broken_link
 from domain.deal import Deal
-from projections.runner import ReadModels
 from tests.e2e.client import JSON, Api, Game
 from tests.e2e.server import Server
 
@@ -134,7 +134,7 @@ def open_read_models(settings: Settings, app: CanastaApp, attempts: int = 20) ->
     """``ReadModels`` beside a running server. On SQLite its set-up (CREATE TABLE IF NOT
     EXISTS, then an INSERT, in one deferred transaction) fails at once with "database is
     locked" when the server writes meanwhile (a stale read snapshot cannot be upgraded to
-    a write): retried here; reported as a defect of projections/store.py."""
+    a write): retried here; reported as a defect of app/infra/read_model_store/."""
     for attempt in range(attempts):
         try:
             return ReadModels(settings, app=app)

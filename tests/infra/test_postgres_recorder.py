@@ -1,4 +1,4 @@
-"""The PostgreSQL recorder (``app/persistence.py``): one round trip per transaction, same
+"""The PostgreSQL recorder (``app/infra/persistence.py``): one round trip per transaction, same
 guarantees as the library's. Notification ids come back in order; a transaction with one
 conflicting event stores none of its events; and a reader tailing the notification log while
 many writers insert never passes over an id that is filled in later (the table lock keeps
@@ -14,7 +14,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from app.application import CanastaApp
-from app.persistence import PostgresRecorder
+from app.infra.persistence import PostgresRecorder
 from app.settings import Settings, eventsourcing_env
 
 pytestmark = pytest.mark.postgres

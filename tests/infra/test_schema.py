@@ -1,4 +1,5 @@
-"""The alembic migration creates the schema that eventsourcing needs with ``CREATE_TABLE=n``."""
+"""The alembic migration creates the schema that eventsourcing needs with ``CREATE_TABLE=n``,
+and the read-model tables that ``app.infra.read_model_store.schema.METADATA`` describes."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from typing import Any
 import psycopg
 import pytest
 from eventsourcing.persistence import ProgrammingError
+from sqlalchemy import create_engine, inspect, pool
 
-from app.migrations import downgrade, upgrade
+from app.infra.read_model_store.schema import METADATA, postgres_view_ddl
+from app.migrations import downgrade, sqlalchemy_url, upgrade
 from app.settings import Settings, eventsourcing_env
 from tests.infra.probe import CanastaProbe
 
@@ -199,3 +202,63 @@ def test_the_events_table_is_kept_out_of_autovacuum(migrated_postgres_url: str) 
     assert "autovacuum_enabled=true" in options()
     upgrade(url)
     assert "autovacuum_enabled=false" in options()
+
+
+def _described(url: str, schema: str) -> dict[str, Any]:
+    """The view tables of ``schema`` as PostgreSQL reports them: each column's type (as
+    PostgreSQL formats it), nullability and default, the primary key, every index."""
+    engine = create_engine(sqlalchemy_url(url), poolclass=pool.NullPool)
+    try:
+        with engine.connect() as conn:
+            inspector = inspect(conn)
+            tables: dict[str, Any] = {}
+            for name in METADATA.tables:
+                types: dict[str, str] = dict(
+                    conn.exec_driver_sql(
+                        "SELECT a.attname, format_type(a.atttypid, a.atttypmod) "
+                        "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+                        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                        "WHERE n.nspname = %(schema)s AND c.relname = %(table)s "
+                        "AND a.attnum > 0 AND NOT a.attisdropped",
+                        {"schema": schema, "table": name},
+                    ).all()
+                )
+                tables[name] = {
+                    "columns": [
+                        (c["name"], types[c["name"]], c["nullable"], c["default"])
+                        for c in inspector.get_columns(name, schema=schema)
+                    ],
+                    "primary_key": inspector.get_pk_constraint(name, schema=schema)[
+                        "constrained_columns"
+                    ],
+                    "indexes": sorted(
+                        (i["name"], tuple(i["column_names"]), bool(i["unique"]))
+                        for i in inspector.get_indexes(name, schema=schema)
+                    ),
+                }
+            return tables
+    finally:
+        engine.dispose()
+
+
+def test_the_read_model_metadata_is_what_alembic_creates(migrated_postgres_url: str) -> None:
+    """The read-model schema is written once (SQLAlchemy ``MetaData``); the frozen alembic
+    revisions 0002 and 0003 wrote it by hand: created from the metadata in a schema of its
+    own, it must be the same tables, columns, types, nullability, keys and indexes."""
+    url = migrated_postgres_url
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP SCHEMA IF EXISTS metaref CASCADE")
+        conn.execute("CREATE SCHEMA metaref")
+        for statement in postgres_view_ddl("metaref"):
+            conn.execute(statement)
+    try:
+        ours, alembic = _described(url, "metaref"), _described(url, "public")
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("DROP SCHEMA metaref CASCADE")
+    assert ours == alembic
+    assert set(ours) == {"discard_log", "draw_log", "score_deals", "deal_scores", "tables"}
+    assert ours["draw_log"]["columns"][3] == ("cards", "text[]", False, None)
+    assert ours["tables"]["indexes"] == [
+        ("tables_status_idx", ("status", "created_position"), False)
+    ]

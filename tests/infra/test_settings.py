@@ -61,7 +61,7 @@ def test_postgres_env_from_url() -> None:
         "POSTGRES_LOCK_TIMEOUT": "5",
         "POSTGRES_ENABLE_DB_FUNCTIONS": "n",
         "CREATE_TABLE": "n",
-        "APPLICATION_RECORDER_TOPIC": "app.persistence:PostgresRecorder",
+        "APPLICATION_RECORDER_TOPIC": "app.infra.persistence:PostgresRecorder",
         "AGGREGATE_CACHE_MAXSIZE": "1000",
         "COMMIT_BATCH_MAX": "64",
         "COMMIT_LINGER_MS": "2.0",

@@ -11,10 +11,10 @@ import pytest
 from eventsourcing.persistence import Tracking
 
 from app.application import CanastaApp
+from app.infra.projection_runner import ReadModels
+from app.infra.read_model_store import postgres as postgres_store
 from app.settings import Settings
-from projections import store
-from projections.runner import ReadModels
-from projections.store import DISCARD_LOG, DRAW_LOG, AlreadyProcessed
+from projections.view import DISCARD_LOG, DRAW_LOG, AlreadyProcessed
 from tests.projections.helpers import assert_read_models_match
 from tests.projections.test_read_models import notifications, play_games, read_models
 
@@ -91,7 +91,7 @@ def test_a_batch_writes_its_log_rows_in_chunks_equal_to_one_by_one(
     rows per statement (on PostgreSQL in chunks; 7 here, so that a batch spans several
     chunks and a last partial one): the rows are those that event-by-event writes give."""
     table_ids = play_games(app)
-    monkeypatch.setattr(store, "_ROWS_PER_INSERT", 7)
+    monkeypatch.setattr(postgres_store, "_ROWS_PER_INSERT", 7)
     with read_models(settings, app) as rm:
         for worker in rm.workers.values():  # one event, one transaction: no batch
             for n in notifications(app):

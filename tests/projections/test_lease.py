@@ -15,9 +15,9 @@ import pytest
 from eventsourcing.persistence import Tracking
 
 from app.application import CanastaApp
+from app.infra.projection_runner import LOCK_FILE_SUFFIX, ReadModels
 from app.settings import Settings
 from projections.read_models import DiscardLogProjection
-from projections.runner import LOCK_FILE_SUFFIX, ReadModels
 from tests.projections.helpers import assert_read_models_match, play, wait_for
 
 #: How long a non-leader waits between attempts to take the lease here.
@@ -127,7 +127,7 @@ def test_a_projection_that_fails_is_retried_after_a_back_off_and_ends_consistent
             super().project(event, tracking)
 
     table_id = play(app, 23, "classic", 4, max_deals=1)
-    caplog.set_level(logging.INFO, logger="projections.runner")
+    caplog.set_level(logging.INFO, logger="app.infra.projection_runner.runner")
     rm = open_read_models(opened, settings, app=app, projections=(FailsOnce,))
     rm.start()
     wait_for(lambda: failed, what="for the failure")

@@ -16,11 +16,12 @@ from eventsourcing.utils import get_topic
 
 from app.application import CanastaApp
 from app.autoplay import play_deal
+from app.infra.projection_runner import ReadModels
+from app.infra.read_model_store import PostgresReadModelRecorder, SQLiteReadModelRecorder
 from app.settings import Settings
 from domain.table import Table
 from projections.read_models import LobbyProjection
-from projections.runner import ReadModels
-from projections.store import LOBBY, PostgresReadModelRecorder, SQLiteReadModelRecorder
+from projections.view import LOBBY
 from tests.projections.helpers import (
     assert_read_models_match,
     expected_lobby_row,

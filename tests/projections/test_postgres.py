@@ -14,11 +14,12 @@ from eventsourcing.postgres import PostgresFactory
 from eventsourcing.utils import Environment
 
 from app.application import CanastaApp
+from app.infra.projection_runner import LEASE_KEY, ReadModels, tracking_table_name
+from app.infra.read_model_store import MIGRATION_ROW, PostgresReadModelRecorder
 from app.migrations import downgrade, upgrade
 from app.settings import Settings, eventsourcing_env
 from projections.read_models import PROJECTIONS
-from projections.runner import LEASE_KEY, ReadModels, tracking_table_name
-from projections.store import MIGRATION_ROW, VIEW_TABLES, PostgresReadModelRecorder
+from projections.view import VIEW_TABLES
 from tests.projections.helpers import assert_read_models_match, play, wait_for
 
 pytestmark = pytest.mark.postgres

@@ -11,8 +11,8 @@ import threading
 from typing import IO
 
 from app.application import CanastaApp
+from app.infra.projection_runner import ReadModels
 from app.settings import Settings
-from projections.runner import ReadModels
 from tests.projections.helpers import assert_read_models_match, play, wait_for
 from tests.projections.test_rebuild_cli import CANASTA, REPO, STORE_VARIABLES, store_env
 

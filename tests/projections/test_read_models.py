@@ -14,6 +14,12 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.utils import get_topic
 
 from app.application import CanastaApp
+from app.infra.projection_runner import ReadModels
+from app.infra.read_model_store import (
+    PostgresReadModelRecorder,
+    ReadModelRecorder,
+    SQLiteReadModelRecorder,
+)
 from app.settings import Settings
 from domain.events import EVENT_CLASSES, CardsDrawn
 from projections.discard_log import public_entry
@@ -23,13 +29,7 @@ from projections.read_models import (
     DrawLogProjection,
     ScoreTableProjection,
 )
-from projections.runner import ReadModels
-from projections.store import (
-    VIEW_TABLES,
-    PostgresReadModelRecorder,
-    ReadModelRecorder,
-    SQLiteReadModelRecorder,
-)
+from projections.view import VIEW_TABLES
 from tests.projections.helpers import (
     assert_read_models_match,
     expected_discard_log,

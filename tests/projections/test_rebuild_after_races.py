@@ -16,12 +16,12 @@ import pytest
 
 from app.application import CanastaApp
 from app.autoplay import HOST, new_table
+from app.infra.projection_runner import ReadModels
 from app.routes.audit import table_report
 from app.settings import Settings, eventsourcing_env
 from domain.errors import Conflict
 from domain.legal import legal_command, seat_to_act
 from domain.table import PLAYING
-from projections.runner import ReadModels
 from tests.projections.helpers import (
     SeededRandom,
     assert_read_models_match,

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.application import CanastaApp
+from app.infra.projection_runner import ReadModels
 from app.settings import Settings, eventsourcing_env
 from projections.read_models import PROJECTIONS
-from projections.runner import ReadModels
 from tests.projections.helpers import assert_read_models_match, play
 
 #: ``canasta`` as the checked-out code runs it (the venv's ``canasta`` script imports the

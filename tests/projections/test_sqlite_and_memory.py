@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from app.application import CanastaApp
+from app.infra.projection_runner import ReadModels, tracking_table_name
 from app.settings import MEMORY, Settings, eventsourcing_env
 from domain.scoring import PARTS
 from projections.read_models import PROJECTIONS
-from projections.runner import ReadModels, tracking_table_name
-from projections.store import VIEW_TABLES
+from projections.view import VIEW_TABLES
 from tests.projections.helpers import assert_read_models_match, play
 
 

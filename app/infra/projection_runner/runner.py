@@ -1,6 +1,6 @@
 """Running the read-model projections: elect a runner, follow the log, wait, rebuild, query.
 
-``ReadModels(settings, app=...)`` is the one entry point. Each projection
+``ReadModels(settings, app=...)`` is the one entry point (``app``: an ``event_log.EventLog``). Each projection
 (``projections.read_models.PROJECTIONS``) has its own view recorder and tracking table, and a
 pull runner (``PullWorker``) that reads ``select_notifications`` after its tracking position
 and processes each batch of up to ``batch_size`` notifications in ONE transaction, tracking
@@ -11,13 +11,8 @@ the database's *read-models lease*; only the process holding it runs the project
 server processes do not project every event N times. The others try again every
 ``lease_retry_seconds``; when the leader stops or dies, one of them takes over.
 
-- PostgreSQL: a session advisory lock, ``pg_try_advisory_lock(LEASE_KEY)``, on a connection of
-  its own that the leader holds open (and LISTENs on: see below). PostgreSQL releases it when
-  that connection ends, also when the process is killed; a leader whose lease connection
-  breaks stops leading and tries again.
-- SQLite file: ``fcntl.flock(LOCK_EX | LOCK_NB)`` on ``<database file>.read-models.lock``,
-  released by the kernel when the process ends.
-- In-memory store: the process always leads (the store is its own).
+The leases (PostgreSQL advisory lock, SQLite lock file, the in-memory store's own process)
+are in ``leases``; the pull worker of one projection in ``worker``.
 
 While leading, the thread catches every projection up to the log's head, then waits for new
 events: on PostgreSQL ``LISTEN`` on the events table's channel (the library NOTIFYs it in
@@ -46,44 +41,39 @@ skip them).
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import hashlib
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Collection, Sequence
 from functools import partial
-from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any
 from uuid import UUID, uuid4
 
 import psycopg
-from eventsourcing.persistence import (
-    ApplicationRecorder,
-    InfrastructureFactory,
-    Mapper,
-    Notification,
-    ProgrammingError,
-    Tracking,
-)
+from eventsourcing.persistence import InfrastructureFactory, ProgrammingError
 from eventsourcing.postgres import PostgresFactory
 from eventsourcing.sqlite import SQLiteFactory
 from eventsourcing.utils import Environment
-from psycopg.sql import SQL, Identifier
 
-from app.application import CanastaApp
-from app.settings import MEMORY, Settings, eventsourcing_env
-from projections.read_models import PROJECTIONS, ReadModelProjection
-from projections.store import (
-    VIEW_TABLES,
-    AlreadyProcessed,
+from app.infra.event_log import EventLog, LogReader
+from app.infra.projection_runner.leases import (
+    FileLease,
+    Lease,
+    LeaseLost,
+    PostgresLease,
+    ProcessLease,
+)
+from app.infra.projection_runner.worker import PullWorker, tracking_table_name
+from app.infra.read_model_store import (
     PostgresReadModelRecorder,
     ReadModelRecorder,
     SQLiteReadModelRecorder,
 )
+from app.settings import MEMORY, Settings, eventsourcing_env
+from projections.read_models import PROJECTIONS, ReadModelProjection
+from projections.view import VIEW_TABLES
 
 logger = logging.getLogger(__name__)
 
@@ -93,312 +83,15 @@ SQLITE = "sqlite"
 #: Environment name of the read models' own connections (``READ_MODELS_*`` keys override).
 ENV_NAME = "read_models"
 
-#: The PostgreSQL advisory-lock key of the read-models lease: the first 8 bytes of
-#: SHA-256("canasta-ledger read models") as a signed big-endian 64-bit integer,
-#: -6377569059128348955. Advisory locks belong to a database, not a schema: two deployments
-#: in different schemas of one database would share the lease (give each its own database).
-#: An operator sees the holder with
-#: ``SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 2810073787``
-#: (``classid`` is the key's high 32 bits, ``objid`` its low ones: 69332709).
-LEASE_KEY = int.from_bytes(
-    hashlib.sha256(b"canasta-ledger read models").digest()[:8], "big", signed=True
-)
-
-#: Suffix of the SQLite lease's lock file, next to the database file.
-LOCK_FILE_SUFFIX = ".read-models.lock"
-
-
-def tracking_table_name(projection: type[ReadModelProjection]) -> str:
-    """The library's naming: ``<projection name>_tracking`` (PostgreSQL factory)."""
-    return projection.name.lower() + "_tracking"
-
-
-class PullWorker:
-    """Processes one projection by pulling the notification log after its position.
-
-    Each batch of ``batch_size`` notifications is processed in one transaction (rows and
-    position). Safe to call from several threads (one catch-up at a time) and alongside other
-    runners of the same projection (a notification processed elsewhere first is skipped).
-    """
-
-    def __init__(
-        self,
-        projection: ReadModelProjection,
-        *,
-        app_name: str,
-        recorder: ApplicationRecorder,
-        mapper: Mapper[UUID],
-        batch_size: int = 500,
-    ) -> None:
-        self.projection = projection
-        self.view: ReadModelRecorder = projection.view
-        self.app_name = app_name
-        self.recorder = recorder
-        self.mapper = mapper
-        self.batch_size = batch_size
-        self._lock = threading.Lock()
-        self._scanned = 0  # every notification up to here was processed (or not ours)
-
-    @property
-    def name(self) -> str:
-        return self.projection.name
-
-    @property
-    def topics(self) -> list[str]:
-        return list(self.projection.topics)
-
-    def position(self) -> int | None:
-        """The id of the last notification this projection processed (None: none yet)."""
-        return self.view.max_tracking_id(self.app_name)
-
-    def catch_up(
-        self,
-        progress: Callable[[int, int], None] | None = None,
-        *,
-        stop: threading.Event | None = None,
-    ) -> int:
-        """Process every notification of the projection's topics up to the log's head now;
-        returns how many were read (some may have been processed elsewhere already).
-
-        ``progress(count, position)``, if given, is called after each committed batch with
-        the number read so far and the id of the batch's last notification. Once ``stop``
-        is set, it returns after the batch it is in (committed), short of the head."""
-        with self._lock:
-            head = self.recorder.max_notification_id() or 0
-            start = max(self._scanned, self.position() or 0)
-            count = 0
-            while start < head:
-                notifications = self.recorder.select_notifications(
-                    start=start,
-                    limit=self.batch_size,
-                    stop=head,
-                    topics=self.topics,
-                    inclusive_of_start=False,
-                )
-                if not notifications:
-                    break
-                self._process_batch(notifications)
-                count += len(notifications)
-                if progress is not None:
-                    progress(count, notifications[-1].id)
-                if len(notifications) < self.batch_size:
-                    break
-                start = notifications[-1].id
-                if stop is not None and stop.is_set():
-                    return count  # not at the head: _scanned stays where it was
-            self._scanned = max(self._scanned, head)
-            return count
-
-    def _process_batch(self, notifications: Sequence[Notification]) -> None:
-        """One transaction for the batch, its last position recorded once. If some of it
-        was processed elsewhere meanwhile (another runner, despite the lease), the batch
-        is done again with each event's position checked, skipping what was done."""
-        span = (
-            Tracking(self.app_name, notifications[0].id),
-            Tracking(self.app_name, notifications[-1].id),
-        )
-        try:
-            with self.view.batch(span):
-                self._process(notifications)
-        except AlreadyProcessed:
-            with self.view.batch():
-                self._process(notifications)
-
-    def _process(self, notifications: Sequence[Notification]) -> None:
-        for notification in notifications:
-            event = self.mapper.to_domain_event(notification)
-            self.projection.process_event(event, Tracking(self.app_name, notification.id))
-
-    def has_processed(self, position: int) -> bool:
-        """True if every notification of the projection's topics up to ``position`` has
-        been processed (by this worker or any other runner)."""
-        if position <= self._scanned:
-            return True
-        tracked = self.position() or 0
-        if tracked >= position:
-            return True
-        pending = self.recorder.select_notifications(
-            start=tracked, limit=1, stop=position, topics=self.topics, inclusive_of_start=False
-        )
-        return not pending
-
-    def reset(self) -> None:
-        """Delete the projection's rows and position (the next catch-up starts afresh)."""
-        with self._lock:
-            self.view.reset(self.projection.tables)
-            self._scanned = 0
-
-
-class LeaseLost(Exception):
-    """The lease's connection broke: this process may no longer be the only runner."""
-
-
-class Lease(Protocol):
-    """What the background thread needs of a lease (see the module's docstring)."""
-
-    #: Where the lease is held, for the log.
-    where: str
-
-    def try_acquire(self) -> bool:
-        """Take the lease if it is free (never blocks); True if this process holds it now."""
-
-    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
-        """Return when new events may have been written, after ``timeout`` seconds at the
-        latest; ``LeaseLost`` if the lease is gone."""
-
-    def check(self) -> None:
-        """``LeaseLost`` if the lease is gone."""
-
-    def release(self) -> None:
-        """Let go of the lease (idempotent)."""
-
-
-class ProcessLease:
-    """The in-memory store: its log belongs to this process, which always leads."""
-
-    where = "the in-memory store"
-
-    def try_acquire(self) -> bool:
-        return True
-
-    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
-        stopping.wait(timeout)
-
-    def check(self) -> None:
-        pass
-
-    def release(self) -> None:
-        pass
-
-
-class FileLease:
-    """A SQLite database file: an exclusive ``flock`` on ``<file>.read-models.lock``.
-
-    Each lease opens the lock file itself, so two leases of one process exclude each other
-    too (``flock`` locks belong to the open file, not to the process). The holder's pid is
-    written into the file (for the operator; the lock, not the content, is the lease)."""
-
-    def __init__(self, database: Path) -> None:
-        self.path = database.with_name(database.name + LOCK_FILE_SUFFIX)
-        self.where = str(self.path)
-        self._fd: int | None = None
-
-    def try_acquire(self) -> bool:
-        if self._fd is not None:
-            return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        except BaseException:
-            os.close(fd)
-            raise
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self._fd = fd
-        return True
-
-    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
-        stopping.wait(timeout)
-
-    def check(self) -> None:
-        pass
-
-    def release(self) -> None:
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)  # drops the flock
-
-
-class PostgresLease:
-    """PostgreSQL: ``pg_try_advisory_lock(LEASE_KEY)`` on a connection of the lease's own.
-
-    A process that does not get the lock keeps the connection and tries again on it. The
-    holder also LISTENs on ``channel`` (the events table's, which every insert NOTIFYs):
-    ``wait_for_events`` returns on the first notification. Closing the connection (``release``
-    or the process's end) releases the lock; keepalives make the server notice a vanished
-    holder's connection within about half a minute."""
-
-    #: Server-side TCP keepalives of the lease's connection (seconds, seconds, probes).
-    KEEPALIVES = {
-        "tcp_keepalives_idle": 10,
-        "tcp_keepalives_interval": 5,
-        "tcp_keepalives_count": 3,
-    }
-
-    def __init__(
-        self, connect: Callable[[], psycopg.Connection[Any]], channel: str, key: int = LEASE_KEY
-    ) -> None:
-        self._connect = connect
-        self.channel = channel
-        self.key = key
-        self.where = f"PostgreSQL advisory lock {key}"
-        self._conn: psycopg.Connection[Any] | None = None
-        self._held = False
-
-    def try_acquire(self) -> bool:
-        if self._held:
-            return True
-        try:
-            if self._conn is None or self._conn.closed:
-                self._conn = self._connect()
-                for name, value in self.KEEPALIVES.items():
-                    self._conn.execute(SQL("SET {} = {}").format(Identifier(name), value))
-            row = self._conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()
-            if not (row and row[0]):
-                return False
-            self._conn.execute(SQL("LISTEN {}").format(Identifier(self.channel)))
-        except BaseException:
-            self._close()
-            raise
-        self._held = True
-        return True
-
-    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
-        conn = self._held_connection()
-        try:
-            # (Each notifies() generator holds the connection's lock: run them one by one.)
-            if list(conn.notifies(timeout=timeout, stop_after=1)):
-                # Woken: take the others already here too (one catch-up covers them all).
-                list(conn.notifies(timeout=0))
-        except psycopg.Error as exc:
-            self._close()
-            raise LeaseLost(f"the lease's connection broke: {exc}") from exc
-
-    def check(self) -> None:
-        conn = self._held_connection()
-        try:
-            conn.execute("SELECT 1")
-        except psycopg.Error as exc:
-            self._close()
-            raise LeaseLost(f"the lease's connection broke: {exc}") from exc
-
-    def _held_connection(self) -> psycopg.Connection[Any]:
-        if not self._held or self._conn is None or self._conn.closed:
-            self._close()
-            raise LeaseLost("the lease is not held")
-        return self._conn
-
-    def release(self) -> None:
-        self._close()  # the session's end releases the advisory lock and the LISTEN
-
-    def _close(self) -> None:
-        conn, self._conn = self._conn, None
-        self._held = False
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
-
 
 class ReadModels:
     """All read-model projections of one database, and the queries on them.
 
     ``app`` is the application whose notification log is read (required for the in-memory
-    store; otherwise one is created from ``settings`` and closed by ``close()``). The view
-    tables live in the event store's database: PostgreSQL tables created by alembic, or the
-    same SQLite file (created here); with the in-memory store, an in-memory SQLite database.
+    store); otherwise a read-only ``LogReader`` is made from ``settings`` (no write side) and
+    closed by ``close()``. The view tables live in the event store's database: PostgreSQL
+    tables created by alembic, or the same SQLite file (created here); with the in-memory
+    store, an in-memory SQLite database.
 
     ``poll_interval``: how long the leading process waits for new events before it looks
     again anyway (on SQLite and the in-memory store: how often it looks).
@@ -416,7 +109,7 @@ class ReadModels:
         self,
         settings: Settings,
         *,
-        app: CanastaApp | None = None,
+        app: EventLog | None = None,
         projections: Sequence[type[ReadModelProjection]] = PROJECTIONS,
         postgres_view: type[PostgresReadModelRecorder] = PostgresReadModelRecorder,
         sqlite_view: type[SQLiteReadModelRecorder] = SQLiteReadModelRecorder,
@@ -450,20 +143,22 @@ class ReadModels:
                 **os.environ,
                 **env,
             }
-        self._owns_app = app is None
+        self._owns_log = app is None
+        log: EventLog
         if app is None:
-            # Used only for the log's head and pending events: a small pool will do (it
-            # opens more connections when busy).
-            app = CanastaApp({**env, "CANASTA_POSTGRES_POOL_SIZE": "1"})
-        self.app: CanastaApp = app
+            # Read-only: the log's head and pending events, no write side. A small pool will
+            # do (it opens more connections when busy).
+            log = LogReader({**env, "CANASTA_POSTGRES_POOL_SIZE": "1"})
+        else:
+            log = app
+        self.log: EventLog = log
         try:
             self._factory = InfrastructureFactory.construct(Environment(ENV_NAME, view_env))
             self._setup_views(projections, postgres_view, sqlite_view, batch_size)
         except BaseException:
             if getattr(self, "_factory", None) is not None:
                 self._factory.close()
-            if self._owns_app:
-                self.app.close()
+            self._close_log()
             raise
 
         self._thread: threading.Thread | None = None
@@ -506,9 +201,9 @@ class ReadModels:
         self.workers = {
             p.name: PullWorker(
                 p(self.views[p.name]),
-                app_name=self.app.name,
-                recorder=self.app.recorder,
-                mapper=self.app.mapper,
+                app_name=self.log.name,
+                recorder=self.log.recorder,
+                mapper=self.log.mapper,
                 batch_size=batch_size,
             )
             for p in projections
@@ -569,8 +264,11 @@ class ReadModels:
         self.workers.clear()
         self.views.clear()
         self._factory.close()
-        if self._owns_app:
-            self.app.close()
+        self._close_log()
+
+    def _close_log(self) -> None:
+        if self._owns_log and isinstance(self.log, LogReader):
+            self.log.close()
 
     def __enter__(self) -> ReadModels:
         return self
@@ -613,9 +311,9 @@ class ReadModels:
                 application_name="canasta read models lease",
             )
 
-        channel: str = getattr(self.app.recorder, "channel_name", "")
+        channel: str = getattr(self.log.recorder, "channel_name", "")
         if not channel:
-            raise ValueError(f"no NOTIFY channel on {type(self.app.recorder).__name__}")
+            raise ValueError(f"no NOTIFY channel on {type(self.log.recorder).__name__}")
         return PostgresLease(connect, channel)
 
     def _run(self, lease: Lease) -> None:
@@ -692,7 +390,7 @@ class ReadModels:
     # --- positions -----------------------------------------------------------------------
     def head(self) -> int:
         """The id of the last notification in the log (0 if empty)."""
-        return self.app.recorder.max_notification_id() or 0
+        return self.log.recorder.max_notification_id() or 0
 
     def positions(self) -> dict[str, int | None]:
         """Each projection's tracking position."""
@@ -791,15 +489,4 @@ class ReadModels:
         return {table: self._reader.rows(table) for table in VIEW_TABLES}
 
 
-__all__ = [
-    "LEASE_KEY",
-    "POSTGRES",
-    "SQLITE",
-    "FileLease",
-    "LeaseLost",
-    "PostgresLease",
-    "ProcessLease",
-    "PullWorker",
-    "ReadModels",
-    "tracking_table_name",
-]
+__all__ = ["POSTGRES", "SQLITE", "ReadModels"]

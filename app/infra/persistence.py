@@ -28,7 +28,7 @@ from psycopg import Connection, Cursor, RawCursor
 from psycopg.rows import DictRow, tuple_row
 from psycopg.sql import SQL, Composable, Identifier
 
-TOPIC = "app.persistence:PostgresRecorder"
+TOPIC = "app.infra.persistence:PostgresRecorder"
 
 
 def numbered_rows(rows: int, width: int) -> str:

@@ -1,0 +1,201 @@
+"""The read-models lease: which process runs the projections of one database.
+
+- PostgreSQL: a session advisory lock, ``pg_try_advisory_lock(LEASE_KEY)``, on a connection of
+  its own that the leader holds open (and LISTENs on). PostgreSQL releases it when that
+  connection ends, also when the process is killed; a leader whose lease connection breaks
+  stops leading and tries again.
+- SQLite file: ``fcntl.flock(LOCK_EX | LOCK_NB)`` on ``<database file>.read-models.lock``,
+  released by the kernel when the process ends.
+- In-memory store: the process always leads (the store is its own).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import psycopg
+from psycopg.sql import SQL, Identifier
+
+#: The PostgreSQL advisory-lock key of the read-models lease: the first 8 bytes of
+#: SHA-256("canasta-ledger read models") as a signed big-endian 64-bit integer,
+#: -6377569059128348955. Advisory locks belong to a database, not a schema: two deployments
+#: in different schemas of one database would share the lease (give each its own database).
+#: An operator sees the holder with
+#: ``SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 2810073787``
+#: (``classid`` is the key's high 32 bits, ``objid`` its low ones: 69332709).
+LEASE_KEY = int.from_bytes(
+    hashlib.sha256(b"canasta-ledger read models").digest()[:8], "big", signed=True
+)
+
+#: Suffix of the SQLite lease's lock file, next to the database file.
+LOCK_FILE_SUFFIX = ".read-models.lock"
+
+
+class LeaseLost(Exception):
+    """The lease's connection broke: this process may no longer be the only runner."""
+
+
+class Lease(Protocol):
+    """What the background thread needs of a lease (see the module's docstring)."""
+
+    #: Where the lease is held, for the log.
+    where: str
+
+    def try_acquire(self) -> bool:
+        """Take the lease if it is free (never blocks); True if this process holds it now."""
+
+    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
+        """Return when new events may have been written, after ``timeout`` seconds at the
+        latest; ``LeaseLost`` if the lease is gone."""
+
+    def check(self) -> None:
+        """``LeaseLost`` if the lease is gone."""
+
+    def release(self) -> None:
+        """Let go of the lease (idempotent)."""
+
+
+class ProcessLease:
+    """The in-memory store: its log belongs to this process, which always leads."""
+
+    where = "the in-memory store"
+
+    def try_acquire(self) -> bool:
+        return True
+
+    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
+        stopping.wait(timeout)
+
+    def check(self) -> None:
+        pass
+
+    def release(self) -> None:
+        pass
+
+
+class FileLease:
+    """A SQLite database file: an exclusive ``flock`` on ``<file>.read-models.lock``.
+
+    Each lease opens the lock file itself, so two leases of one process exclude each other
+    too (``flock`` locks belong to the open file, not to the process). The holder's pid is
+    written into the file (for the operator; the lock, not the content, is the lease)."""
+
+    def __init__(self, database: Path) -> None:
+        self.path = database.with_name(database.name + LOCK_FILE_SUFFIX)
+        self.where = str(self.path)
+        self._fd: int | None = None
+
+    def try_acquire(self) -> bool:
+        if self._fd is not None:
+            return True
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return True
+
+    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
+        stopping.wait(timeout)
+
+    def check(self) -> None:
+        pass
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # drops the flock
+
+
+class PostgresLease:
+    """PostgreSQL: ``pg_try_advisory_lock(LEASE_KEY)`` on a connection of the lease's own.
+
+    A process that does not get the lock keeps the connection and tries again on it. The
+    holder also LISTENs on ``channel`` (the events table's, which every insert NOTIFYs):
+    ``wait_for_events`` returns on the first notification. Closing the connection (``release``
+    or the process's end) releases the lock; keepalives make the server notice a vanished
+    holder's connection within about half a minute."""
+
+    #: Server-side TCP keepalives of the lease's connection (seconds, seconds, probes).
+    KEEPALIVES = {
+        "tcp_keepalives_idle": 10,
+        "tcp_keepalives_interval": 5,
+        "tcp_keepalives_count": 3,
+    }
+
+    def __init__(
+        self, connect: Callable[[], psycopg.Connection[Any]], channel: str, key: int = LEASE_KEY
+    ) -> None:
+        self._connect = connect
+        self.channel = channel
+        self.key = key
+        self.where = f"PostgreSQL advisory lock {key}"
+        self._conn: psycopg.Connection[Any] | None = None
+        self._held = False
+
+    def try_acquire(self) -> bool:
+        if self._held:
+            return True
+        try:
+            if self._conn is None or self._conn.closed:
+                self._conn = self._connect()
+                for name, value in self.KEEPALIVES.items():
+                    self._conn.execute(SQL("SET {} = {}").format(Identifier(name), value))
+            row = self._conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()
+            if not (row and row[0]):
+                return False
+            self._conn.execute(SQL("LISTEN {}").format(Identifier(self.channel)))
+        except BaseException:
+            self._close()
+            raise
+        self._held = True
+        return True
+
+    def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
+        conn = self._held_connection()
+        try:
+            # (Each notifies() generator holds the connection's lock: run them one by one.)
+            if list(conn.notifies(timeout=timeout, stop_after=1)):
+                # Woken: take the others already here too (one catch-up covers them all).
+                list(conn.notifies(timeout=0))
+        except psycopg.Error as exc:
+            self._close()
+            raise LeaseLost(f"the lease's connection broke: {exc}") from exc
+
+    def check(self) -> None:
+        conn = self._held_connection()
+        try:
+            conn.execute("SELECT 1")
+        except psycopg.Error as exc:
+            self._close()
+            raise LeaseLost(f"the lease's connection broke: {exc}") from exc
+
+    def _held_connection(self) -> psycopg.Connection[Any]:
+        if not self._held or self._conn is None or self._conn.closed:
+            self._close()
+            raise LeaseLost("the lease is not held")
+        return self._conn
+
+    def release(self) -> None:
+        self._close()  # the session's end releases the advisory lock and the LISTEN
+
+    def _close(self) -> None:
+        conn, self._conn = self._conn, None
+        self._held = False
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
