@@ -28,7 +28,7 @@ def wait_for_read_models(url: str, timeout: float = 300.0) -> float | None:
     up to the log's head at the run's end (``PullWorker.has_processed``, a query: this
     process processes nothing), so that the next run does not start while they are still
     catching up, and a projection that fell behind shows. None if not within ``timeout``."""
-    from projections.runner import ReadModels
+    from app.infra.projection_runner import ReadModels
 
     started = time.perf_counter()
     with ReadModels(Settings(database_url=url, read_models="off")) as read_models:
