@@ -173,9 +173,7 @@ def test_the_links_of_the_readme_and_the_docs_lead_somewhere() -> None:
             if re.match(r"[a-z]+://", target):
                 continue
             resolved = (page.parent / target).resolve()
-            if (
-                not resolved.exists()
-            ):
+            if not resolved.exists():
                 broken.append(f"{page.relative_to(REPO)}: ({target})")
         for target in DOC_PATH.findall(text):
             path = target.split("::")[0].rstrip("/")
