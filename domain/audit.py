@@ -380,10 +380,9 @@ def _setup(events: Sequence[Any]) -> DealState | Mismatch:
     if state.dealer not in state.order:
         return Mismatch(1, f"the dealer {state.dealer} is not on the deal's virtual table")
     try:
-        offset = get_variant(state.variant).cutter_offset
+        cutter = get_variant(state.variant).cutter(state.order, state.dealer)
     except DomainError as exc:
         return Mismatch(1, exc.message, stored=describe(started))
-    cutter = state.order[(state.order.index(state.dealer) + offset) % len(state.order)]
     if state.cutter != cutter:
         message = f"seat {state.cutter} cuts, but the entry's cutter is seat {cutter} (R-DEAL-4)"
         return Mismatch(1, message, stored=describe(started))

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from domain.cards import CARDS
+from domain.cards import CARDS, full_deck
 from domain.constants import WILD_RANK
 from domain.deal_events import Breakdown
-from domain.errors import RuleViolation
+from domain.errors import RuleViolation, SetupError
 from domain.melds import LaidMeld
 from domain.scoring import (
     MIXED_CANASTA,
@@ -90,6 +90,21 @@ class Variant:
             if cumulative >= threshold:
                 return minimum
         return self.minimum_below_zero
+
+    def cutter(self, order: Sequence[int], dealer: int) -> int:
+        """R-DEAL-4 (R-PT-DEAL-1): the seat that cuts, ``cutter_offset`` seats from the dealer
+        on the deal's virtual table (+1 his left, -1 his right)."""
+        i = order.index(dealer)
+        return order[(i + self.cutter_offset) % len(order)]
+
+    def table_options(self, options: Mapping[str, bool]) -> dict[str, bool]:
+        """Every option of the entry, each on or off (R-SEAT-3: an option left off is off)."""
+        return {name: bool(options.get(name, False)) for name in sorted(self.options)}
+
+    def check_stacked_deck(self, deck: Sequence[str]) -> None:
+        """R-DEAL-3: a prepared deck (tests only) holds every card of the entry's decks once."""
+        if sorted(deck) != sorted(full_deck(self.decks)):
+            raise SetupError("R-DEAL-3", "a stacked deck must hold every card once")
 
     def hand_size_for(self, players: int) -> int:
         return self.hand_size[players]
