@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from domain.cards import CARDS
 from domain.commands import (
+    ALLOWED,
     TOP,
     Answer,
     AskPartner,
@@ -103,7 +104,13 @@ def _meld_plan(st: DealState, seat: int, hand: list[str], rng: random.Random) ->
 
 
 def candidates(st: DealState, seat: int, rng: random.Random) -> list[Command]:
-    """Commands worth trying, most interesting first; the last ones are always safe bets."""
+    """Commands worth trying, most interesting first; the last ones are always safe bets.
+    Only commands the phase accepts (``commands.ALLOWED``, R-TURN-1) are proposed."""
+    allowed = ALLOWED[st.phase]
+    return [c for c in _proposals(st, seat, rng) if type(c) in allowed]
+
+
+def _proposals(st: DealState, seat: int, rng: random.Random) -> list[Command]:
     if st.phase == CUT:
         return [Cut(rng.randint(1, len(st.deck) - 1))]
     if st.phase == ANSWER:
