@@ -7,7 +7,6 @@ what they scored, and decides when the game ends (R-GAME-1) or was stopped (R-GA
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
@@ -24,7 +23,7 @@ STOPPED = "stopped"  # the host stopped the game early (R-GAME-2)
 class Table(Aggregate):
     @event("Created")
     def __init__(
-        self, host: str, entry: str, players: int, options: dict[str, Any], target: int
+        self, host: str, entry: str, players: int, options: dict[str, bool], target: int
     ) -> None:
         self.host = host
         self.entry = entry
@@ -44,7 +43,7 @@ class Table(Aggregate):
 
     @staticmethod
     def check_setup(
-        entry: str, players: int, options: Mapping[str, Any], target: int | None
+        entry: str, players: int, options: Mapping[str, object], target: int | None
     ) -> int:
         """R-SEAT-3: a valid entry, player count, options and target; returns the target."""
         variant = get_variant(entry)
