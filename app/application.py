@@ -9,7 +9,6 @@ refused as a conflict (R-CMD-1) with nothing recorded.
 from __future__ import annotations
 
 import logging
-import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -24,8 +23,7 @@ from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
 from app.infra.group_commit import GroupCommit, Pending
-from domain.accounts import Account, Token, account_id, token_hash, token_id
-from domain.cards import full_deck
+from domain.accounts import Account, Token, account_id, check_name, token_hash, token_id
 from domain.command_log import CommandLog, command_log_id
 from domain.commands import Command
 from domain.deal import Deal
@@ -37,10 +35,10 @@ from domain.errors import (
     RuleViolation,
     SetupError,
 )
-from domain.seating import next_dealer, side_of_seats, virtual_table
+from domain.seating import check_first_dealer, rotation_for, side_of_seats
 from domain.shuffle import SEED_BYTES, commitment, stacked_commitment
 from domain.state import OVER, DealState
-from domain.table import PLAYING, Table
+from domain.table import Table
 from domain.variants import get_variant
 from projections.visibility import Viewer, event_view
 
@@ -76,9 +74,6 @@ class DealStateAsDict(Transcoding):
 
     def decode(self, data: dict[str, Any]) -> DealState:
         return DealState.from_dict(data)
-
-
-NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,32}")
 
 
 def error_body(code: str, message: str) -> dict[str, Any]:
@@ -118,16 +113,6 @@ class Answer:
     status: int
     body: dict[str, Any]
     replayed: bool = False
-
-
-def _rotation_for(
-    sides: Mapping[str, Sequence[int]], sit_out: list[int], sit_outs: bool, players: int
-) -> int:
-    for rotation in range(3):
-        active = virtual_table(sides, rotation, sit_outs)
-        if sorted(set(range(players)) - set(active)) == sit_out:
-            return rotation
-    raise SetupError("R-SEAT-2", f"no deal of the sit-out rotation sits out seats {sit_out}")
 
 
 def _fold(aggregate: Any, events: Any) -> Any:
@@ -213,7 +198,7 @@ class CanastaApp(Application[UUID]):
         options = dict(options or {})
         variant = get_variant(entry)
         target = Table.check_setup(entry, players, options, target)
-        full_options = {name: bool(options.get(name, False)) for name in sorted(variant.options)}
+        full_options = variant.table_options(options)
         table: Table = Table(
             host=host, entry=entry, players=players, options=full_options, target=target
         )
@@ -254,26 +239,21 @@ class CanastaApp(Application[UUID]):
         """
         table = self.get_table(table_id)
         sides = table.check_can_start(player)
-        totals = {side: 0 for side in sorted(sides)}
         if scores_before:
             self._check_test_setup("scores_before")
-            unknown = set(scores_before) - set(totals)
-            if unknown:
-                raise SetupError("R-SEAT-3", f"no such side: {sorted(unknown)}")
-            totals.update({k: int(v) for k, v in scores_before.items()})
+        totals = Table.opening_totals(sides, scores_before)
         variant = get_variant(table.entry)
         rotation = 0
         if sit_out:
             self._check_test_setup("sit_out")
-            rotation = _rotation_for(sides, sorted(sit_out), variant.sit_outs, table.players)
+            rotation = rotation_for(sides, sit_out, variant.sit_outs, table.players)
         table.start(sides=sides, totals=totals, rotation=rotation)
         order = table.virtual_table(1)
         if dealer is None:
             first = self.random.choice(order)  # R-DEAL-1
         else:
             self._check_test_setup("dealer")
-            if dealer not in order:
-                raise SetupError("R-DEAL-1", f"seat {dealer} does not play the first deal")
+            check_first_dealer(dealer, order)
             first = dealer
         return self._open_deal(table, 1, first, order, deck)
 
@@ -281,15 +261,7 @@ class CanastaApp(Application[UUID]):
         self, table_id: UUID, player: str, *, deck: Sequence[str] | None = None
     ) -> UUID:
         table = self.get_table(table_id)
-        table.check_host(player)
-        if table.status != PLAYING:
-            raise SetupError("R-SEAT-3", f"the game is {table.status}")
-        if len(table.deal_scores) < len(table.deals):
-            raise SetupError("R-GAME-1", "the current deal is not over")
-        assert table.sides is not None and table.dealer is not None
-        number = len(table.deals) + 1
-        order = table.virtual_table(number)
-        dealer = next_dealer(table.order, table.dealer, order)  # R-DEAL-2
+        number, order, dealer = table.next_deal(player)
         return self._open_deal(table, number, dealer, order, deck)
 
     def stop_game(self, table_id: UUID, player: str) -> None:
@@ -322,8 +294,7 @@ class CanastaApp(Application[UUID]):
             seed = self.random.seed()
             proof = commitment(str(deal_id), seed)  # R-DEAL-3, published with the deal
         side_of = side_of_seats(table.sides, table.players)
-        i = order.index(dealer)
-        cutter = order[(i + variant.cutter_offset) % len(order)]  # R-DEAL-4, R-PT-DEAL-1
+        cutter = variant.cutter(order, dealer)
         deal = Deal.start(
             deal_id,
             table_id=str(table.id),
@@ -341,8 +312,7 @@ class CanastaApp(Application[UUID]):
             commitment=proof,
         )
         if deck is not None:
-            if sorted(deck) != sorted(full_deck(variant.decks)):
-                raise SetupError("R-DEAL-3", "a stacked deck must hold every card once")
+            variant.check_stacked_deck(deck)
             deal.stack(list(deck))
         else:
             deal.shuffle(seed)
@@ -622,8 +592,7 @@ class CanastaApp(Application[UUID]):
     # --- accounts --------------------------------------------------------------------------
     def register(self, name: str) -> str:
         """A new account; returns its bearer token (only its hash is stored)."""
-        if not NAME_PATTERN.fullmatch(name):
-            raise SetupError("R-CMD-2", "a name is 1 to 32 letters, digits, '.', '_' or '-'")
+        check_name(name)
         token = secrets.token_urlsafe(32)
         account = Account(name=name)
         issued = Token(hashed=token_hash(token), name=name)

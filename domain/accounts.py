@@ -8,11 +8,21 @@ account of the same name. Only a SHA-256 hash of a token is ever stored.
 from __future__ import annotations
 
 import hashlib
+import re
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
+from domain.errors import SetupError
+
 AUDITOR = "auditor"
+NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,32}")
+
+
+def check_name(name: str) -> None:
+    """R-CMD-2: an account name is 1 to 32 letters, digits, '.', '_' or '-'."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise SetupError("R-CMD-2", "a name is 1 to 32 letters, digits, '.', '_' or '-'")
 
 
 def account_id(name: str) -> UUID:

@@ -50,6 +50,7 @@ from domain.commands import (
     PickUpPonytail,
     TakePile,
 )
+from domain.deal_events import DealEvent, from_data
 from domain.errors import DomainError, RuleViolation
 from domain.shuffle import commitment, stacked_commitment
 from domain.state import DealState
@@ -60,6 +61,11 @@ _MELD_KINDS = ("MeldLaid", "MeldExtended")
 
 def kind_of(event: Any) -> str:
     return type(event).__name__
+
+
+def typed(event: Any) -> DealEvent:
+    """The typed deal event a stored one records (KeyError, TypeError if it records none)."""
+    return from_data(kind_of(event), event_data(event))
 
 
 def _canonical(value: Any) -> str:
@@ -161,6 +167,7 @@ def initial_state(started: Any) -> DealState:
         table_id=data["table_id"],
         number=data["number"],
         variant=data["variant"],
+        meld_cap=get_variant(data["variant"]).meld_cap,
         decks=data["decks"],
         options=data["options"],
         players=data["players"],
@@ -198,7 +205,7 @@ def fold(events: Sequence[Any], upto: int | None = None) -> Folded:
         if upto is not None and step >= upto:
             break
         try:
-            state.apply(kind_of(event), event_data(event))
+            state.apply(typed(event))
         except Exception as exc:
             return Folded(state, step, f"step {step + 1} ({kind_of(event)}) does not fold: {exc!r}")
         step += 1
@@ -333,7 +340,8 @@ def _try(
             stored=describe(events[i]),
             command=label,
         )
-    for j, (kind, data) in enumerate(decided):
+    for j, event in enumerate(decided):
+        kind, data = event.kind, event.data()
         k = i + j
         if k >= len(events):
             last = events[-1].originator_version
@@ -372,10 +380,9 @@ def _setup(events: Sequence[Any]) -> DealState | Mismatch:
     if state.dealer not in state.order:
         return Mismatch(1, f"the dealer {state.dealer} is not on the deal's virtual table")
     try:
-        offset = get_variant(state.variant).cutter_offset
+        cutter = get_variant(state.variant).cutter(state.order, state.dealer)
     except DomainError as exc:
         return Mismatch(1, exc.message, stored=describe(started))
-    cutter = state.order[(state.order.index(state.dealer) + offset) % len(state.order)]
     if state.cutter != cutter:
         message = f"seat {state.cutter} cuts, but the entry's cutter is seat {cutter} (R-DEAL-4)"
         return Mismatch(1, message, stored=describe(started))
@@ -386,7 +393,7 @@ def _setup(events: Sequence[Any]) -> DealState | Mismatch:
     if kind not in ("DeckShuffled", "DeckStacked"):
         return Mismatch(2, f"step 2 is {kind}, not the shuffle", stored=describe(deck_event))
     try:
-        state.apply(kind, event_data(deck_event))
+        state.apply(typed(deck_event))
     except Exception as exc:
         return Mismatch(2, f"the shuffle does not fold: {exc!r}", stored=describe(deck_event))
     return state
@@ -418,7 +425,7 @@ def _abandon(state: DealState, events: Sequence[Any], i: int) -> int | Mismatch:
     decided = rules.abandon(state)
     if not decided:
         return Mismatch(step, "a finished deal cannot be abandoned", stored=describe(event))
-    kind, data = decided[0]
+    kind, data = decided[0].kind, decided[0].data()
     if _canonical(data) != _canonical(event_data(event)):
         return Mismatch(
             step,
@@ -470,7 +477,7 @@ def _check_rules(events: Sequence[Any]) -> tuple[Mismatch | None, int]:
         seen.add(after)
         there = here.clone()
         for stored in events[i:after]:
-            there.apply(kind_of(stored), event_data(stored))  # equal to what was decided
+            there.apply(typed(stored))  # equal to what was decided
         moves = _moves(events, after)
         if isinstance(moves, Mismatch):
             if best is None or moves.step > best.step:

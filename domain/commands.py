@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from domain.constants import ANSWER, CUT, DEALING, DRAW, OVER, PLAY, SHUFFLE
+
 TOP = "TOP"
 
 
@@ -72,7 +74,7 @@ Command = (
     Cut | Draw | TakePile | Meld | Discard | AskPartner | Answer | DeclinePile | PickUpPonytail
 )
 
-COMMAND_NAMES: dict[type, str] = {
+COMMAND_NAMES: dict[type[Command], str] = {
     Cut: "cut",
     Draw: "draw",
     TakePile: "take_pile",
@@ -82,4 +84,30 @@ COMMAND_NAMES: dict[type, str] = {
     Answer: "answer",
     DeclinePile: "decline_pile",
     PickUpPonytail: "pick_up_ponytail",
+}
+
+#: R-TURN-1: the commands each phase of a deal accepts (from the seat whose turn it is; in
+#: ``cut`` from the cutter, in ``answer`` from the partner asked). The rules engine refuses
+#: any other (``domain.rules``), and the random player proposes only these (``domain.legal``).
+ALLOWED: dict[str, frozenset[type[Command]]] = {
+    SHUFFLE: frozenset(),
+    CUT: frozenset({Cut}),
+    DEALING: frozenset(),
+    DRAW: frozenset({Draw, TakePile, DeclinePile, AskPartner, PickUpPonytail}),
+    PLAY: frozenset({Meld, Discard, AskPartner, PickUpPonytail}),
+    ANSWER: frozenset({Answer}),
+    OVER: frozenset(),
+}
+
+#: How a refusal names each command ("cannot <action> now").
+ACTIONS: dict[type[Command], str] = {
+    Cut: "cut",
+    Draw: "draw",
+    TakePile: "take the pile",
+    Meld: "meld",
+    Discard: "discard",
+    AskPartner: "ask your partner",
+    Answer: "answer",
+    DeclinePile: "decline the pile",
+    PickUpPonytail: "pick up your ponytail",
 }

@@ -10,8 +10,10 @@ from eventsourcing.domain import Aggregate
 from domain import rules
 from domain.chain import GENESIS, link
 from domain.commands import Command
+from domain.deal_events import DealEvent, DeckShuffled, DeckStacked
 from domain.events import EVENT_CLASSES
-from domain.state import DealState
+from domain.state import DealState, Options
+from domain.variants import get_variant
 
 
 class Deal(Aggregate):
@@ -22,7 +24,7 @@ class Deal(Aggregate):
         number: int
         variant: str
         decks: int
-        options: dict[str, Any]
+        options: dict[str, bool]
         players: int
         player_ids: list[str]
         order: list[int]
@@ -40,7 +42,7 @@ class Deal(Aggregate):
         number: int,
         variant: str,
         decks: int,
-        options: dict[str, Any],
+        options: Options,
         players: int,
         player_ids: list[str],
         order: list[int],
@@ -56,6 +58,7 @@ class Deal(Aggregate):
             table_id=table_id,
             number=number,
             variant=variant,
+            meld_cap=get_variant(variant).meld_cap,  # the entry's rule, given to the fold
             decks=decks,
             options=options,
             players=players,
@@ -77,10 +80,10 @@ class Deal(Aggregate):
         return cls._create(cls.Started, id=deal_id, timestamp=timestamp, chain=first, **started)
 
     def shuffle(self, seed: bytes) -> None:
-        self.record([("DeckShuffled", {"seed": seed.hex()})])
+        self.record([DeckShuffled(seed.hex())])
 
     def stack(self, order: list[str]) -> None:
-        self.record([("DeckStacked", {"order": list(order)})])
+        self.record([DeckStacked(list(order))])
 
     def execute(self, seat: int, command: Command) -> None:
         """Apply a command from a room seat, or raise RuleViolation and change nothing."""
@@ -97,10 +100,13 @@ class Deal(Aggregate):
         new.__dict__["_pending_events"] = list(self._pending_events)
         return new
 
-    def record(self, events: list[tuple[str, dict[str, Any]]]) -> None:
-        """Trigger the decided events, each linked to its predecessor."""
+    def record(self, events: list[DealEvent]) -> None:
+        """Trigger the decided events (as their stored classes), each linked to its
+        predecessor."""
         deal_id = str(self.id)
-        for kind, data in events:
+        for decided in events:
+            kind = type(decided).__name__
+            data = decided.data()
             cls = EVENT_CLASSES[kind]
             timestamp = cls.create_timestamp()
             chain = link(self.chain, deal_id, self.version + 1, kind, timestamp.isoformat(), data)

@@ -3,6 +3,10 @@
 Each records results (the seed, the cut, the cards drawn), never a request, so that
 replaying a stream folds it through ``DealState.apply`` without calling any random
 source or clock. The class name is the event's kind; the fields are its data.
+
+These are the classes the event store keeps (their topics, ``domain.events:<kind>``, and
+their fields never change, so that every store ever written still loads). The rules emit
+and the fold reads their typed twins of the same names in ``domain.deal_events``.
 """
 
 from __future__ import annotations
@@ -11,17 +15,25 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate
 
+from domain import deal_events
+
 
 class DealEvent(Aggregate.Event):
-    """Base class: folding an event is ``DealState.apply(kind, fields)``.
+    """Base class: folding a stored event folds its typed twin into the deal's state.
 
     ``chain`` links the event to its predecessor (``domain.chain``), for audits.
     """
 
     chain: str
 
+    def typed(self) -> deal_events.DealEvent:
+        """The typed event this stored one records."""
+        twin = deal_events.BY_KIND[type(self).__name__]
+        data = self.__dict__
+        return twin(*[data[name] for name in twin.FIELDS])
+
     def apply(self, aggregate: Any) -> None:
-        aggregate.state.apply(type(self).__name__, self.__dict__)
+        aggregate.state.apply(self.typed())
         aggregate.chain = self.chain
 
 

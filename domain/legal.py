@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from domain.cards import CARDS
 from domain.commands import (
+    ALLOWED,
     TOP,
     Answer,
     AskPartner,
@@ -25,11 +26,11 @@ from domain.commands import (
     PickUpPonytail,
     TakePile,
 )
+from domain.constants import BLACK_THREE_RANK, WILD_RANK
 from domain.errors import RuleViolation
 from domain.rules import decide
 from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
 from domain.variants import get_variant
-from domain.variants.base import WILD_RANK
 
 
 def seat_to_act(st: DealState) -> int | None:
@@ -76,7 +77,7 @@ def _meld_plan(st: DealState, seat: int, hand: list[str], rng: random.Random) ->
     wilds = list(wilds)
     for rank, cards in naturals.items():
         meld = st.open_meld(side, rank)
-        room = cap - (len(meld[1]["cards"]) if meld is not None else 0)
+        room = cap - (meld[1].size if meld is not None else 0)
         cards = cards[:room]
         if meld is None and len(cards) < _least_to_start(st.variant, rank):
             continue  # not worth an incomplete-meld penalty
@@ -88,7 +89,7 @@ def _meld_plan(st: DealState, seat: int, hand: list[str], rng: random.Random) ->
         specs.append(MeldSpec(tuple(wilds[:cap]), rank=WILD_RANK))
         wilds = wilds[cap:]
     if wilds and rng.random() < 0.3:
-        ranks = [m["rank"] for m in st.melds[side] if m["rank"] != "3" and not m.get("closed")]
+        ranks = [m.rank for m in st.melds[side] if m.rank != BLACK_THREE_RANK and not m.closed]
         ranks += [CARDS[s.cards[0]].rank for s in specs if CARDS[s.cards[0]].is_natural]
         if ranks:
             specs.append(MeldSpec((wilds.pop(),), rank=rng.choice(ranks)))
@@ -103,7 +104,13 @@ def _meld_plan(st: DealState, seat: int, hand: list[str], rng: random.Random) ->
 
 
 def candidates(st: DealState, seat: int, rng: random.Random) -> list[Command]:
-    """Commands worth trying, most interesting first; the last ones are always safe bets."""
+    """Commands worth trying, most interesting first; the last ones are always safe bets.
+    Only commands the phase accepts (``commands.ALLOWED``, R-TURN-1) are proposed."""
+    allowed = ALLOWED[st.phase]
+    return [c for c in _proposals(st, seat, rng) if type(c) in allowed]
+
+
+def _proposals(st: DealState, seat: int, rng: random.Random) -> list[Command]:
     if st.phase == CUT:
         return [Cut(rng.randint(1, len(st.deck) - 1))]
     if st.phase == ANSWER:

@@ -9,11 +9,13 @@ against the state they really produce and are applied atomically.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from domain import deal_events as ev
 from domain.cards import CARDS, info
 from domain.commands import (
+    ACTIONS,
+    ALLOWED,
     TOP,
     Answer,
     AskPartner,
@@ -27,12 +29,13 @@ from domain.commands import (
     PickUpPonytail,
     TakePile,
 )
+from domain.constants import ANSWER, BLACK_THREE_RANK, CUT, DRAW, OVER, WILD_RANK
 from domain.errors import RuleViolation
-from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
+from domain.state import DealState
 from domain.variants import get_variant
-from domain.variants.base import BLACK_THREE_RANK, WILD_RANK, MeldPlan
+from domain.variants.base import MeldPlan
 
-Event = tuple[str, dict[str, Any]]
+Event = ev.DealEvent
 
 
 class Decision:
@@ -45,26 +48,43 @@ class Decision:
         self.last_stock_card: str | None = None  # the card whose draw emptied the stock
         self.opened_before = dict(state.opened)  # sides that had melded before this command
 
-    def emit(self, kind: str, **data: Any) -> None:
-        self.state.apply(kind, data)
-        self.events.append((kind, data))
+    def emit(self, event: Event) -> None:
+        self.state.apply(event)
+        self.events.append(event)
 
 
 def decide(state: DealState, seat: int, command: Command) -> list[Event]:
     """The events ``command`` from room seat ``seat`` records, or a RuleViolation."""
     d = Decision(state)
-    handler = _HANDLERS.get(type(command))
-    if handler is None:
-        raise RuleViolation("R-CMD-3", f"unknown command {type(command).__name__}")
-    handler(d, seat, command)
+    match command:
+        case Draw():
+            _draw(d, seat, command)
+        case Meld():
+            _meld(d, seat, command)
+        case Discard():
+            _discard(d, seat, command)
+        case TakePile():
+            _take_pile(d, seat, command)
+        case Cut():
+            _cut(d, seat, command)
+        case AskPartner():
+            _ask_partner(d, seat, command)
+        case Answer():
+            _answer(d, seat, command)
+        case DeclinePile():
+            _decline_pile(d, seat, command)
+        case PickUpPonytail():
+            _pick_up_ponytail(d, seat, command)
+        case _:
+            raise RuleViolation("R-CMD-3", f"unknown command {type(command).__name__}")
     return d.events
 
 
 # --- guards -------------------------------------------------------------------------------
 
 
-def _check_turn(st: DealState, seat: int, phases: Sequence[str], action: str) -> None:
-    """R-TURN-1: right seat, right phase."""
+def _check_turn(st: DealState, seat: int, command: type[Command]) -> None:
+    """R-TURN-1: right seat, right phase (``commands.ALLOWED``)."""
     if st.phase == OVER:
         raise RuleViolation("R-TURN-1", "the deal is over")
     if seat not in st.order:
@@ -77,9 +97,9 @@ def _check_turn(st: DealState, seat: int, phases: Sequence[str], action: str) ->
         raise RuleViolation("R-TURN-1", f"waiting for seat {st.cutter} to cut")
     if seat != st.turn:
         raise RuleViolation("R-TURN-1", f"it is seat {st.turn}'s turn, not seat {seat}'s")
-    if st.phase not in phases:
+    if command not in ALLOWED[st.phase]:
         step = "draw" if st.phase == DRAW else "meld or discard"
-        raise RuleViolation("R-TURN-1", f"cannot {action} now: it is time to {step}")
+        raise RuleViolation("R-TURN-1", f"cannot {ACTIONS[command]} now: it is time to {step}")
 
 
 def _take_from_hand(d: Decision, hand: Sequence[str], cards: Sequence[str]) -> None:
@@ -108,14 +128,14 @@ def _cut(d: Decision, seat: int, cmd: Cut) -> None:
     size = len(st.deck)
     if not isinstance(cmd.n, int) or isinstance(cmd.n, bool) or not 1 <= cmd.n <= size - 1:
         raise RuleViolation("R-DEAL-4", f"the cut must lift 1 to {size - 1} cards")
-    d.emit("DeckCut", seat=seat, n=cmd.n)
+    d.emit(ev.DeckCut(seat=seat, n=cmd.n))
     # R-DEAL-5: one card at a time, clockwise, starting on the dealer's left.
     first = st.left_of(st.dealer)
     start = st.order.index(first)
     seats = st.order[start:] + st.order[:start]
-    d.emit("CardsDealt", cards=_deal_round(st.stock, seats, v.hand_size_for(st.players)))
+    d.emit(ev.CardsDealt(cards=_deal_round(st.stock, seats, v.hand_size_for(st.players))))
     if v.ponytail_size:  # R-PT-DEAL-1: then a face-down ponytail each, the same way
-        d.emit("PonytailsDealt", cards=_deal_round(st.stock, seats, v.ponytail_size))
+        d.emit(ev.PonytailsDealt(cards=_deal_round(st.stock, seats, v.ponytail_size)))
     # R-DEAL-6: bonus cards laid and replaced, player by player from the dealer's left.
     for s in seats:
         while st.stock:
@@ -123,22 +143,22 @@ def _cut(d: Decision, seat: int, cmd: Cut) -> None:
             if not bonus:
                 break
             for card in bonus:
-                d.emit("RedThreeLaid", seat=s, card=card)
+                d.emit(ev.RedThreeLaid(seat=s, card=card))
                 if st.stock:
-                    d.emit("CardsDrawn", seat=s, cards=[st.stock[-1]], replacement=True)
+                    d.emit(ev.CardsDrawn(seat=s, cards=[st.stock[-1]], replacement=True))
     if v.turn_up:
         _turn_up(d)
-    d.emit("PlayStarted", seat=first)
+    d.emit(ev.PlayStarted(seat=first))
 
 
-def _deal_round(stock: list[str], seats: list[int], size: int) -> list[list[Any]]:
-    """[seat, card] pairs dealt one card at a time from the top (the stock's end)."""
-    dealt: list[list[Any]] = []
+def _deal_round(stock: list[str], seats: list[int], size: int) -> list[ev.Dealt]:
+    """(seat, card) pairs dealt one card at a time from the top (the stock's end)."""
+    dealt: list[ev.Dealt] = []
     k = len(stock)
     for _ in range(size):
         for s in seats:
             k -= 1
-            dealt.append([s, stock[k]])
+            dealt.append((s, stock[k]))
     return dealt
 
 
@@ -149,11 +169,11 @@ def _turn_up(d: Decision) -> None:
     while st.stock:
         card = st.stock[-1]
         if v.freezes_turn_up(card):
-            d.emit("CardTurnedUp", card=card, crosswise=True)
+            d.emit(ev.CardTurnedUp(card=card, crosswise=True))
         elif CARDS[card].is_black_three and not first and not v.black_three_stops_turn_up:
-            d.emit("CardTurnedUp", card=card, crosswise=False)
+            d.emit(ev.CardTurnedUp(card=card, crosswise=False))
         else:
-            d.emit("CardTurnedUp", card=card, crosswise=False)
+            d.emit(ev.CardTurnedUp(card=card, crosswise=False))
             return
         first = False
 
@@ -164,7 +184,7 @@ def _turn_up(d: Decision) -> None:
 def _draw_from_stock(d: Decision, seat: int, count: int, *, replacement: bool) -> list[str]:
     st = d.state
     cards = st.stock[len(st.stock) - count :][::-1]
-    d.emit("CardsDrawn", seat=seat, cards=cards, replacement=replacement)
+    d.emit(ev.CardsDrawn(seat=seat, cards=cards, replacement=replacement))
     if not st.stock and cards:
         d.last_stock_card = cards[-1]
     return cards
@@ -182,7 +202,7 @@ def _lay_bonus_cards(d: Decision, seat: int, cards: list[str]) -> bool:
         if card == d.last_stock_card and v.last_card_bonus_stays_in_hand():
             _end_deal(d, "three_last_card")  # R-MA-THREE-1: it stays in the hand
             return True
-        d.emit("RedThreeLaid", seat=seat, card=card)
+        d.emit(ev.RedThreeLaid(seat=seat, card=card))
         if card == d.last_stock_card:
             _end_deal(d, "red_three_last_card")  # R-DRAW-3
             return True
@@ -193,7 +213,7 @@ def _lay_bonus_cards(d: Decision, seat: int, cards: list[str]) -> bool:
 
 def _draw(d: Decision, seat: int, cmd: Draw) -> None:
     st, v = d.state, d.variant
-    _check_turn(st, seat, (DRAW,), "draw")
+    _check_turn(st, seat, Draw)
     if not st.stock:
         raise RuleViolation("R-END-1", "the stock is empty: take the pile or decline it")
     count = min(v.draw_count_for(st.players), len(st.stock))  # R-DRAW-1
@@ -204,7 +224,7 @@ def _draw(d: Decision, seat: int, cmd: Draw) -> None:
 def _pick_up_ponytail(d: Decision, seat: int, cmd: PickUpPonytail) -> None:
     """R-PT-PONY-1: after his side's first canasta, a player picks up his own ponytail."""
     st = d.state
-    _check_turn(st, seat, (DRAW, PLAY), "pick up your ponytail")
+    _check_turn(st, seat, PickUpPonytail)
     if not d.variant.ponytail_size:
         raise RuleViolation("R-CMD-3", f"{st.variant} has no ponytails")
     if st.ponytail_up[seat]:
@@ -214,7 +234,7 @@ def _pick_up_ponytail(d: Decision, seat: int, cmd: PickUpPonytail) -> None:
             "R-PT-PONY-1", "your side must complete its first canasta before the ponytails"
         )
     cards = list(st.ponytails[seat])
-    d.emit("PonytailPickedUp", seat=seat, cards=cards)
+    d.emit(ev.PonytailPickedUp(seat=seat, cards=cards))
     if _lay_bonus_cards(d, seat, cards):
         return
     if st.phase == DRAW and not st.stock and d.variant.stock_end == "after_turn":
@@ -244,7 +264,7 @@ def _lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
         plan.black_three_meld = True
         plan.cards += cards
         plan.new_melds.append((BLACK_THREE_RANK, cards))
-        d.emit("MeldLaid", seat=seat, side=side, rank=BLACK_THREE_RANK, cards=cards)
+        d.emit(ev.MeldLaid(seat=seat, side=side, rank=BLACK_THREE_RANK, cards=cards))
         return
     ranks = {c.rank for c in infos if c.is_natural}
     if len(ranks) > 1:
@@ -256,7 +276,7 @@ def _lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
     elif spec.rank is not None and spec.rank != WILD_RANK:
         rank = spec.rank
         if st.open_meld(side, rank) is None:
-            if any(m["rank"] == rank for m in st.melds[side]):  # complete: takes no more
+            if any(m.rank == rank for m in st.melds[side]):  # complete: takes no more
                 raise RuleViolation(v.meld_rule, f"your meld of {rank}s is complete")
             raise RuleViolation(
                 "R-MELD-4", f"wild cards alone can only join an existing meld; no meld of {rank}"
@@ -272,11 +292,11 @@ def _lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
     if existing is None:
         v.check_meld(st, side, rank, [], cards, plan)
         plan.new_melds.append((rank, cards))
-        d.emit("MeldLaid", seat=seat, side=side, rank=rank, cards=cards)
+        d.emit(ev.MeldLaid(seat=seat, side=side, rank=rank, cards=cards))
     else:
         index, meld = existing
-        v.check_meld(st, side, rank, meld["cards"], cards, plan)
-        d.emit("MeldExtended", seat=seat, side=side, rank=rank, index=index, cards=cards)
+        v.check_meld(st, side, rank, meld.cards, cards, plan)
+        d.emit(ev.MeldExtended(seat=seat, side=side, rank=rank, index=index, cards=cards))
     plan.cards += cards
 
 
@@ -316,7 +336,7 @@ def _resolve(specs: Sequence[MeldSpec], top: str | None = None) -> list[MeldSpec
 
 def _meld(d: Decision, seat: int, cmd: Meld) -> None:
     st = d.state
-    _check_turn(st, seat, (PLAY,), "meld")
+    _check_turn(st, seat, Meld)
     if not cmd.melds and cmd.discard is None:
         raise RuleViolation("R-MELD-STEP-1", "nothing to meld")
     named = [c for spec in cmd.melds for c in spec.cards]
@@ -339,7 +359,7 @@ def _meld(d: Decision, seat: int, cmd: Meld) -> None:
 
 def _take_pile(d: Decision, seat: int, cmd: TakePile) -> None:
     st, v = d.state, d.variant
-    _check_turn(st, seat, (DRAW,), "take the pile")
+    _check_turn(st, seat, TakePile)
     if not st.pile:
         raise RuleViolation("R-PILE-1", "the discard pile is empty")
     top = st.pile[-1]
@@ -363,7 +383,7 @@ def _take_pile(d: Decision, seat: int, cmd: TakePile) -> None:
     existing = st.open_meld(side, rank)
     v.check_pile_take(st, side, top, first, existing[1] if existing else None)
     pile_cards = list(st.pile)
-    d.emit("PileTaken", seat=seat, top=top, size=len(pile_cards), cards=pile_cards)
+    d.emit(ev.PileTaken(seat=seat, top=top, size=len(pile_cards), cards=pile_cards))
     plan = MeldPlan(opening=not d.opened_before[side], pile_top=top)
     for spec in _resolve(cmd.melds, top):
         _lay_meld(d, seat, spec, plan)
@@ -373,21 +393,21 @@ def _take_pile(d: Decision, seat: int, cmd: TakePile) -> None:
         v.check_initial(st, side, plan)  # R-INIT-2: top + hand cards only
     for card in pile_cards:  # R-DRAW-2: red threes in the pile are laid, not replaced
         if v.is_bonus_card(card):
-            d.emit("RedThreeLaid", seat=seat, card=card)
+            d.emit(ev.RedThreeLaid(seat=seat, card=card))
     _finish_melding(d, seat, plan, None)
 
 
 def _discard_card(d: Decision, seat: int, card: str, going_out: bool) -> None:
     st, v = d.state, d.variant
     v.check_discard(st, seat, card, going_out)
-    d.emit("CardDiscarded", seat=seat, card=card)
+    d.emit(ev.CardDiscarded(seat=seat, card=card))
     if st.hands[seat] and not st.stock and v.stock_end == "after_turn":
         _end_deal(d, "stock_exhausted")  # R-MA-END-1, R-PT-END-1
 
 
 def _discard(d: Decision, seat: int, cmd: Discard) -> None:
     st, v = d.state, d.variant
-    _check_turn(st, seat, (PLAY,), "discard")
+    _check_turn(st, seat, Discard)
     _take_from_hand(d, st.hands[seat], [cmd.card])
     going_out = len(st.hands[seat]) == 1
     if going_out:
@@ -404,7 +424,7 @@ def _discard(d: Decision, seat: int, cmd: Discard) -> None:
 
 def _ask_partner(d: Decision, seat: int, cmd: AskPartner) -> None:
     st = d.state
-    _check_turn(st, seat, (DRAW, PLAY), "ask your partner")
+    _check_turn(st, seat, AskPartner)
     refusal = d.variant.ask_refusal(st, seat)
     if refusal is not None:
         raise refusal
@@ -419,13 +439,13 @@ def _ask_partner(d: Decision, seat: int, cmd: AskPartner) -> None:
         partner = cmd.partner
     else:
         raise RuleViolation("R-OUT-3", f"seat {cmd.partner} is not your partner in this deal")
-    d.emit("PartnerAsked", seat=seat, partner=partner)
+    d.emit(ev.PartnerAsked(seat=seat, partner=partner))
 
 
 def _answer(d: Decision, seat: int, cmd: Answer) -> None:
     st = d.state
     if st.phase != ANSWER:
-        _check_turn(st, seat, (), "answer")
+        _check_turn(st, seat, Answer)
         raise RuleViolation("R-TURN-1", "nobody asked you a question")
     if seat != st.asked_partner:
         if seat == st.turn:
@@ -433,7 +453,8 @@ def _answer(d: Decision, seat: int, cmd: Answer) -> None:
         raise RuleViolation("R-TURN-1", f"only seat {st.asked_partner} was asked")
     if not isinstance(cmd.yes, bool):
         raise RuleViolation("R-CMD-3", "the answer is yes (true) or no (false)")
-    d.emit("PartnerAnswered", seat=seat, asker=st.turn, yes=cmd.yes)
+    assert st.turn is not None  # a question is asked during a turn
+    d.emit(ev.PartnerAnswered(seat=seat, asker=st.turn, yes=cmd.yes))
 
 
 def _go_out(d: Decision, seat: int) -> None:
@@ -443,7 +464,7 @@ def _go_out(d: Decision, seat: int) -> None:
     concealed = not st.melded_before[seat] and any(
         n >= 7 for r, n in st.turn_melded.items() if r != BLACK_THREE_RANK
     )
-    d.emit("WentOut", seat=seat, concealed=concealed)
+    d.emit(ev.WentOut(seat=seat, concealed=concealed))
     _end_deal(d, "went_out")
 
 
@@ -462,38 +483,25 @@ def _forced_take(d: Decision, seat: int) -> bool:
 
 def _decline_pile(d: Decision, seat: int, cmd: DeclinePile) -> None:
     st = d.state
-    _check_turn(st, seat, (DRAW,), "decline the pile")
+    _check_turn(st, seat, DeclinePile)
     if st.stock:
         raise RuleViolation("R-END-1", "the pile may be declined only when the stock is empty")
     if _forced_take(d, seat):
         raise RuleViolation(
             "R-END-1", "the top card matches your side's meld: you must take the pile"
         )
-    d.emit("PileDeclined", seat=seat)
+    d.emit(ev.PileDeclined(seat=seat))
     _end_deal(d, "pile_declined")
 
 
 def _end_deal(d: Decision, reason: str) -> None:
     # The deal's reason is folded first, so the scoring hook sees how it ended.
     d.state.end_reason = reason
-    d.emit("DealScored", reason=reason, scores=d.variant.score_deal(d.state))
+    d.emit(ev.DealScored(reason=reason, scores=d.variant.score_deal(d.state)))
 
 
 def abandon(state: DealState) -> list[Event]:
     """R-GAME-2: the host stopped the game; the unfinished deal is not scored."""
     if state.phase == OVER:
         return []
-    return [("DealAbandoned", {"reason": "stopped"})]
-
-
-_HANDLERS: dict[type, Callable[[Decision, int, Any], None]] = {
-    Cut: _cut,
-    Draw: _draw,
-    TakePile: _take_pile,
-    Meld: _meld,
-    Discard: _discard,
-    AskPartner: _ask_partner,
-    Answer: _answer,
-    DeclinePile: _decline_pile,
-    PickUpPonytail: _pick_up_ponytail,
-}
+    return [ev.DealAbandoned(reason="stopped")]

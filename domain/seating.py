@@ -72,12 +72,31 @@ def virtual_table(sides: Mapping[str, Sequence[int]], deal_index: int, sit_outs:
     return order
 
 
+def rotation_for(
+    sides: Mapping[str, Sequence[int]], sit_out: Sequence[int], sit_outs: bool, players: int
+) -> int:
+    """R-SEAT-2: the shift of the sit-out rotation whose first deal sits out exactly the
+    seats ``sit_out`` (set up for tests and scenarios)."""
+    wanted = sorted(sit_out)
+    for rotation in range(3):
+        active = virtual_table(sides, rotation, sit_outs)
+        if sorted(set(range(players)) - set(active)) == wanted:
+            return rotation
+    raise SetupError("R-SEAT-2", f"no deal of the sit-out rotation sits out seats {wanted}")
+
+
 def side_of_seats(sides: Mapping[str, Sequence[int]], players: int) -> list[str]:
     side_of = [""] * players
     for name, seats in sides.items():
         for seat in seats:
             side_of[seat] = name
     return side_of
+
+
+def check_first_dealer(dealer: int, order: Sequence[int]) -> None:
+    """R-DEAL-1: the first dealer (drawn by chance, or fixed for tests) plays deal 1."""
+    if dealer not in order:
+        raise SetupError("R-DEAL-1", f"seat {dealer} does not play the first deal")
 
 
 def next_dealer(previous_order: Sequence[int], previous_dealer: int, active: Sequence[int]) -> int:

@@ -1,28 +1,50 @@
 """The state of one deal, derived only from its events (R-HIST-1).
 
 ``DealState`` holds plain JSON-friendly values (lists, dicts with string keys, strings,
-ints) so that it can be snapshotted by the event store and cloned cheaply. ``apply``
-is the single fold: every event of the deal's stream goes through it, whether it is
-being decided, recorded or replayed. It never calls a random source or the clock.
+ints; melds as ``LaidMeld`` values, whose JSON form ``to_dict`` gives) so that it can be
+snapshotted by the event store and cloned cheaply. ``apply`` is the single fold: every
+event of the deal's stream goes through it (typed, ``domain.deal_events``), whether it is
+being decided, recorded or replayed. It never calls a random source or the clock, and it
+knows nothing of the entries: what it needs of its entry (``meld_cap``) it is given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from domain.cards import CARDS, full_deck
+from domain.constants import ANSWER, CUT, DEALING, DRAW, OVER, PLAY, SHUFFLE
+from domain.deal_events import (
+    CardDiscarded,
+    CardsDealt,
+    CardsDrawn,
+    CardTurnedUp,
+    DealAbandoned,
+    DealEvent,
+    DealScored,
+    DeckCut,
+    DeckShuffled,
+    DeckStacked,
+    MeldExtended,
+    MeldLaid,
+    PartnerAnswered,
+    PartnerAsked,
+    PileDeclined,
+    PileTaken,
+    PlayStarted,
+    PonytailPickedUp,
+    PonytailsDealt,
+    RedThreeLaid,
+    WentOut,
+)
+from domain.melds import LaidMeld
 from domain.shuffle import shuffled
-from domain.variants import get_variant
 
-# Phases of a deal, in the order they normally come (boardgame.io-style explicit phases).
-SHUFFLE = "shuffle"  # created, deck not yet shuffled
-CUT = "cut"  # waiting for the cutter (R-DEAL-4)
-DEALING = "dealing"  # cut done, cards being dealt and turned up (one command)
-DRAW = "draw"  # the player to act must draw or take the pile
-PLAY = "play"  # drawn: meld, add, discard
-ANSWER = "answer"  # waiting for the partner's answer (R-OUT-3)
-OVER = "over"  # deal ended (went out, red three last, pile declined, or stopped)
+__all__ = ["ANSWER", "CUT", "DEALING", "DRAW", "OVER", "PLAY", "SHUFFLE", "DealState"]
+
+#: What a deal's options hold (true/false switches such as ``always_frozen``).
+Options = Mapping[str, bool]
 
 
 class DealState:
@@ -34,8 +56,9 @@ class DealState:
         table_id: str,
         number: int,
         variant: str,
+        meld_cap: int | None,
         decks: int,
-        options: Mapping[str, Any],
+        options: Options,
         players: int,
         player_ids: list[str],
         order: list[int],
@@ -67,11 +90,11 @@ class DealState:
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.ponytails: list[list[str]] = [[] for _ in range(players)]  # face down
         self.ponytail_up: list[bool] = [False] * players
-        self.meld_cap = get_variant(variant).meld_cap
+        self.meld_cap = meld_cap  # the entry's: melds close at this size
         self.cut: int | None = None
         self.asked_in_deal: list[bool] = [False] * players
         sides = sorted({side_of[s] for s in order})
-        self.melds: dict[str, list[dict[str, Any]]] = {s: [] for s in sides}
+        self.melds: dict[str, list[LaidMeld]] = {s: [] for s in sides}
         self.red_threes: dict[str, list[str]] = {s: [] for s in sides}
         self.opened: dict[str, bool] = {s: False for s in sides}
         self.melded_before: list[bool] = [False] * players  # laid/added in an earlier turn
@@ -115,34 +138,83 @@ class DealState:
         side = self.side_of[seat]
         return [s for s in self.order if s != seat and self.side_of[s] == side]
 
-    def open_meld(self, side: str, rank: str) -> tuple[int, dict[str, Any]] | None:
+    def open_meld(self, side: str, rank: str) -> tuple[int, LaidMeld] | None:
         """The side's meld of ``rank`` that can still take cards, if any."""
         for i, meld in enumerate(self.melds[side]):
-            if meld["rank"] == rank and not meld.get("closed", False):
+            if meld.rank == rank and not meld.closed:
                 return i, meld
         return None
 
     def canastas(self, side: str) -> int:
-        return sum(1 for m in self.melds[side] if m["rank"] != "3" and len(m["cards"]) >= 7)
+        return sum(1 for m in self.melds[side] if m.is_canasta)
 
-    def completed(self, side: str) -> list[dict[str, Any]]:
+    def completed(self, side: str) -> list[LaidMeld]:
         """The side's canastas (melds of seven or more; never a black-three meld)."""
-        return [m for m in self.melds[side] if m["rank"] != "3" and len(m["cards"]) >= 7]
+        return [m for m in self.melds[side] if m.is_canasta]
 
     # --- the fold -----------------------------------------------------------------
-    def apply(self, kind: str, data: Mapping[str, Any]) -> None:
-        getattr(self, "_on_" + kind)(data)
+    def apply(self, e: DealEvent) -> None:
+        """Fold one event (the most frequent kinds are matched first)."""
+        match e:
+            case CardsDrawn():
+                self._cards_drawn(e)
+            case CardDiscarded():
+                self._card_discarded(e)
+            case MeldLaid():
+                self._meld_laid(e)
+            case MeldExtended():
+                self._meld_extended(e)
+            case PileTaken():
+                self._pile_taken(e)
+            case RedThreeLaid():
+                self._red_three_laid(e)
+            case DealScored():
+                self.end_reason = e.reason
+                self.scores = {side: dict(b) for side, b in e.scores.items()}
+                self.phase = OVER
+            case WentOut():
+                self.went_out = e.seat
+                self.concealed = bool(e.concealed)
+                self.phase = OVER
+            case DeckShuffled():
+                self.deck = shuffled(full_deck(self.decks), bytes.fromhex(e.seed))
+                self.phase = CUT
+            case DeckStacked():
+                self.deck = list(e.order)
+                self.phase = CUT
+            case DeckCut():
+                self._deck_cut(e)
+            case CardsDealt():
+                for seat, card in e.cards:
+                    self._take_from_stock(card)
+                    self.hands[seat].append(card)
+            case PonytailsDealt():
+                for seat, card in e.cards:
+                    self._take_from_stock(card)
+                    self.ponytails[seat].append(card)
+            case CardTurnedUp():
+                self._card_turned_up(e)
+            case PlayStarted():
+                self.turn = e.seat
+                self.phase = DRAW
+            case PonytailPickedUp():
+                self._ponytail_picked_up(e)
+            case PartnerAsked():
+                self._partner_asked(e)
+            case PartnerAnswered():
+                self.answer = bool(e.yes)
+                self.phase = self.resume_phase or DRAW
+                self.resume_phase = None
+            case PileDeclined():
+                self.phase = OVER
+            case DealAbandoned():
+                self.end_reason = "stopped"
+                self.phase = OVER
+            case _:
+                assert_never(e)
 
-    def _on_DeckShuffled(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        self.deck = shuffled(full_deck(self.decks), bytes.fromhex(e["seed"]))
-        self.phase = CUT
-
-    def _on_DeckStacked(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        self.deck = list(e["order"])
-        self.phase = CUT
-
-    def _on_DeckCut(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        n = e["n"]
+    def _deck_cut(self, e: DeckCut) -> None:
+        n = e.n
         self.cut = n
         after_cut = self.deck[n:] + self.deck[:n]  # R-DEAL-4: bottom packet on top
         self.stock = after_cut[::-1]
@@ -154,60 +226,41 @@ class DealState:
         if top != card:  # an event that contradicts the stream: refuse to fold it
             raise ValueError(f"event names {card} but the stock's top card is {top}")
 
-    def _on_CardsDealt(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        for seat, card in e["cards"]:
-            self._take_from_stock(card)
-            self.hands[seat].append(card)
-
-    def _on_PonytailsDealt(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        for seat, card in e["cards"]:
-            self._take_from_stock(card)
-            self.ponytails[seat].append(card)
-
-    def _on_PonytailPickedUp(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        seat = e["seat"]
+    def _ponytail_picked_up(self, e: PonytailPickedUp) -> None:
+        seat = e.seat
         self.hands[seat].extend(self.ponytails[seat])
         self.ponytails[seat] = []
         self.ponytail_up[seat] = True
 
-    def _on_CardsDrawn(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        hand = self.hands[e["seat"]]
-        for card in e["cards"]:
+    def _cards_drawn(self, e: CardsDrawn) -> None:
+        hand = self.hands[e.seat]
+        for card in e.cards:
             self._take_from_stock(card)
             hand.append(card)
-        if not e["replacement"]:
+        if not e.replacement:
             self.phase = PLAY
 
-    def _on_RedThreeLaid(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        seat = e["seat"]
-        self.hands[seat].remove(e["card"])
-        self.red_threes[self.side_of[seat]].append(e["card"])
+    def _red_three_laid(self, e: RedThreeLaid) -> None:
+        seat = e.seat
+        self.hands[seat].remove(e.card)
+        self.red_threes[self.side_of[seat]].append(e.card)
 
-    def _on_CardTurnedUp(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        card = e["card"]
+    def _card_turned_up(self, e: CardTurnedUp) -> None:
+        card = e.card
         self._take_from_stock(card)
         self.pile.append(card)
-        if e["crosswise"]:
+        if e.crosswise:
             self.crosswise.append(card)
 
-    def _on_PlayStarted(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        self.turn = e["seat"]
-        self.phase = DRAW
-
-    def _on_PartnerAsked(self, e: Mapping[str, Any]) -> None:  # noqa: N802
+    def _partner_asked(self, e: PartnerAsked) -> None:
         self.asked = True
-        self.asked_in_deal[e["seat"]] = True
-        self.asked_partner = e["partner"]
+        self.asked_in_deal[e.seat] = True
+        self.asked_partner = e.partner
         self.resume_phase = self.phase
         self.phase = ANSWER
 
-    def _on_PartnerAnswered(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        self.answer = bool(e["yes"])
-        self.phase = self.resume_phase or DRAW
-        self.resume_phase = None
-
-    def _on_PileTaken(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        self.hands[e["seat"]].extend(self.pile)
+    def _pile_taken(self, e: PileTaken) -> None:
+        self.hands[e.seat].extend(self.pile)
         self.pile = []
         self.crosswise = []
         self.phase = PLAY
@@ -219,26 +272,20 @@ class DealState:
         self.opened[self.side_of[seat]] = True
         self.turn_melded[rank] = self.turn_melded.get(rank, 0) + len(cards)
 
-    def _on_MeldLaid(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        seat, rank, cards = e["seat"], e["rank"], list(e["cards"])
+    def _meld_laid(self, e: MeldLaid) -> None:
+        seat, rank, cards = e.seat, e.rank, list(e.cards)
         self._meld_cards(seat, rank, cards)
-        self.melds[self.side_of[seat]].append(self._meld(rank, cards))
+        self.melds[self.side_of[seat]].append(LaidMeld.of(rank, cards, self.meld_cap))
 
-    def _on_MeldExtended(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        seat, rank, cards = e["seat"], e["rank"], list(e["cards"])
+    def _meld_extended(self, e: MeldExtended) -> None:
+        seat, rank, cards = e.seat, e.rank, list(e.cards)
         self._meld_cards(seat, rank, cards)
         melds = self.melds[self.side_of[seat]]
-        meld = melds[e["index"]]
-        melds[e["index"]] = self._meld(rank, meld["cards"] + cards)  # replaced, never mutated
+        # replaced, never mutated
+        melds[e.index] = LaidMeld.of(rank, [*melds[e.index].cards, *cards], self.meld_cap)
 
-    def _meld(self, rank: str, cards: list[str]) -> dict[str, Any]:
-        meld: dict[str, Any] = {"rank": rank, "cards": cards}
-        if self.meld_cap is not None and len(cards) >= self.meld_cap:
-            meld["closed"] = True  # complete: it takes no more cards
-        return meld
-
-    def _on_CardDiscarded(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        seat, card = e["seat"], e["card"]
+    def _card_discarded(self, e: CardDiscarded) -> None:
+        seat, card = e.seat, e.card
         self.hands[seat].remove(card)
         self.pile.append(card)
         if CARDS[card].is_wild:  # R-DISC-1
@@ -256,29 +303,12 @@ class DealState:
         self.turn = self.left_of(seat)
         self.phase = DRAW
 
-    def _on_WentOut(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        self.went_out = e["seat"]
-        self.concealed = bool(e["concealed"])
-        self.phase = OVER
-
-    def _on_PileDeclined(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        self.phase = OVER
-
-    def _on_DealScored(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        self.end_reason = e["reason"]
-        self.scores = {side: dict(b) for side, b in e["scores"].items()}
-        self.phase = OVER
-
-    def _on_DealAbandoned(self, e: Mapping[str, Any]) -> None:  # noqa: N802
-        self.end_reason = "stopped"
-        self.phase = OVER
-
     # --- copying and (de)serialising ----------------------------------------------------
     def clone(self) -> DealState:
         """A copy that shares nothing mutable with this state (cheap: it runs per command).
 
-        Meld dicts are never changed in place (``_on_MeldExtended`` replaces them), so the
-        copies of the meld lists may share them.
+        Melds are immutable (``_meld_extended`` replaces them), so the copies of the meld
+        lists share them.
         """
         new = object.__new__(DealState)
         d = self.__dict__.copy()
@@ -302,12 +332,16 @@ class DealState:
         return self.clone()
 
     def to_dict(self) -> dict[str, Any]:
-        return self.clone().__dict__
+        """The JSON form snapshots store (melds as their JSON form, as they always were)."""
+        d = self.clone().__dict__
+        d["melds"] = {s: [m.to_json() for m in ms] for s, ms in self.melds.items()}
+        return d
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DealState:
         new = object.__new__(cls)
         new.__dict__.update(data)
+        new.melds = {s: [LaidMeld.from_json(m) for m in ms] for s, ms in data["melds"].items()}
         return new.clone()
 
     def __eq__(self, other: object) -> bool:

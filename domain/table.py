@@ -7,12 +7,11 @@ what they scored, and decides when the game ends (R-GAME-1) or was stopped (R-GA
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
 from domain.errors import Forbidden, SetupError
-from domain.seating import choose_sides, virtual_table
+from domain.seating import choose_sides, next_dealer, virtual_table
 from domain.variants import get_variant
 
 OPEN = "open"  # seats being filled
@@ -24,7 +23,7 @@ STOPPED = "stopped"  # the host stopped the game early (R-GAME-2)
 class Table(Aggregate):
     @event("Created")
     def __init__(
-        self, host: str, entry: str, players: int, options: dict[str, Any], target: int
+        self, host: str, entry: str, players: int, options: dict[str, bool], target: int
     ) -> None:
         self.host = host
         self.entry = entry
@@ -44,7 +43,7 @@ class Table(Aggregate):
 
     @staticmethod
     def check_setup(
-        entry: str, players: int, options: Mapping[str, Any], target: int | None
+        entry: str, players: int, options: Mapping[str, object], target: int | None
     ) -> int:
         """R-SEAT-3: a valid entry, player count, options and target; returns the target."""
         variant = get_variant(entry)
@@ -117,6 +116,20 @@ class Table(Aggregate):
             raise SetupError("R-SEAT-3", "the host must choose the teams first")
         return choose_sides(variant, self.players, None)
 
+    @staticmethod
+    def opening_totals(
+        sides: Mapping[str, Sequence[int]], scores_before: Mapping[str, int] | None = None
+    ) -> dict[str, int]:
+        """Every side starts at 0, or (tests and scenarios) at ``scores_before`` (R-SEAT-3:
+        only sides of the table)."""
+        totals = {side: 0 for side in sorted(sides)}
+        if scores_before:
+            unknown = set(scores_before) - set(totals)
+            if unknown:
+                raise SetupError("R-SEAT-3", f"no such side: {sorted(unknown)}")
+            totals.update({k: int(v) for k, v in scores_before.items()})
+        return totals
+
     @event("GameStarted")
     def start(self, sides: dict[str, list[int]], totals: dict[str, int], rotation: int) -> None:
         """``rotation`` shifts the sit-out rotation (0 in play; scenarios may set it)."""
@@ -133,6 +146,19 @@ class Table(Aggregate):
         )
 
     # --- deals ---------------------------------------------------------------------------
+    def next_deal(self, player: str) -> tuple[int, list[int], int]:
+        """The host opens the next deal of a game in play once the current one is over
+        (R-GAME-1): its number, virtual table (R-SEAT-2) and dealer (R-DEAL-2)."""
+        self.check_host(player)
+        if self.status != PLAYING:
+            raise SetupError("R-SEAT-3", f"the game is {self.status}")
+        if len(self.deal_scores) < len(self.deals):
+            raise SetupError("R-GAME-1", "the current deal is not over")
+        assert self.sides is not None and self.dealer is not None
+        number = len(self.deals) + 1
+        order = self.virtual_table(number)
+        return number, order, next_dealer(self.order, self.dealer, order)
+
     @event("DealOpened")
     def open_deal(self, deal_id: str, number: int, dealer: int, order: list[int]) -> None:
         self.deals.append(deal_id)

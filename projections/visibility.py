@@ -68,7 +68,7 @@ def public_table(st: DealState) -> dict[str, Any]:
         },
         "hand_counts": {str(s): len(st.hands[s]) for s in st.order},
         "ponytail_counts": {str(s): len(st.ponytails[s]) for s in st.order if st.ponytails[s]},
-        "melds": {side: [dict(m) for m in melds] for side, melds in st.melds.items()},
+        "melds": {side: [m.to_json() for m in melds] for side, melds in st.melds.items()},
         "red_threes": {side: list(c) for side, c in st.red_threes.items()},
         "opened": dict(st.opened),
         "question": (

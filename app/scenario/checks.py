@@ -24,8 +24,8 @@ def _same_card(expected: str, actual: str | None) -> bool:
 def _meld_counts(st: DealState, side: str) -> dict[str, Any]:
     by_rank: dict[str, list[int]] = {}
     for meld in st.melds[side]:
-        rank = "W" if all(CARDS[c].is_wild for c in meld["cards"]) else meld["rank"]
-        by_rank.setdefault(rank, []).append(len(meld["cards"]))
+        rank = "W" if all(CARDS[c].is_wild for c in meld.cards) else meld.rank
+        by_rank.setdefault(rank, []).append(meld.size)
     return {r: (n[0] if len(n) == 1 else n) for r, n in by_rank.items()}
 
 
@@ -104,7 +104,7 @@ def final_report(st: DealState, table: Table) -> dict[str, Any]:
         "pile": {"top": st.pile_top, "size": len(st.pile), "frozen": st.pile_frozen},
         "stock_size": len(st.stock),
         "hands": {str(s): list(st.hands[s]) for s in st.order},
-        "melds": {side: st.melds[side] for side in st.sides},
+        "melds": {side: [m.to_json() for m in st.melds[side]] for side in st.sides},
         "red_threes": st.red_threes,
         "deal_scores": st.scores,
         "totals": table.totals,

@@ -29,10 +29,10 @@ class Mirror:
     def execute(self, seat: int, command: c.Command) -> list[Any]:
         """Apply an accepted command; its events, as ``event_view`` reads stored ones."""
         new = []
-        for kind, data in rules.decide(self.state, seat, command):
-            self.state.apply(kind, data)
+        for event in rules.decide(self.state, seat, command):
+            self.state.apply(event)
             self.version += 1
-            new.append(mirrored_event(kind, self.version, data))
+            new.append(mirrored_event(event.kind, self.version, event.data()))
         return new
 
 

@@ -12,16 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
-from domain.cards import CARDS
-from domain.errors import RuleViolation
-
-if TYPE_CHECKING:
-    from domain.state import DealState
-
-WILD_RANK = "W"  # the rank of a wild-card meld, where an entry has them
-BLACK_THREE_RANK = "3"
+from domain.cards import CARDS, full_deck
+from domain.constants import WILD_RANK
+from domain.deal_events import Breakdown
+from domain.errors import RuleViolation, SetupError
+from domain.melds import LaidMeld
+from domain.scoring import (
+    MIXED_CANASTA,
+    NATURAL_CANASTA,
+    card_values,
+    finish,
+    side_hands,
+    start_breakdown,
+)
+from domain.state import DealState
 
 
 @dataclass
@@ -85,6 +90,21 @@ class Variant:
             if cumulative >= threshold:
                 return minimum
         return self.minimum_below_zero
+
+    def cutter(self, order: Sequence[int], dealer: int) -> int:
+        """R-DEAL-4 (R-PT-DEAL-1): the seat that cuts, ``cutter_offset`` seats from the dealer
+        on the deal's virtual table (+1 his left, -1 his right)."""
+        i = order.index(dealer)
+        return order[(i + self.cutter_offset) % len(order)]
+
+    def table_options(self, options: Mapping[str, bool]) -> dict[str, bool]:
+        """Every option of the entry, each on or off (R-SEAT-3: an option left off is off)."""
+        return {name: bool(options.get(name, False)) for name in sorted(self.options)}
+
+    def check_stacked_deck(self, deck: Sequence[str]) -> None:
+        """R-DEAL-3: a prepared deck (tests only) holds every card of the entry's decks once."""
+        if sorted(deck) != sorted(full_deck(self.decks)):
+            raise SetupError("R-DEAL-3", "a stacked deck must hold every card once")
 
     def hand_size_for(self, players: int) -> int:
         return self.hand_size[players]
@@ -172,7 +192,7 @@ class Variant:
         side: str,
         top: str,
         first: Sequence[str],
-        existing: dict[str, Any] | None,
+        existing: LaidMeld | None,
     ) -> None:
         """R-PILE-2..4 and §9: may the top card be taken with ``first`` (hand cards)?"""
         rank = CARDS[top].rank
@@ -186,7 +206,7 @@ class Variant:
                 raise RuleViolation(
                     "R-PILE-3", "the pile is frozen: meld the top with two naturals"
                 )
-            if not st.opened[side] or existing is None or len(existing["cards"]) > 6:
+            if not st.opened[side] or existing is None or existing.size > 6:
                 raise RuleViolation(
                     "R-FROZEN-1",
                     "the top card alone may join only your side's meld of six cards or fewer",
@@ -249,10 +269,24 @@ class Variant:
         """R-SCORE-4 (classic): 100 each, 800 for all four."""
         return 800 if count == 4 else 100 * count
 
-    def score_deal(self, st: DealState) -> dict[str, dict[str, int]]:
-        from domain.scoring import score_classic
-
-        return score_classic(st, self)
+    def score_deal(self, st: DealState) -> dict[str, Breakdown]:
+        """R-SCORE-1..4: melded values, canasta bonuses, going out (and concealed), red
+        threes (negative without a meld), minus the cards left in the side's hands."""
+        result: dict[str, Breakdown] = {}
+        for side in st.sides:
+            b = start_breakdown(st, self, side)
+            melds = st.melds[side]
+            b["melds"] = sum(card_values(m.cards) for m in melds)
+            for m in st.completed(side):
+                b["mixed_canastas" if m.has_wild else "natural_canastas"] += 1
+            b["canasta_bonus"] = (
+                NATURAL_CANASTA * b["natural_canastas"] + MIXED_CANASTA * b["mixed_canastas"]
+            )
+            red = self.red_three_bonus(len(st.red_threes[side]))
+            b["red_threes"] = red if melds else -red  # R-SCORE-4
+            b["hands"] = -sum(card_values(h) for h in side_hands(st, side))
+            result[side] = finish(b)
+        return result
 
     def winners(self, totals: Mapping[str, int], target: int, deals: int) -> list[str] | None:
         """R-GAME-1: after a complete deal, once a side reached the target, the highest

@@ -6,14 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from domain.cards import CARDS
+from domain.constants import PLAY, WILD_RANK
+from domain.deal_events import Breakdown
 from domain.errors import RuleViolation
-from domain.variants.base import WILD_RANK, MeldPlan, Variant
-
-if TYPE_CHECKING:
-    from domain.state import DealState
+from domain.melds import LaidMeld
+from domain.scoring import (
+    MIXED_CANASTA,
+    NATURAL_CANASTA,
+    card_values,
+    finish,
+    side_hands,
+    start_breakdown,
+)
+from domain.state import DealState
+from domain.variants.base import MeldPlan, Variant
 
 JOKER_RANKS = ("BJ", "LJ")
 
@@ -21,18 +29,16 @@ JOKER_RANKS = ("BJ", "LJ")
 def dead_ranks(st: DealState) -> set[str]:
     """R-MA-MELD-2: ranks of which either side completed a natural canasta."""
     return {
-        m["rank"]
+        m.rank
         for melds in st.melds.values()
         for m in melds
-        if m["rank"] != WILD_RANK
-        and len(m["cards"]) >= 7
-        and not any(CARDS[c].is_wild for c in m["cards"])
+        if m.rank != WILD_RANK and m.size >= 7 and not m.has_wild
     }
 
 
 def open_wild_meld(st: DealState, side: str) -> bool:
     """R-MA-MELD-4: the side has a wild-card meld that is not complete yet."""
-    return any(m["rank"] == WILD_RANK and len(m["cards"]) < 7 for m in st.melds[side])
+    return any(m.rank == WILD_RANK and m.size < 7 for m in st.melds[side])
 
 
 @dataclass(frozen=True)
@@ -127,7 +133,7 @@ class ModernAmerican(Variant):
         side: str,
         top: str,
         first: Sequence[str],
-        existing: dict[str, Any] | None,
+        existing: LaidMeld | None,
     ) -> None:
         """R-MA-PILE-1: always a natural pair from the hand; it joins an existing meld only
         of three or four cards."""
@@ -137,7 +143,7 @@ class ModernAmerican(Variant):
             raise RuleViolation(
                 "R-MA-PILE-1", f"taking the pile needs a natural pair of {rank}s from your hand"
             )
-        if existing is not None and len(existing["cards"]) not in (3, 4):
+        if existing is not None and existing.size not in (3, 4):
             raise RuleViolation(
                 "R-MA-PILE-1", f"the pair joins your meld of {rank}s only when it has 3 or 4 cards"
             )
@@ -190,14 +196,71 @@ class ModernAmerican(Variant):
         """R-MA-OUT-1: once per deal, right after drawing."""
         if st.asked_in_deal[seat]:
             return RuleViolation("R-MA-OUT-1", "you may ask your partner once per deal")
-        if st.phase != "play" or st.turn_melded:
+        if st.phase != PLAY or st.turn_melded:
             return RuleViolation("R-MA-OUT-1", "ask right after drawing, before melding")
         return None
 
-    def score_deal(self, st: DealState) -> dict[str, dict[str, int]]:
-        from domain.scoring import score_modern_american
+    def score_deal(self, st: DealState) -> dict[str, Breakdown]:
+        """R-MA-SCORE-1..3, R-MA-THREE-1/2."""
+        result: dict[str, Breakdown] = {}
+        for side in st.sides:
+            b = start_breakdown(st, self, side)
+            melds = st.melds[side]
+            complete = [m for m in melds if m.size >= 7]
+            bonus = 0
+            for m in complete:
+                if m.rank == WILD_RANK:
+                    b["wild_canastas"] += 1
+                    bonus += _wild_canasta(m)
+                elif m.has_wild:
+                    b["mixed_canastas"] += 1
+                    bonus += MIXED_CANASTA
+                elif m.rank in ("7", "A"):
+                    b["special_canastas"] += 1
+                    bonus += 2500
+                else:
+                    b["natural_canastas"] += 1
+                    bonus += NATURAL_CANASTA
+            b["canasta_bonus"] = bonus
+            melded = sum(card_values(m.cards) for m in melds)
+            b["melds"] = melded if complete else -melded  # R-MA-SCORE-2
+            penalties = 0
+            for m in melds:
+                if m.size >= 7:
+                    continue
+                if m.rank == "7" or (m.rank == "A" and not m.has_wild):
+                    penalties -= 2500
+                elif m.rank == WILD_RANK:
+                    jokers = sum(1 for c in m.cards if CARDS[c].rank in JOKER_RANKS)
+                    penalties -= 2500 if jokers == 4 else 2000
+            for hand in side_hands(st, side):
+                ranks = [CARDS[c].rank for c in hand]
+                penalties -= 1500 * ((ranks.count("A") >= 3) + (ranks.count("7") >= 3))
+            b["penalties"] = penalties
+            b["hands"] = -sum(card_values(h, _hand_value) for h in side_hands(st, side))
+            laid = st.red_threes[side]
+            reds = sum(1 for c in laid if CARDS[c].is_red_three)
+            threes = THREES[min(reds, 4)] + THREES[min(len(laid) - reds, 4)]
+            b["red_threes"] = -threes if not complete else (0 if len(complete) == 1 else threes)
+            result[side] = finish(b)
+        return result
 
-        return score_modern_american(st, self)
+
+THREES = {0: 0, 1: 100, 2: 300, 3: 500, 4: 1000}  # R-MA-THREE-2, per colour
+
+
+def _wild_canasta(meld: LaidMeld) -> int:
+    """R-MA-SCORE-1: seven 2s 3000; four jokers and three 2s 2500; any other 2000."""
+    jokers = sum(1 for c in meld.cards if CARDS[c].rank in JOKER_RANKS)
+    if jokers == 0:
+        return 3000
+    if jokers == 4:
+        return 2500
+    return 2000
+
+
+def _hand_value(card: str) -> int:
+    return 5 if CARDS[card].is_three else CARDS[card].value  # R-MA-THREE-1: a three in hand −5
 
 
 def _without(cards: list[str], card: str) -> list[str]:

@@ -5,14 +5,15 @@ go out, and a game of 50000 points or four deals."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from domain.cards import CARDS
+from domain.constants import WILD_RANK
+from domain.deal_events import Breakdown
 from domain.errors import RuleViolation
-from domain.variants.base import WILD_RANK, Variant
-
-if TYPE_CHECKING:
-    from domain.state import DealState
+from domain.melds import LaidMeld
+from domain.scoring import MIXED_CANASTA, NATURAL_CANASTA, card_values, finish, start_breakdown
+from domain.state import DealState
+from domain.variants.base import Variant
 
 EXACT_CUT = 61  # R-PT-DEAL-1: 4 x 15 + 1
 
@@ -44,21 +45,49 @@ class Ponytail(Variant):
             )
         return None
 
-    def score_deal(self, st: DealState) -> dict[str, dict[str, int]]:
-        from domain.scoring import score_ponytail
+    def score_deal(self, st: DealState) -> dict[str, Breakdown]:
+        """R-PT-SCORE-1: wild canastas 2500, natural 7s 5000; black threes left in a hand
+        or a ponytail count 100 against it."""
+        result: dict[str, Breakdown] = {}
+        for side in st.sides:
+            b = start_breakdown(st, self, side)
+            melds = st.melds[side]
+            b["melds"] = sum(card_values(m.cards) for m in melds)
+            bonus = 0
+            for m in st.completed(side):
+                if m.rank == WILD_RANK:
+                    b["wild_canastas"] += 1
+                    bonus += 2500
+                elif m.has_wild:
+                    b["mixed_canastas"] += 1
+                    bonus += MIXED_CANASTA
+                elif m.rank == "7":
+                    b["special_canastas"] += 1
+                    bonus += 5000
+                else:
+                    b["natural_canastas"] += 1
+                    bonus += NATURAL_CANASTA
+            b["canasta_bonus"] = bonus
+            red = 100 * len(st.red_threes[side])
+            b["red_threes"] = red if melds else -red
+            seats = [s for s in st.order if st.side_of[s] == side]
+            b["hands"] = -sum(card_values(st.hands[s], _hand_value) for s in seats)
+            b["ponytails"] = -sum(card_values(st.ponytails[s], _hand_value) for s in seats)
+            result[side] = finish(b)
+        return result
 
-        return score_ponytail(st, self)
+
+def _hand_value(card: str) -> int:
+    return 100 if CARDS[card].is_black_three else CARDS[card].value  # R-PT-SCORE-1
 
 
-def canasta_kind(meld: dict[str, object]) -> str:
+def canasta_kind(meld: LaidMeld) -> str:
     """R-PT-OUT-1 [decision]: a natural-7s canasta is its own kind, not a natural one."""
-    cards = meld["cards"]
-    assert isinstance(cards, list)
-    if meld["rank"] == WILD_RANK:
+    if meld.rank == WILD_RANK:
         return "wild"
-    if any(CARDS[c].is_wild for c in cards):
+    if meld.has_wild:
         return "mixed"
-    return "natural 7s" if meld["rank"] == "7" else "natural"
+    return "natural 7s" if meld.rank == "7" else "natural"
 
 
 PONYTAIL = Ponytail(

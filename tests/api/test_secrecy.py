@@ -618,7 +618,7 @@ class SecrecyGame:
         spectator = json.dumps(texts[self.anonymous])
         shown = set(card_tokens(spectator))
         public = set(st.pile[-1:])
-        public |= {card for melds in st.melds.values() for m in melds for card in m["cards"]}
+        public |= {card for melds in st.melds.values() for m in melds for card in m.cards}
         public |= {card for cards in st.red_threes.values() for card in cards}
         assert public <= shown, (
             f"{self.where} the spectator is not shown the pile top, melds and red threes "
@@ -639,7 +639,7 @@ class SecrecyGame:
         nobody = ledger.secret(None)
         assert set(st.stock) <= nobody and set(st.deck) <= nobody, self.where
         on_table = set(st.pile)
-        on_table |= {card for melds in st.melds.values() for m in melds for card in m["cards"]}
+        on_table |= {card for melds in st.melds.values() for m in melds for card in m.cards}
         on_table |= {card for cards in st.red_threes.values() for card in cards}
         assert not on_table & nobody, f"{self.where} public cards counted secret"
         for seat in st.order:

@@ -206,7 +206,7 @@ def scoring_candidates(st: DealState, seat: int) -> list[Command]:
     if st.phase not in ("draw", "play"):
         return []
     hand = st.hands[seat]
-    melded = {m["rank"] for m in st.melds[st.side_of[seat]]}
+    melded = {m.rank for m in st.melds[st.side_of[seat]]}
     naturals: dict[str, list[str]] = {}
     wilds = []
     for card in hand:

@@ -41,6 +41,7 @@ from domain.commands import Command
 from domain.deal import Deal
 from domain.errors import SetupError
 from domain.legal import legal_command, seat_to_act
+from domain.melds import LaidMeld
 from domain.shuffle import SEED_BYTES
 from domain.state import CUT, OVER, DealState
 from domain.table import FINISHED, PLAYING, STOPPED, Table
@@ -152,7 +153,7 @@ def card_places(st: DealState) -> Counter[str]:
         places.update(ponytail)
     for melds in st.melds.values():
         for meld in melds:
-            places.update(meld["cards"])
+            places.update(meld.cards)
     for cards in st.red_threes.values():
         places.update(cards)
     return places
@@ -209,13 +210,13 @@ def check_deal_scores(st: DealState, where: str) -> dict[str, int]:
         assert set(b) == BREAKDOWN_KEYS, w
         assert b["total"] == sum(b[p] for p in PARTS), f"total is not the sum of its parts {w}"
         melds = st.melds[side]
-        canastas = [m for m in melds if m["rank"] != "3" and len(m["cards"]) >= 7]
-        value = sum(CARDS[c].value for m in melds for c in m["cards"])
+        canastas = [m for m in melds if m.rank != "3" and len(m.cards) >= 7]
+        value = sum(CARDS[c].value for m in melds for c in m.cards)
         in_hand = [c for s in st.order if st.side_of[s] == side for c in st.hands[s]]
         bonus = {"classic": 100, "extra_six": 100, "modern_american": 100, "ponytail": 200}
         assert b["going_out"] == (bonus[st.variant] if side == going_out_side else 0), w
         if st.variant in ("classic", "extra_six"):
-            mixed = sum(1 for m in canastas if any(CARDS[c].is_wild for c in m["cards"]))
+            mixed = sum(1 for m in canastas if any(CARDS[c].is_wild for c in m.cards))
             assert (b["natural_canastas"], b["mixed_canastas"]) == (len(canastas) - mixed, mixed)
             assert b["canasta_bonus"] == 500 * b["natural_canastas"] + 300 * b["mixed_canastas"]
             assert b["melds"] == value, f"melds is not the value of the melded cards {w}"
@@ -236,13 +237,13 @@ def check_modern_american(
     st: DealState,
     side: str,
     b: dict[str, int],
-    canastas: list[dict[str, Any]],
+    canastas: list[LaidMeld],
     value: int,
     in_hand: list[str],
     w: str,
 ) -> None:
     """§10, written from RULES.md: R-MA-SCORE-1/2, R-MA-THREE-1/2, R-MA-OUT-1."""
-    assert all(len(m["cards"]) <= 7 for m in st.melds[side]), f"R-MA-MELD-1 {w}"
+    assert all(len(m.cards) <= 7 for m in st.melds[side]), f"R-MA-MELD-1 {w}"
     assert b["melds"] == (value if canastas else -value), f"R-MA-SCORE-2 melded cards {w}"
     assert b["concealed"] == 0, f"no concealed bonus (R-MA-OUT-1) {w}"
     hand_value = sum(5 if CARDS[c].is_three else CARDS[c].value for c in in_hand)
@@ -261,21 +262,21 @@ def check_ponytail(
     st: DealState,
     side: str,
     b: dict[str, int],
-    canastas: list[dict[str, Any]],
+    canastas: list[LaidMeld],
     value: int,
     in_hand: list[str],
     w: str,
 ) -> None:
     """§11, written from RULES.md: R-PT-SCORE-1, R-PT-PONY-1, R-PT-DEAL-1."""
-    assert all(len(m["cards"]) <= 7 for m in st.melds[side]), f"R-PT-MELD-1 {w}"
+    assert all(len(m.cards) <= 7 for m in st.melds[side]), f"R-PT-MELD-1 {w}"
     assert b["melds"] == value, w
     kinds = Counter(
         "wild"
-        if m["rank"] == "W"
+        if m.rank == "W"
         else "mixed"
-        if any(CARDS[c].is_wild for c in m["cards"])
+        if any(CARDS[c].is_wild for c in m.cards)
         else "sevens"
-        if m["rank"] == "7"
+        if m.rank == "7"
         else "natural"
         for m in canastas
     )
