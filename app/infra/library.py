@@ -1,0 +1,84 @@
+"""Every use the application makes of the ``eventsourcing`` library's private API.
+
+The library's public ``Application.save`` checks each saved object against a runtime
+protocol and cannot save several commands in one transaction; its cache is filled on save
+only without fast-forward. The command path needs both, so it builds the library's
+``ProcessingEvent`` itself and calls the steps ``save`` calls (``_record``,
+``_take_snapshots``, ``_notify``), and it reads the repository's aggregate cache directly.
+Those names are private: a new release of the library may change them without notice.
+They are used here only, and ``tests/app/test_library_contract.py`` fails, naming what is
+missing, when the installed library no longer has them.
+
+``PRIVATE_API`` lists what this module (and the rest of the project) relies on; the test
+checks every entry. Uses outside this module, which cannot move here because they are
+overrides in subclasses of the library's classes or in the domain's aggregates, are listed
+too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application, Cache, ProcessingEvent, Repository
+
+from app.infra.group_commit import Pending
+
+#: (owner, name, what for): the library's private or undocumented names the project uses.
+PRIVATE_API: tuple[tuple[str, str, str], ...] = (
+    # this module
+    ("eventsourcing.application:Application", "_record", "record_batch: one transaction"),
+    ("eventsourcing.application:Application", "_take_snapshots", "record_batch"),
+    ("eventsourcing.application:Application", "_notify", "record_batch"),
+    ("eventsourcing.application:Application", "notify", "record_batch (deprecated hook)"),
+    ("eventsourcing.application:ProcessingEvent", "events", "record_batch"),
+    ("eventsourcing.application:ProcessingEvent", "aggregates", "record_batch"),
+    ("eventsourcing.application:ProcessingEvent", "saved_kwargs", "record_batch"),
+    ("eventsourcing.application:Repository", "cache", "cache_reader, record_batch"),
+    ("eventsourcing.application:Repository", "fastforward", "record_batch"),
+    ("eventsourcing.application:Cache", "get", "cache_reader: get(key, *, evict=False)"),
+    ("eventsourcing.application:Cache", "put", "record_batch: put(key, value)"),
+    # overrides in app.infra.persistence.PostgresRecorder (a subclass of the library's)
+    ("eventsourcing.postgres:PostgresApplicationRecorder", "_lock_table", "overridden"),
+    ("eventsourcing.postgres:PostgresApplicationRecorder", "_notify_channel", "overridden"),
+    ("eventsourcing.postgres:PostgresApplicationRecorder", "lock_table_statements", "read"),
+    ("eventsourcing.postgres:PostgresApplicationRecorder", "channel_name", "read"),
+    # app.infra.read_model_store.sqlite.SQLiteReadModelRecorder (a subclass of the library's)
+    ("eventsourcing.sqlite:SQLiteTrackingRecorder", "_create_table", "called"),
+    # the domain's aggregates (domain/deal.py, domain/command_log.py)
+    ("eventsourcing.domain:Aggregate", "_create", "Deal.start: the Started event's class"),
+    ("eventsourcing.domain:Aggregate", "_pending_events", "Deal/CommandLog.__deepcopy__"),
+)
+
+
+def cache_reader(app: Application[UUID]) -> Callable[[UUID], Any] | None:
+    """Reads the repository's aggregate cache: the cached aggregate itself (not a copy), or
+    ``KeyError`` if it is not cached. None when the application caches nothing."""
+    cache: Cache[UUID, Any] | None = app.repository.cache
+    return None if cache is None else cache.get
+
+
+def record_batch(app: Application[UUID], batch: Sequence[Pending], **kwargs: Any) -> Any:
+    """``Application.save`` for the events of one or more commands (each a ``Pending``), in
+    one transaction,
+    without the per-object runtime checks of ``ProcessingEvent.collect_events``; the saved
+    aggregates are put in the cache (the library does so only without fast-forward), then
+    the library's snapshotting and notification hooks run as ``save`` runs them. Returns
+    the library's recordings."""
+    processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+    for pending in batch:
+        processing_event.events.extend(pending.events)
+        processing_event.aggregates.update(pending.aggregates)
+    processing_event.saved_kwargs.update(kwargs)
+    recordings = app._record(processing_event)
+    repository: Repository[UUID] = app.repository
+    cache = repository.cache
+    if cache is not None and repository.fastforward:
+        # A command's next read in this process then needs no query.
+        for aggregate_id, aggregate in processing_event.aggregates.items():
+            cache.put(aggregate_id, aggregate)
+    app._take_snapshots(processing_event)
+    app._notify(recordings)
+    app.notify(processing_event.events)  # the library's deprecated hook, kept
+    return recordings
