@@ -21,7 +21,7 @@ COMPONENTS = (
     ("engine (domain/)", "domain/"),
     ("views and redaction (projections/)", "projections/"),
     ("eventsourcing library", "eventsourcing/"),
-    ("application service (app/application.py)", "app/application.py"),
+    ("application service (app/services/)", "app/services/"),
     ("routes and deps (app/)", "app/"),
     ("pydantic", "pydantic"),
     ("FastAPI / Starlette", "fastapi/"),
