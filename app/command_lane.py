@@ -3,8 +3,8 @@
 Sending a command is the request a game server answers most, and most of its time went to
 the framework (routing, dependency solving, request and response objects: about half of a
 worker's CPU in ``make bench``). This ASGI middleware answers the *common case* itself, with
-the very functions the route uses (``app.routes.deals``): a request whose bearer token this
-process already knows, whose JSON body validates as ``CommandIn``, and whose command
+the very functions the route uses (``app.auth``, ``app.command_io``): a request whose bearer
+token this process already knows, whose JSON body validates as ``CommandIn``, and whose command
 ``CanastaApp.submit_cached`` accepts (or whose retry it answers) and the group committer
 saves. Its answer is the route's answer, byte for byte.
 
@@ -16,18 +16,15 @@ documented route, and the OpenAPI schema stays the contract.
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
-from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.application import CanastaApp
-from app.routes.deals import answer_content, submission, submit_from_cache
-from app.schemas import CommandIn
+from app.application import Answer, CanastaApp
+from app.auth import bearer_token, known_account
+from app.command_io import read_command, render, submission, submit_from_cache
 
 PATH = re.compile(r"/deals/([0-9A-Fa-f-]{32,36})/commands")
 #: Bodies larger than this go to FastAPI (a command is a few hundred bytes).
@@ -57,21 +54,18 @@ class CommandLane:
             body += message.get("body", b"")
             if not message.get("more_body", False) or len(body) > MAX_BODY:
                 break
-        content = None
+        answer = None
         if messages[-1]["type"] == "http.request" and not messages[-1].get("more_body"):
-            content = await self._answer(scope, match.group(1), body)
-        if content is None:
+            answer = await self._answer(scope, match.group(1), body)
+        if answer is None:
             await self.app(scope, _replay(messages, receive), send)
             return
-        # As Starlette's JSONResponse renders it.
         self.answered += 1
-        data = json.dumps(
-            content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
-        ).encode("utf-8")
+        data = render(answer)
         await send(
             {
                 "type": "http.response.start",
-                "status": 200,
+                "status": answer.status,
                 "headers": [
                     (b"content-length", str(len(data)).encode()),
                     (b"content-type", b"application/json"),
@@ -80,31 +74,34 @@ class CommandLane:
         )
         await send({"type": "http.response.body", "body": data})
 
-    async def _answer(self, scope: Scope, deal: str, body: bytes) -> dict[str, Any] | None:
+    async def _answer(self, scope: Scope, deal: str, body: bytes) -> Answer | None:
         """The route's 200 answer, or None: FastAPI's route decides."""
         canasta: CanastaApp | None = getattr(scope["app"].state, "canasta", None)
         if canasta is None:
             return None
-        token = content_type = None
-        for name, value in scope["headers"]:
+        authorization = content_type = None
+        for name, value in scope["headers"]:  # the first of each, as Starlette reads them
             if name == b"authorization":
-                token = value
-            elif name == b"content-type":
+                if authorization is None:
+                    authorization = value
+            elif name == b"content-type" and content_type is None:
                 content_type = value
-        if token is None or content_type is None:
+        if authorization is None or content_type is None:
             return None
         if content_type.split(b";")[0].strip().lower() != b"application/json":
             return None
-        scheme, _, credentials = token.decode("latin-1").partition(" ")
-        if scheme.lower() != "bearer" or not 0 < len(credentials) <= 200:
+        token = bearer_token(authorization.decode("latin-1"))
+        if token is None:
             return None
-        name = canasta.known_token(credentials)
+        name = known_account(canasta, token)
         if name is None:
             return None
         try:
             deal_id = UUID(deal)
-            command = CommandIn.model_validate(json.loads(body))
-        except (ValueError, ValidationError, RecursionError):  # json's are ValueErrors
+        except ValueError:
+            return None
+        command = read_command(body)
+        if command is None:
             return None
         try:
             answer = await submit_from_cache(canasta, submission(deal_id, name, command))
@@ -112,7 +109,7 @@ class CommandLane:
             return None  # another process wrote first: the route decides from the store
         if answer is None or answer.status != 200:
             return None
-        return answer_content(answer)
+        return answer
 
 
 def _replay(messages: list[Message], receive: Receive) -> Receive:

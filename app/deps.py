@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.application import CanastaApp
+from app.auth import account_name
 from app.infra.projection_runner import ReadModels
 from app.settings import Settings
 from domain.accounts import AUDITOR
@@ -58,17 +58,11 @@ async def optional_account(
     canasta: CanastaDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller | None:
-    """The authenticated caller (R-CMD-2), or None for an anonymous spectator. A token
-    this process has seen is resolved in memory; any other is looked up in the store, in
-    the threadpool."""
+    """The authenticated caller (R-CMD-2), or None for an anonymous spectator (see
+    ``app.auth``: the command lane checks tokens with the same functions)."""
     if credentials is None:
         return None
-    token = credentials.credentials
-    name = None
-    if 0 < len(token) <= 200:
-        name = canasta.known_token(token)
-        if name is None:
-            name = await run_in_threadpool(canasta.authenticate, token)
+    name = await account_name(canasta, credentials.credentials)
     if name is None:
         raise Unauthenticated("unknown or malformed bearer token")
     return Caller(name)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from functools import partial
 from typing import Annotated, Any, Literal
 from uuid import UUID
@@ -11,27 +9,12 @@ from uuid import UUID
 from eventsourcing.persistence import IntegrityError
 from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
-from app.application import Answer, CanastaApp, Expected
+from app.application import Answer, CanastaApp
+from app.command_io import render, submission, submit_from_cache
 from app.deps import AccountDep, Caller, CanastaDep, MaybeAccount
-from app.schemas import (
-    AnswerIn,
-    AskPartnerIn,
-    CommandBody,
-    CommandIn,
-    CommandOut,
-    CutIn,
-    DeclinePileIn,
-    DiscardIn,
-    DrawIn,
-    ErrorOut,
-    MeldCommandIn,
-    MeldIn,
-    PickUpPonytailIn,
-    TakePileIn,
-)
-from domain import commands as c
+from app.schemas import CommandIn, CommandOut, ErrorOut
 from domain.deal import Deal
 from projections.visibility import Viewer, deal_view, event_view
 
@@ -44,31 +27,6 @@ def viewer_of(deal: Deal, account: Caller | None, view_as: str = "me") -> Viewer
     if view_as == "me" and account is not None and account.name in deal.state.player_ids:
         return Viewer.player(deal.state.player_ids.index(account.name))
     return Viewer.spectator()
-
-
-def _specs(melds: list[MeldIn]) -> tuple[c.MeldSpec, ...]:
-    return tuple(c.MeldSpec(cards=tuple(m.cards), rank=m.rank) for m in melds)
-
-
-def to_command(body: CommandBody) -> c.Command:
-    if isinstance(body, CutIn):
-        return c.Cut(body.n)
-    if isinstance(body, DrawIn):
-        return c.Draw()
-    if isinstance(body, TakePileIn):
-        return c.TakePile(_specs(body.melds))
-    if isinstance(body, MeldCommandIn):
-        return c.Meld(_specs(body.melds), discard=body.discard)
-    if isinstance(body, DiscardIn):
-        return c.Discard(body.card)
-    if isinstance(body, AskPartnerIn):
-        return c.AskPartner(body.partner)
-    if isinstance(body, AnswerIn):
-        return c.Answer(body.yes)
-    if isinstance(body, PickUpPonytailIn):
-        return c.PickUpPonytail()
-    assert isinstance(body, DeclinePileIn)
-    return c.DeclinePile()
 
 
 @router.get("/deals/{deal_id}")
@@ -90,7 +48,7 @@ def get_deal(
 )
 async def send_command(
     deal_id: UUID, body: CommandIn, account: AccountDep, canasta: CanastaDep
-) -> JSONResponse:
+) -> Response:
     """One command of the player to act (R-CMD-1): ``seq`` grows per sender and table; a
     retry under a used ``seq`` gets the first answer; ``expect`` must match the deal."""
     args = submission(deal_id, account.name, body)
@@ -104,45 +62,7 @@ async def send_command(
         answer = await run_in_threadpool(partial(canasta.submit, *args, fresh_only=True))
     if answer is None:
         answer = await run_in_threadpool(canasta.submit, *args)
-    return JSONResponse(answer_content(answer), answer.status)
-
-
-Submission = tuple[UUID, str, int, c.Command, Expected, str]
-
-
-def submission(deal_id: UUID, player: str, body: CommandIn) -> Submission:
-    """``CanastaApp.submit``'s arguments for a request; the digest identifies the command
-    (everything but ``seq``) so that a retry under the same ``seq`` is recognised."""
-    expected = Expected(
-        game=body.expect.game,
-        deal=body.expect.deal,
-        step=body.expect.step,
-        turn=body.expect.turn,
-        phase=body.expect.phase,
-    )
-    payload = body.model_dump(mode="json", exclude={"seq"})
-    digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-    return (deal_id, player, body.seq, to_command(body.command), expected, digest)
-
-
-async def submit_from_cache(canasta: CanastaApp, args: Submission) -> Answer | None:
-    """``submit_cached`` and, for an accepted command, its save by the group committer
-    (awaited, no thread); None if ``submit`` must decide. ``IntegrityError``: another
-    process wrote first (``submit(fresh_only=True)`` decides)."""
-    fast = canasta.submit_cached(*args)
-    if fast is None:
-        return None
-    answer, pending = fast
-    if pending is not None:
-        if canasta.group_commit is not None:
-            await canasta.group_commit.save_async(pending)
-        else:
-            await run_in_threadpool(canasta.save_pending, pending)
-    return answer
-
-
-def answer_content(answer: Answer) -> dict[str, Any]:
-    return {**answer.body, "replayed": answer.replayed} if answer.status == 200 else answer.body
+    return Response(render(answer), answer.status, media_type="application/json")
 
 
 @router.get("/deals/{deal_id}/events")
