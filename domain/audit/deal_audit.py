@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from domain.audit.integrity import broken_link, check_commitment
 from domain.audit.replay import check_rules
 from domain.audit.report import AuditReport, Mismatch
-from domain.audit.stored import kind_of
+from domain.audit.stored import StoredEvent
+from domain.events import DealAbandoned, DealScored
 
 
 def audit_deal(
-    events: Sequence[Any], *, unreadable_step: int | None = None, deal_id: str | None = None
+    events: Sequence[StoredEvent], *, unreadable_step: int | None = None, deal_id: str | None = None
 ) -> AuditReport:
     """Audit one deal's stored events (the store's order, ``Started`` first).
 
@@ -32,14 +32,14 @@ def audit_deal(
         mismatch = Mismatch(
             unreadable_step, f"the stored event at step {unreadable_step} cannot be read"
         )
-    scored = [e for e in events if kind_of(e) == "DealScored"]
+    scored = [e for e in events if isinstance(e, DealScored)]
     final_scores = None
     if scored:
         try:
             final_scores = {side: int(b["total"]) for side, b in scored[-1].scores.items()}
         except (AttributeError, KeyError, TypeError, ValueError):
             final_scores = None
-    complete = bool(events) and kind_of(events[-1]) in ("DealScored", "DealAbandoned")
+    complete = bool(events) and isinstance(events[-1], (DealScored, DealAbandoned))
     end_reason = getattr(events[-1], "reason", None) if complete else None
     return AuditReport(
         deal_id=deal_id,

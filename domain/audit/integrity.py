@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from domain.audit.stored import kind_of
+from domain.audit.stored import StoredEvent, kind_of
 from domain.chain import first_broken_link
+from domain.events import DeckShuffled, DeckStacked
 from domain.shuffle import commitment, stacked_commitment
 
 
-def broken_link(events: Sequence[Any]) -> int | None:
+def broken_link(events: Sequence[StoredEvent]) -> int | None:
     """``domain.chain.first_broken_link``, also when an altered event cannot even be hashed
     (a field of the wrong type): the first event that cannot be linked is the broken one."""
     try:
@@ -29,7 +29,7 @@ def broken_link(events: Sequence[Any]) -> int | None:
 # --- (b) the commitment -------------------------------------------------------------------
 
 
-def check_commitment(deal_id: str, events: Sequence[Any]) -> tuple[bool, str | None, bool]:
+def check_commitment(deal_id: str, events: Sequence[StoredEvent]) -> tuple[bool, str | None, bool]:
     """(ok, message, stacked)."""
     if len(events) < 2:
         return False, "the history has no shuffle event", False
@@ -37,13 +37,13 @@ def check_commitment(deal_id: str, events: Sequence[Any]) -> tuple[bool, str | N
     deck_event = events[1]
     kind = kind_of(deck_event)
     try:
-        if kind == "DeckShuffled":
+        if isinstance(deck_event, DeckShuffled):
             seed = bytes.fromhex(deck_event.seed)
             if len(seed) != 32:
                 return False, f"the recorded seed has {len(seed) * 8} bits, not 256", False
             proof = commitment(deal_id, seed)
             stacked = False
-        elif kind == "DeckStacked":
+        elif isinstance(deck_event, DeckStacked):
             proof = stacked_commitment(deal_id, list(deck_event.order))
             stacked = True
         else:

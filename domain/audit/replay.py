@@ -9,7 +9,15 @@ from typing import Any
 
 from domain import rules
 from domain.audit.report import Mismatch
-from domain.audit.stored import as_decided, canonical, describe, initial_state, kind_of, typed
+from domain.audit.stored import (
+    StoredEvent,
+    as_decided,
+    canonical,
+    describe,
+    initial_state,
+    kind_of,
+    typed,
+)
 from domain.cards import CARDS
 from domain.chain import event_data
 from domain.commands import (
@@ -26,11 +34,27 @@ from domain.commands import (
     PickUpPonytail,
     TakePile,
 )
+from domain.deal import Deal
 from domain.errors import DomainError, RuleViolation
+from domain.events import (
+    CardDiscarded,
+    CardsDrawn,
+    DealAbandoned,
+    DeckCut,
+    DeckShuffled,
+    DeckStacked,
+    MeldExtended,
+    MeldLaid,
+    PartnerAnswered,
+    PartnerAsked,
+    PileDeclined,
+    PileTaken,
+    PonytailPickedUp,
+)
 from domain.state import DealState
 from domain.variants import get_variant
 
-_MELD_KINDS = ("MeldLaid", "MeldExtended")
+_MELDS = (MeldLaid, MeldExtended)
 
 
 # --- (c) re-application through the rules -------------------------------------------------
@@ -43,28 +67,34 @@ def _spec(cards: Sequence[str], rank: str) -> MeldSpec:
     return MeldSpec(cards=tuple(cards), rank=rank if needs_rank else None)
 
 
-def _meld_run(events: Sequence[Any], i: int, seat: int) -> list[Any]:
+def _meld_run(events: Sequence[StoredEvent], i: int, seat: object) -> list[MeldLaid | MeldExtended]:
     """The meld events by ``seat`` starting at index ``i``."""
-    run = []
+    run: list[MeldLaid | MeldExtended] = []
     for event in events[i:]:
-        if kind_of(event) not in _MELD_KINDS or getattr(event, "seat", None) != seat:
+        if not isinstance(event, _MELDS) or getattr(event, "seat", None) != seat:
             break
         run.append(event)
     return run
 
 
-def _candidates(events: Sequence[Any], i: int) -> list[tuple[Any, Command]] | str:
+# A rebuilt command and its seat as stored, left untyped: a forged event may hold anything
+# there, and ``rules.decide`` refuses a seat that does not play the deal (that refusal is the
+# audit's finding).
+Candidate = tuple[Any, Command]
+
+
+def _candidates(events: Sequence[StoredEvent], i: int) -> list[Candidate] | str:
     """The commands stored event ``i`` can begin, largest first; or why it begins none."""
     event = events[i]
     kind = kind_of(event)
-    seat: Any = getattr(event, "seat", None)  # not an int in a forged event: decide refuses
-    if kind == "DeckCut":
+    seat = getattr(event, "seat", None)
+    if isinstance(event, DeckCut):
         return [(seat, Cut(event.n))]
-    if kind == "CardsDrawn" and not event.replacement:
+    if isinstance(event, CardsDrawn) and not event.replacement:
         return [(seat, Draw())]
-    if kind == "PileTaken":
+    if isinstance(event, PileTaken):
         run = _meld_run(events, i + 1, seat)
-        out: list[tuple[Any, Command]] = []
+        out: list[Candidate] = []
         for n in range(len(run), 0, -1):
             specs: list[MeldSpec] = []
             for j, meld in enumerate(run[:n]):
@@ -74,16 +104,13 @@ def _candidates(events: Sequence[Any], i: int) -> list[tuple[Any, Command]] | st
                 specs.append(_spec(cards, meld.rank))
             out.append((seat, TakePile(tuple(specs))))
         return out or [(seat, TakePile(()))]
-    if kind in _MELD_KINDS:
+    if isinstance(event, _MELDS):
         run = _meld_run(events, i, seat)
         after = i + len(run)
         discard = None
-        if (
-            after < len(events)
-            and kind_of(events[after]) == "CardDiscarded"
-            and getattr(events[after], "seat", None) == seat
-        ):
-            discard = events[after].card
+        following = events[after] if after < len(events) else None
+        if isinstance(following, CardDiscarded) and getattr(following, "seat", None) == seat:
+            discard = following.card
         out = []
         for n in range(len(run), 0, -1):
             melds = tuple(_spec(list(m.cards), m.rank) for m in run[:n])
@@ -91,21 +118,21 @@ def _candidates(events: Sequence[Any], i: int) -> list[tuple[Any, Command]] | st
                 out.append((seat, Meld(melds, discard=discard)))
             out.append((seat, Meld(melds)))
         return out
-    if kind == "CardDiscarded":
+    if isinstance(event, CardDiscarded):
         return [(seat, Discard(event.card))]
-    if kind == "PartnerAsked":
+    if isinstance(event, PartnerAsked):
         return [(seat, AskPartner(event.partner))]
-    if kind == "PartnerAnswered":
+    if isinstance(event, PartnerAnswered):
         return [(seat, Answer(event.yes))]
-    if kind == "PileDeclined":
+    if isinstance(event, PileDeclined):
         return [(seat, DeclinePile())]
-    if kind == "PonytailPickedUp":
+    if isinstance(event, PonytailPickedUp):
         return [(seat, PickUpPonytail())]
     return f"a {kind} event begins no command: the rules record it only as part of one"
 
 
 def _try(
-    state: DealState, events: Sequence[Any], i: int, seat: int, command: Command
+    state: DealState, events: Sequence[StoredEvent], i: int, seat: int, command: Command
 ) -> int | Mismatch:
     """How many stored events ``command`` reproduces from index ``i``, or where it fails."""
     start = events[i].originator_version
@@ -154,11 +181,11 @@ def _try(
     return len(decided)
 
 
-def _setup(events: Sequence[Any]) -> DealState | Mismatch:
+def _setup(events: Sequence[StoredEvent]) -> DealState | Mismatch:
     """The state after ``Started`` and the shuffle (steps 1 and 2), or why there is none."""
-    if not events or kind_of(events[0]) != "Started":
+    started = events[0] if events else None
+    if not isinstance(started, Deal.Started):
         return Mismatch(1, "the history does not begin with the deal's Started event")
-    started = events[0]
     try:
         state = initial_state(started)
     except Exception as exc:
@@ -176,7 +203,7 @@ def _setup(events: Sequence[Any]) -> DealState | Mismatch:
         return state
     deck_event = events[1]
     kind = kind_of(deck_event)
-    if kind not in ("DeckShuffled", "DeckStacked"):
+    if not isinstance(deck_event, (DeckShuffled, DeckStacked)):
         return Mismatch(2, f"step 2 is {kind}, not the shuffle", stored=describe(deck_event))
     try:
         state.apply(typed(deck_event))
@@ -186,14 +213,14 @@ def _setup(events: Sequence[Any]) -> DealState | Mismatch:
 
 
 _ABANDON = "abandon"  # the move that a DealAbandoned event records (the host's stop)
-Move = tuple[Any, Command] | str
+Move = Candidate | str
 
 
-def _moves(events: Sequence[Any], i: int) -> list[Move] | Mismatch:
+def _moves(events: Sequence[StoredEvent], i: int) -> list[Move] | Mismatch:
     """What stored event ``i`` can begin: candidate commands (largest first), the host's
     stop, or a Mismatch when it begins nothing."""
     event = events[i]
-    if kind_of(event) == "DealAbandoned":
+    if isinstance(event, DealAbandoned):
         return [_ABANDON]
     try:
         candidates = _candidates(events, i)
@@ -205,7 +232,7 @@ def _moves(events: Sequence[Any], i: int) -> list[Move] | Mismatch:
     return list(candidates)
 
 
-def _abandon(state: DealState, events: Sequence[Any], i: int) -> int | Mismatch:
+def _abandon(state: DealState, events: Sequence[StoredEvent], i: int) -> int | Mismatch:
     event = events[i]
     step = event.originator_version
     decided = rules.abandon(state)
@@ -222,7 +249,7 @@ def _abandon(state: DealState, events: Sequence[Any], i: int) -> int | Mismatch:
     return 1
 
 
-def check_rules(events: Sequence[Any]) -> tuple[Mismatch | None, int]:
+def check_rules(events: Sequence[StoredEvent]) -> tuple[Mismatch | None, int]:
     """(the first mismatch or None, the number of commands re-decided).
 
     A depth-first search over the ways to cut the stored events into commands, largest

@@ -7,28 +7,37 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import DomainEventProtocol
 
 from domain.chain import event_data
+from domain.deal import Deal
 from domain.deal_events import DealEvent, from_data
 from domain.state import DealState
 from domain.variants import get_variant
 
+#: An event as the store returns it: a deal's (``Deal.Started``, then the classes of
+#: ``domain.events``) or a table's. Its fields are read as stored and never trusted: a forged
+#: record can hold any value in any field, so every read of one is checked or guarded.
+StoredEvent = DomainEventProtocol[UUID]
 
-def kind_of(event: Any) -> str:
+
+def kind_of(event: object) -> str:
     return type(event).__name__
 
 
-def typed(event: Any) -> DealEvent:
+def typed(event: StoredEvent) -> DealEvent:
     """The typed deal event a stored one records (KeyError, TypeError if it records none)."""
     return from_data(kind_of(event), event_data(event))
 
 
-def canonical(value: Any) -> str:
+def canonical(value: object) -> str:
     """Stored values come back from JSON (tuples as lists): compare canonical JSON forms."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def describe(event: Any) -> dict[str, Any]:
+def describe(event: StoredEvent) -> dict[str, Any]:
     """A stored event as a plain dict: its step, kind and data (the chain link included)."""
     out: dict[str, Any] = {"step": event.originator_version, "kind": kind_of(event)}
     out.update(event_data(event))
@@ -44,7 +53,7 @@ def as_decided(step: int, kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
 # --- folding ------------------------------------------------------------------------------
 
 
-def initial_state(started: Any) -> DealState:
+def initial_state(started: Deal.Started) -> DealState:
     """The state the ``Started`` event creates (before the shuffle)."""
     data = event_data(started)
     return DealState(
@@ -74,14 +83,15 @@ class Folded:
     error: str | None = None  # why folding stopped before the requested step
 
 
-def fold(events: Sequence[Any], upto: int | None = None) -> Folded:
+def fold(events: Sequence[StoredEvent], upto: int | None = None) -> Folded:
     """Fold the stored events (through ``DealState.apply``) up to step ``upto``.
 
     Folding trusts nothing: an event that does not fold stops it, with the reason."""
-    if not events or kind_of(events[0]) != "Started":
+    started = events[0] if events else None
+    if not isinstance(started, Deal.Started):
         return Folded(None, 0, "the history does not begin with the deal's Started event")
     try:
-        state = initial_state(events[0])
+        state = initial_state(started)
     except Exception as exc:  # a malformed Started event
         return Folded(None, 0, f"step 1 (Started) does not fold: {exc!r}")
     step = 1

@@ -7,12 +7,14 @@ from typing import Any
 
 from domain.audit.deal_audit import audit_deal
 from domain.audit.report import AuditReport, TableAuditReport
-from domain.audit.stored import canonical, kind_of
+from domain.audit.stored import StoredEvent, canonical, kind_of
+from domain.deal import Deal
+from domain.events import DealScored
 
 
-def _scored_totals(events: Sequence[Any]) -> dict[str, int] | None:
+def _scored_totals(events: Sequence[StoredEvent]) -> dict[str, int] | None:
     for event in reversed(events):
-        if kind_of(event) == "DealScored":
+        if isinstance(event, DealScored):
             try:
                 return {side: int(b["total"]) for side, b in event.scores.items()}
             except (AttributeError, KeyError, TypeError, ValueError):
@@ -21,12 +23,16 @@ def _scored_totals(events: Sequence[Any]) -> dict[str, int] | None:
 
 
 class _TableWalk:
-    """The table's stored events in order, checked against its deals' histories."""
+    """The table's stored events in order, checked against its deals' histories.
+
+    The table's events are classes the library's ``@event`` decorator makes, with no
+    declared fields, so the handlers take them untyped; a read that fails (a field
+    missing or of the wrong type) is reported by ``audit_table`` as a malformed event."""
 
     def __init__(
         self,
         table_id: str,
-        deal_events: Mapping[str, Sequence[Any]],
+        deal_events: Mapping[str, Sequence[StoredEvent]],
         unreadable: Mapping[str, int],
     ) -> None:
         self.table_id = table_id
@@ -53,7 +59,7 @@ class _TableWalk:
         if not events:
             return
         started = events[0]
-        if kind_of(started) != "Started":
+        if not isinstance(started, Deal.Started):
             return  # the deal's own report says so
         for name in ("number", "dealer", "order"):
             theirs, ours = getattr(started, name, None), getattr(event, name)
@@ -107,8 +113,8 @@ class _TableWalk:
 
 def audit_table(
     table_id: str,
-    table_events: Sequence[Any],
-    deal_events: Mapping[str, Sequence[Any]],
+    table_events: Sequence[StoredEvent],
+    deal_events: Mapping[str, Sequence[StoredEvent]],
     *,
     unreadable: Mapping[str, int] | None = None,
 ) -> TableAuditReport:
