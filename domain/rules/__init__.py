@@ -1,5 +1,5 @@
 """The rules engine: ``decide(state, seat, command)`` returns the events a legal command
-records, or raises ``RuleViolation`` with a RULES.md id and records nothing (R-CMD-3).
+records, or raises ``RuleViolation`` with a rule id (docs/rules/) and records nothing (R-CMD-3).
 
 Deciding works on a clone of the state and folds each event into it as it is emitted,
 so multi-step commands (melds plus a discard, a pile taken with its melds) are checked
