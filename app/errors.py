@@ -28,7 +28,7 @@ STATUS: list[tuple[type[DomainError], int]] = [
 
 #: The error answers every route may give, documented in the OpenAPI schema.
 RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorOut, "description": "refused by a rule (code: its RULES.md id)"},
+    400: {"model": ErrorOut, "description": "refused by a rule (code: its rule id, docs/rules/)"},
     401: {"model": ErrorOut, "description": "no valid bearer token where one is needed"},
     403: {"model": ErrorOut, "description": "not the host, no seat here, or not an auditor"},
     404: {"model": ErrorOut, "description": "no such table or deal"},

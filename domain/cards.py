@@ -1,4 +1,4 @@
-"""Physical cards and the RULES.md notation (R-CARD-1..3).
+"""Physical cards and their notation (R-CARD-1..3, docs/rules/common.md).
 
 A card is represented everywhere by its full notation string, e.g. ``"QH/2"`` or
 ``"BJ/3"``: the deck number makes every physical card distinct (R-CARD-1). The

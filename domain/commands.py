@@ -1,4 +1,4 @@
-"""Commands a seat can send to a deal (imperative names; RULES.md §4–5).
+"""Commands a seat can send to a deal (imperative names; docs/rules/common.md, "Commands").
 
 Cards are named in full notation (``"QH/2"``). In ``TakePile`` the first meld holds the
 pile's top card, written as ``TOP``.

@@ -1,4 +1,4 @@
-"""Domain exceptions. Every refusal carries a stable rule id from RULES.md (R-CMD-3)."""
+"""Domain exceptions. Every refusal carries a stable rule id of docs/rules/ (R-CMD-3)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ def fixed_sides(players: int) -> dict[str, list[int]]:
 def choose_sides(
     variant: Variant, players: int, teams: Sequence[Sequence[int]] | None
 ) -> dict[str, list[int]]:
-    """The sides of a table: fixed, or from the host's choice (R-SEAT-2/3, §8b).
+    """The sides of a table: fixed, or from the host's choice (R-SEAT-2/3, docs/rules/extra_six.md).
 
     ``teams`` lists team A (and team B when the entry has three teams); the remaining
     seats form the last team.

@@ -39,7 +39,7 @@ INCLUSIVE = (
     ("CanastaApp.submit", "CanastaApp.submit ("),
     ("  get_deal", "CanastaApp.get_deal ("),
     ("  command log read", "CanastaApp._command_log ("),
-    ("  engine decide", "decide (domain/rules.py"),
+    ("  engine decide", "decide (domain/rules/__init__.py"),
     ("  save (events to PostgreSQL)", "CanastaApp.save ("),
     ("    encode events (transcoder)", "Mapper.to_stored_event ("),
     ("    insert_events", "insert_events ("),

@@ -1,4 +1,4 @@
-"""Entries (variants) as rule data plus a few hooks, looked up by key (RULES.md §0)."""
+"""Entries (variants) as rule data plus a few hooks, looked up by key (docs/rules/README.md)."""
 
 from __future__ import annotations
 

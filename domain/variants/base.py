@@ -4,8 +4,8 @@ The engine (``domain.rules``) owns the turn: phases, drawing, laying melds in or
 taking the pile, discarding, going out. It asks the entry's ``Variant`` only the
 questions that differ between entries: is this meld legal, may the pile be taken this
 way, does this initial meld count, may this card be discarded, may this side go out,
-what does the deal score. ``Variant`` itself answers them as `classic` does (RULES.md
-§1–9); the other entries are small subclasses (scalachess-style), never forks.
+what does the deal score. ``Variant`` itself answers them as `classic` does (docs/rules/common.md
+and classic.md); the other entries are small subclasses (scalachess-style), never forks.
 """
 
 from __future__ import annotations
@@ -194,12 +194,12 @@ class Variant:
         first: Sequence[str],
         existing: LaidMeld | None,
     ) -> None:
-        """R-PILE-2..4 and §9: may the top card be taken with ``first`` (hand cards)?"""
+        """R-PILE-2..4 and R-FROZEN-1: may the top card be taken with ``first`` (hand cards)?"""
         rank = CARDS[top].rank
         pair = sum(1 for c in first if CARDS[c].is_natural and CARDS[c].rank == rank)
         wild = sum(1 for c in first if CARDS[c].is_wild)
         if st.always_frozen:
-            # §9: way 1, a natural pair from the hand; way 2, the top alone onto a meld of <= 6.
+            # always_frozen: way 1, a natural pair from the hand; way 2, the top alone onto a meld of <= 6.
             if pair >= 2:
                 return
             if first:
@@ -225,7 +225,7 @@ class Variant:
 
     def forced_to_take(self, st: DealState, side: str) -> bool:
         """R-END-1: stock empty; the pile is not frozen for him and its top matches a meld of
-        his side (§9: never under always_frozen). Legality of the take is checked apart."""
+        his side (never under always_frozen). Legality of the take is checked apart."""
         if st.always_frozen or not st.pile:
             return False
         top = CARDS[st.pile[-1]]

@@ -1,4 +1,4 @@
-"""`classic`: Winning Moves base game for 2–6 players with sit-outs (RULES.md §1–9)."""
+"""`classic`: Winning Moves base game for 2–6 players with sit-outs (docs/rules/classic.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`extra_six`: the third-deck expansion for exactly six players (RULES.md §8b)."""
+"""`extra_six`: the third-deck expansion for exactly six players (docs/rules/extra_six.md)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ EXTRA_SIX = ExtraSix(
     target=10000,
     initial_minimums=((7500, 150), (3000, 120), (1500, 90), (0, 50)),
     host_chooses_teams=frozenset({6}),
-    # two teams of three, or three teams of two (§8b)
+    # two teams of three, or three teams of two (R-SEAT-3)
     team_shapes={6: ((3, 3), (2, 2, 2))},
     sit_outs=False,
 )

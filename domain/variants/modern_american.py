@@ -1,4 +1,4 @@
-"""`modern_american` (RULES.md §10, seed 004): four players, 13 cards, an empty starting
+"""`modern_american` (docs/rules/modern_american.md): four players, 13 cards, an empty starting
 pile, every three laid, high initial minimums from the hand, melds capped at seven with
 at most two wilds, dead ranks, wild-card melds, two canastas and a discard to go out."""
 
@@ -279,7 +279,7 @@ MODERN_AMERICAN = ModernAmerican(
     canastas_to_go_out={4: 2},
     target=8500,
     selectable_targets=(2500, 5000, 7500, 10000),
-    options=frozenset(),  # §0: its pile always needs a natural pair anyway
+    options=frozenset(),  # no always_frozen: its pile always needs a natural pair anyway
     initial_minimums=((5000, 180), (3000, 155)),
     minimum_below_zero=125,  # R-MA-INIT-1: below 3000, negative totals too
     max_wilds=2,

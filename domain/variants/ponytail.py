@@ -1,4 +1,4 @@
-"""`ponytail` (RULES.md §11, seed 002): six decks, 15-card hands and 13-card face-down
+"""`ponytail` (docs/rules/ponytail.md): six decks, 15-card hands and 13-card face-down
 ponytails, draw two, melds capped at seven, wild-card canastas, four kinds of canasta to
 go out, and a game of 50000 points or four deals."""
 

@@ -14,8 +14,9 @@ depend on the fill order of docs/scenarios.md. Both deals share one layout: deal
 every wild card, every K, Q and J and every three is dealt, so the stock holds only aces and 4-10
 (natural cards that may always be discarded once the pile is not empty). Seat 0 lays seven kings
 in his first turn, seat 1 seven queens, seat 3 seven jacks; every other turn draws a card and
-discards it. The script plays the deal with its own tiny model of RULES.md §10 and computes the
-expected scores itself (R-MA-SCORE-1/2, R-MA-THREE-2, R-CARD-3 values); it does not ask the engine.
+discards it. The script plays the deal with its own tiny model of
+docs/rules/modern_american.md and computes the expected scores itself (R-MA-SCORE-1/2,
+R-MA-THREE-2, R-CARD-3 values); it does not ask the engine.
 """
 
 from __future__ import annotations

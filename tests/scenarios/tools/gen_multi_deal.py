@@ -15,7 +15,7 @@ It writes (the committed JSON is what the tests run; this script only saves typi
 The deals are short on purpose: a player goes out (or lays an initial meld) in his first turn
 from a stacked hand. Every card of every active hand is named in full notation, so the deals do
 not depend on the fill order; only the stock's first cards are named. The script computes the
-expected scores itself with a small model of RULES.md (R-CARD-3, R-SCORE-1, R-OUT-5, and
+expected scores itself with a small model of docs/rules/ (R-CARD-3, R-SCORE-1, R-OUT-5, and
 R-MA-SCORE-1/2 for `modern_american`); it does not ask the engine. The dealers and sit-outs of
 the later deals are written as the script reads R-DEAL-2 and R-SEAT-2, and the engine must agree.
 """

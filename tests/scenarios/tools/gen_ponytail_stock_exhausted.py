@@ -13,7 +13,8 @@ Every card of the 324 is named in full notation (hands, ponytails and the whole 
 deal does not depend on the fill order. The script plays the deal with its own small model
 (draw two, discard the first plain natural drawn; seat 0 opens with seven kings in his first
 turn and picks up his ponytail at once) and computes the expected deal scores itself from
-RULES.md §11 (R-PT-SCORE-1, R-PT-PONY-1) and the R-CARD-3 values; it does not ask the engine.
+docs/rules/ponytail.md (R-PT-SCORE-1, R-PT-PONY-1) and the R-CARD-3 values; it does not ask the
+engine.
 """
 
 from __future__ import annotations

@@ -1,0 +1,95 @@
+"""The audit's reports: a deal's (``AuditReport``, with the first ``Mismatch``) and a
+table's (``TableAuditReport``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """Where re-applying the rules first disagreed with the stored history."""
+
+    step: int
+    message: str
+    expected: dict[str, Any] | None = None  # what the rules record at this step
+    stored: dict[str, Any] | None = None  # what the store holds at this step
+    command: str | None = None  # the rebuilt command, as ``seat N: Command(...)``
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    deal_id: str
+    events: int
+    chain_ok: bool
+    first_broken_step: int | None
+    commitment_ok: bool
+    commitment_message: str | None
+    rules_ok: bool
+    first_mismatch_step: int | None
+    message: str | None
+    expected: dict[str, Any] | None
+    stored: dict[str, Any] | None
+    command: str | None
+    commands: int  # commands rebuilt and re-decided successfully
+    stacked: bool  # a prepared deck (tests only) instead of a shuffle
+    complete: bool  # the stored history ends the deal (scored or abandoned)
+    end_reason: str | None
+    final_scores: dict[str, int] | None  # per side, from the stored DealScored
+
+    @property
+    def ok(self) -> bool:
+        return self.chain_ok and self.commitment_ok and self.rules_ok
+
+    def problems(self) -> list[str]:
+        out = []
+        if not self.chain_ok:
+            out.append(f"hash chain broken at step {self.first_broken_step}")
+        if not self.commitment_ok:
+            out.append(f"commitment: {self.commitment_message}")
+        if not self.rules_ok:
+            out.append(f"rules: step {self.first_mismatch_step}: {self.message}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "deal": self.deal_id,
+            "ok": self.ok,
+            "events": self.events,
+            "chain_ok": self.chain_ok,
+            "first_broken_step": self.first_broken_step,
+            "commitment_ok": self.commitment_ok,
+            "commitment_message": self.commitment_message,
+            "rules_ok": self.rules_ok,
+            "first_mismatch_step": self.first_mismatch_step,
+            "message": self.message,
+            "expected": self.expected,
+            "stored": self.stored,
+            "command": self.command,
+            "commands": self.commands,
+            "stacked": self.stacked,
+            "complete": self.complete,
+            "end_reason": self.end_reason,
+            "final_scores": self.final_scores,
+        }
+
+
+@dataclass
+class TableAuditReport:
+    table_id: str
+    deals: list[AuditReport]
+    problems: list[str] = field(default_factory=list)  # table-level disagreements
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(r.ok for r in self.deals)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table_id,
+            "ok": self.ok,
+            "table_ok": not self.problems,
+            "problems": list(self.problems),
+            "deals": [r.to_dict() for r in self.deals],
+        }
