@@ -29,7 +29,7 @@ from domain.shuffle import SEED_BYTES, commitment, shuffled
 from domain.state import OVER
 
 TARGET_REACHED = (
-    Path(__file__).parent / "scenarios" / "scoring" / "r-game-1_target_reached_ends_game.json"
+    Path(__file__).parents[1] / "scenarios" / "scoring" / "r-game-1_target_reached_ends_game.json"
 )
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 HOST = "host"
