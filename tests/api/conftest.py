@@ -39,9 +39,9 @@ from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
 from app.main import create_app
+from app.schemas import command_body
 from app.settings import Settings, eventsourcing_env
 from domain import commands as c
-from domain.commands import COMMAND_NAMES
 from domain.legal import legal_command, seat_to_act
 from domain.state import DealState
 
@@ -101,24 +101,6 @@ def register() -> Callable[[Any, str], Headers]:
 
 
 # --- games played through HTTP ----------------------------------------------------------------
-
-
-def command_body(command: c.Command) -> dict[str, Any]:
-    """The JSON ``command`` of ``POST /deals/{id}/commands`` for a domain command."""
-    body: dict[str, Any] = {"type": COMMAND_NAMES[type(command)]}
-    if isinstance(command, c.Cut):
-        body["n"] = command.n
-    if isinstance(command, c.TakePile | c.Meld):
-        body["melds"] = [{"cards": list(s.cards), "rank": s.rank} for s in command.melds]
-    if isinstance(command, c.Meld) and command.discard:
-        body["discard"] = command.discard
-    if isinstance(command, c.Discard):
-        body["card"] = command.card
-    if isinstance(command, c.AskPartner):
-        body["partner"] = command.partner
-    if isinstance(command, c.Answer):
-        body["yes"] = command.yes
-    return body
 
 
 @dataclass

@@ -36,8 +36,6 @@ from uuid import UUID
 
 from fastapi.testclient import TestClient
 
-from domain import commands as c
-from domain.commands import COMMAND_NAMES
 from domain.shuffle import SEED_BYTES
 from domain.state import DealState
 
@@ -638,24 +636,6 @@ def request_cards(body: Any) -> frozenset[str]:
 
 
 # --- commands ------------------------------------------------------------------------------------
-
-
-def command_json(command: c.Command) -> dict[str, Any]:
-    """A domain command as the body's ``command`` object (app/schemas.py)."""
-    body: dict[str, Any] = {"type": COMMAND_NAMES[type(command)]}
-    if isinstance(command, c.Cut):
-        body["n"] = command.n
-    if isinstance(command, (c.TakePile, c.Meld)):
-        body["melds"] = [{"cards": list(s.cards), "rank": s.rank} for s in command.melds]
-    if isinstance(command, c.Meld) and command.discard:
-        body["discard"] = command.discard
-    if isinstance(command, c.Discard):
-        body["card"] = command.card
-    if isinstance(command, c.AskPartner):
-        body["partner"] = command.partner
-    if isinstance(command, c.Answer):
-        body["yes"] = command.yes
-    return body
 
 
 def expect_of(deal: Any) -> dict[str, Any]:

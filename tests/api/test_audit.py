@@ -31,8 +31,8 @@ from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
 from app.main import create_app
+from app.schemas import command_body
 from app.settings import Settings
-from domain import commands as c
 from domain.cards import full_deck
 from domain.legal import legal_command, seat_to_act
 from domain.shuffle import commitment, shuffled
@@ -42,23 +42,6 @@ PLAYERS = ["ann", "bob", "cid", "dan"]
 AUDITOR = "audra"
 
 Headers = dict[str, str]
-
-
-def command_json(command: c.Command) -> dict[str, Any]:
-    body: dict[str, Any] = {"type": c.COMMAND_NAMES[type(command)]}
-    if isinstance(command, c.Cut):
-        body["n"] = command.n
-    if isinstance(command, c.TakePile | c.Meld):
-        body["melds"] = [{"cards": list(s.cards), "rank": s.rank} for s in command.melds]
-    if isinstance(command, c.Meld) and command.discard:
-        body["discard"] = command.discard
-    if isinstance(command, c.Discard):
-        body["card"] = command.card
-    if isinstance(command, c.AskPartner):
-        body["partner"] = command.partner
-    if isinstance(command, c.Answer):
-        body["yes"] = command.yes
-    return body
 
 
 def register(http: TestClient, name: str) -> Headers:
@@ -116,7 +99,7 @@ class HttpGame:
                     "turn": view["turn"],
                     "phase": view["phase"],
                 },
-                "command": command_json(legal_command(st, seat, rng)),
+                "command": command_body(legal_command(st, seat, rng)),
             }
             r = self.http.post(
                 f"/deals/{self.deal}/commands", json=body, headers=self.headers[name]

@@ -57,6 +57,7 @@ from hypothesis import strategies as st
 
 from app.application import CanastaApp
 from app.main import create_app
+from app.schemas import command_body
 from app.settings import Settings
 from domain import commands as c
 from domain.cards import CARDS, full_deck
@@ -77,7 +78,6 @@ from tests.api.secrecy_support import (
     SweepContext,
     Viewer,
     card_tokens,
-    command_json,
     discover_get_endpoints,
     expect_of,
     fetch,
@@ -402,7 +402,7 @@ class SecrecyGame:
         return {"seq": seq, "expect": {**expect_of(self.deal), **expect}, "command": command}
 
     def send_legal(self, viewer: Viewer, command: c.Command) -> None:
-        body = self.request(viewer, command_json(command))
+        body = self.request(viewer, command_body(command))
         url = f"/deals/{self.ledger.deal_id}/commands"
         r = self.client.post(url, json=body, headers=viewer.headers)
         assert r.status_code == 200, f"{self.where} {viewer.label} {body}: {r.status_code} {r.text}"
