@@ -29,14 +29,13 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
 from fastapi.testclient import TestClient
 
-from domain.shuffle import SEED_BYTES
 from domain.state import DealState
 
 #: A card in RULES.md notation: rank and suit (or joker) and the deck number.
@@ -67,21 +66,6 @@ def seed_forms(seed_hex: str) -> list[str]:
     forms.append(base64.b64encode(raw).decode().rstrip("="))
     forms.append(base64.urlsafe_b64encode(raw).decode().rstrip("="))
     return forms
-
-
-class SeededRandom:
-    """The application's random source (shuffle seeds, first dealer), driven by the test
-    seed so that a failing game is reproduced by its seed alone (the real one is
-    cryptographic, R-DEAL-1/3; secrecy does not depend on where the seed came from)."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def seed(self) -> bytes:
-        return self.rng.randbytes(SEED_BYTES)
-
-    def choice(self, seats: Sequence[int]) -> int:
-        return seats[self.rng.randrange(len(seats))]
 
 
 # --- what each viewer may see ------------------------------------------------------------------

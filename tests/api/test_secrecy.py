@@ -56,6 +56,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from app.application import CanastaApp
+from app.autoplay import SeededRandom
 from app.main import create_app
 from app.schemas import command_body
 from app.settings import Settings
@@ -73,7 +74,6 @@ from tests.api.secrecy_support import (
     Leak,
     Probe,
     SecretAt,
-    SeededRandom,
     Sequencer,
     SweepContext,
     Viewer,

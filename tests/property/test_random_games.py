@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.application import CanastaApp
+from app.autoplay import SeededRandom
 from app.settings import Settings, eventsourcing_env
 from domain.cards import CARDS, full_deck
 from domain.commands import Command
@@ -42,7 +42,6 @@ from domain.deal import Deal
 from domain.errors import SetupError
 from domain.legal import legal_command, seat_to_act
 from domain.melds import LaidMeld
-from domain.shuffle import SEED_BYTES
 from domain.state import CUT, OVER, DealState
 from domain.table import FINISHED, PLAYING, STOPPED, Table
 
@@ -122,20 +121,6 @@ CONFIGS = [
     Config("modern_american", 4, deal_cap=2, options=(False,)),  # §10: no always_frozen
     Config("ponytail", 4),  # §11: the game ends after four deals at most
 ]
-
-
-class SeededRandom:
-    """The application's random source (shuffle seeds, first dealer), driven by the test seed
-    so that a whole game is reproducible; the real one is cryptographic (R-DEAL-1/3)."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def seed(self) -> bytes:
-        return self.rng.randbytes(SEED_BYTES)
-
-    def choice(self, seats: Sequence[int]) -> int:
-        return seats[self.rng.randrange(len(seats))]
 
 
 # --- the invariants ----------------------------------------------------------------------------
