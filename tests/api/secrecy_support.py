@@ -622,18 +622,6 @@ def request_cards(body: Any) -> frozenset[str]:
 # --- commands ------------------------------------------------------------------------------------
 
 
-def expect_of(deal: Any) -> dict[str, Any]:
-    """What a sender who is up to date believes (R-CMD-1)."""
-    st: DealState = deal.state
-    return {
-        "game": st.table_id,
-        "deal": st.number,
-        "step": deal.version,
-        "turn": st.turn,
-        "phase": st.phase,
-    }
-
-
 @dataclass
 class Sequencer:
     """Each sender's command sequence numbers at the table (R-CMD-1)."""

@@ -20,7 +20,6 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -31,89 +30,28 @@ from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
 from app.main import create_app
-from app.schemas import command_body
 from app.settings import Settings
 from domain.cards import full_deck
-from domain.legal import legal_command, seat_to_act
 from domain.shuffle import commitment, shuffled
+from tests.support.http import Game, open_table, register_player, state_reader
 
 CANASTA = str(Path(sys.executable).parent / "canasta")
 PLAYERS = ["ann", "bob", "cid", "dan"]
 AUDITOR = "audra"
 
-Headers = dict[str, str]
+
+def canasta_of(http: TestClient) -> CanastaApp:
+    canasta: CanastaApp = http.app.state.canasta  # type: ignore[attr-defined]
+    return canasta
 
 
-def register(http: TestClient, name: str) -> Headers:
-    r = http.post("/players", json={"name": name})
-    assert r.status_code == 201, r.text
-    return {"Authorization": f"Bearer {r.json()['token']}"}
-
-
-@dataclass
-class HttpGame:
-    """A 4-player classic table played over HTTP; ``PLAYERS[0]`` is the host."""
-
-    http: TestClient
-    headers: dict[str, Headers]
-    table: str = ""
-    deal: str = ""
-    seqs: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def canasta(self) -> CanastaApp:
-        canasta: CanastaApp = self.http.app.state.canasta  # type: ignore[attr-defined]
-        return canasta
-
-    def open(self) -> None:
-        host = self.headers[PLAYERS[0]]
-        r = self.http.post("/tables", json={"entry": "classic", "players": 4}, headers=host)
-        assert r.status_code == 201, r.text
-        self.table = r.json()["id"]
-        for seat, name in enumerate(PLAYERS):
-            r = self.http.post(
-                f"/tables/{self.table}/seats", json={"seat": seat}, headers=self.headers[name]
-            )
-            assert r.status_code == 200, r.text
-        r = self.http.post(f"/tables/{self.table}/start", headers=host)
-        assert r.status_code == 201, r.text
-        self.deal = r.json()["deal"]
-
-    def play(self, rng: random.Random, *, max_commands: int | None = None) -> None:
-        """Send random legal commands over HTTP until the deal ends (or ``max_commands``)."""
-        sent = 0
-        while max_commands is None or sent < max_commands:
-            st = self.canasta.get_deal(UUID(self.deal)).state
-            seat = seat_to_act(st)
-            if seat is None:
-                return
-            name = PLAYERS[seat]
-            view = self.http.get(f"/deals/{self.deal}", headers=self.headers[name]).json()
-            self.seqs[name] = self.seqs.get(name, 0) + 1
-            body = {
-                "seq": self.seqs[name],
-                "expect": {
-                    "game": self.table,
-                    "deal": view["number"],
-                    "step": view["step"],
-                    "turn": view["turn"],
-                    "phase": view["phase"],
-                },
-                "command": command_body(legal_command(st, seat, rng)),
-            }
-            r = self.http.post(
-                f"/deals/{self.deal}/commands", json=body, headers=self.headers[name]
-            )
-            assert r.status_code == 200, r.text
-            sent += 1
-
-
-def new_game(http: TestClient, seed: int = 1) -> HttpGame:
-    """Register the four players, the auditor and an outsider; play deal 1 to its end."""
-    headers = {name: register(http, name) for name in [*PLAYERS, AUDITOR, "olga"]}
-    game = HttpGame(http, headers)
-    game.open()
-    game.play(random.Random(seed))
+def new_game(http: TestClient, seed: int = 1) -> Game:
+    """A 4-player classic table of ``PLAYERS`` (the first hosts) with deal 1 played to its end
+    over HTTP; the auditor and an outsider are registered too."""
+    game = open_table(http, PLAYERS)
+    for name in (AUDITOR, "olga"):
+        game.headers[name] = register_player(http, name)
+    game.play_deal(state_reader(canasta_of(http)), random.Random(seed))
     return game
 
 
@@ -215,7 +153,7 @@ def test_the_auditor_sees_the_seed_every_hand_the_stock_and_a_clean_report_r_vie
     http = sqlite_client(auditors=[AUDITOR])
     game = new_game(http, seed=2)
     auditor = game.headers[AUDITOR]
-    live = game.canasta.get_deal(UUID(game.deal))
+    live = canasta_of(game.http).get_deal(UUID(game.deal))
     r = http.get(f"/audit/deals/{game.deal}", headers=auditor)
     assert r.status_code == 200, r.text
     out = r.json()
@@ -260,7 +198,7 @@ def test_the_auditor_sees_the_seed_every_hand_the_stock_and_a_clean_report_r_vie
         r = http.get(f"/audit/deals/{game.deal}/replay", params={"step": step}, headers=auditor)
         assert r.status_code == 200, r.text
         view = r.json()
-        then = game.canasta.get_deal(UUID(game.deal), version=step).state
+        then = canasta_of(game.http).get_deal(UUID(game.deal), version=step).state
         assert view["step"] == step and view["event"]["step"] == step
         assert view["hands"] == {str(s): then.hands[s] for s in then.order}
         assert view["stock"] == list(reversed(then.stock))

@@ -79,13 +79,13 @@ from tests.api.secrecy_support import (
     Viewer,
     card_tokens,
     discover_get_endpoints,
-    expect_of,
     fetch,
     find_leaks,
     probes_for,
     request_cards,
     sse_messages,
 )
+from tests.support.http import expectation
 
 #: One in this many commands is followed by a full sweep of every endpoint (on top of the
 #: sweeps at the start and end of every deal, after its cut (the hands are dealt) and after
@@ -399,7 +399,7 @@ class SecrecyGame:
 
     def request(self, viewer: Viewer, command: dict[str, Any], **expect: Any) -> dict[str, Any]:
         seq = self.seqs.next(viewer.name) if viewer.name else 1
-        return {"seq": seq, "expect": {**expect_of(self.deal), **expect}, "command": command}
+        return {"seq": seq, "expect": {**expectation(self.deal), **expect}, "command": command}
 
     def send_legal(self, viewer: Viewer, command: c.Command) -> None:
         body = self.request(viewer, command_body(command))
@@ -480,7 +480,7 @@ class SecrecyGame:
             command = {"type": "discard", "card": pick(somewhere)[0]}
             body = {
                 "seq": self.seqs.last[actor.name or ""],
-                "expect": expect_of(deal),
+                "expect": expectation(deal),
                 "command": command,
             }
             self.refused("reused_seq", actor, body, {409})

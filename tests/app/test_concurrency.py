@@ -38,6 +38,7 @@ from domain.legal import candidates, legal_command, seat_to_act
 from domain.rules import decide
 from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
 from tests.support.games import play_commands
+from tests.support.store import fold_stored_events, stored_versions
 
 PLAYERS = ["ann", "bob", "cyd", "dee"]
 BARRIER_TIMEOUT = 30  # seconds; a writer stuck longer than this fails the test
@@ -58,19 +59,6 @@ class GatedApp(CanastaApp):
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def stored_versions(app: CanastaApp, deal_id: UUID) -> list[int]:
-    return [e.originator_version for e in app.events.get(deal_id)]
-
-
-def fold_stored_events(app: CanastaApp, deal_id: UUID) -> Deal:
-    aggregate: Any = None
-    event: Any
-    for event in app.events.get(deal_id):
-        aggregate = event.mutate(aggregate)
-    assert isinstance(aggregate, Deal)
-    return aggregate
 
 
 def check_stream(app: CanastaApp, deal_id: UUID, length: int) -> None:

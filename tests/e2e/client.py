@@ -28,12 +28,12 @@ from domain.commands import (
     MeldSpec,
     TakePile,
 )
-from domain.deal import Deal
 from domain.errors import RuleViolation
 from domain.legal import legal_command, seat_to_act
 from domain.rules import decide
 from domain.state import DealState
 from domain.variants import get_variant
+from tests.support.http import expectation
 
 JSON = dict[str, Any]
 TIMEOUT_SECONDS = 30.0
@@ -162,18 +162,6 @@ class Api:
 
 
 # --- commands ----------------------------------------------------------------------------
-
-
-def expectation(deal: Deal) -> JSON:
-    """What a sender who has seen ``deal`` believes is current (R-CMD-1)."""
-    st = deal.state
-    return {
-        "game": st.table_id,
-        "deal": st.number,
-        "step": deal.version,
-        "turn": st.turn,
-        "phase": st.phase,
-    }
 
 
 def scoring_candidates(st: DealState, seat: int) -> list[Command]:

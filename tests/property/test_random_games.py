@@ -26,7 +26,6 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 import pytest
@@ -44,6 +43,7 @@ from domain.legal import legal_command, seat_to_act
 from domain.melds import LaidMeld
 from domain.state import CUT, OVER, DealState
 from domain.table import FINISHED, PLAYING, STOPPED, Table
+from tests.support.store import fold_stored_events
 
 MEMORY_ENV = {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_MAXSIZE": "100"}
 
@@ -281,16 +281,6 @@ def check_ponytail(
     if st.went_out is not None and st.side_of[st.went_out] == side:
         assert set(kinds) >= {"wild", "mixed", "sevens", "natural"}, f"R-PT-OUT-1 {w}"
         assert st.ponytail_up[st.went_out], f"R-PT-PONY-1 {w}"
-
-
-def fold_stored_events(app: CanastaApp, deal_id: UUID) -> Deal:
-    """Rebuild the deal by folding every stored event, without the repository or snapshots."""
-    aggregate: Any = None
-    event: Any
-    for event in app.events.get(deal_id):
-        aggregate = event.mutate(aggregate)
-    assert isinstance(aggregate, Deal)
-    return aggregate
 
 
 def check_replay(app: CanastaApp, deal: Deal, samples: dict[int, DealState], where: str) -> None:
