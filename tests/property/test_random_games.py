@@ -472,6 +472,7 @@ ALWAYS_FROZEN = pytest.mark.parametrize(
 ALL_CONFIGS = pytest.mark.parametrize("cfg", CONFIGS, ids=[c.id for c in CONFIGS])
 
 
+@pytest.mark.slow  # whole games, 8 per configuration: about a minute
 @ALL_CONFIGS
 @ALWAYS_FROZEN
 @PROPERTY_SETTINGS
