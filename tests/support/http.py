@@ -51,6 +51,12 @@ class Game:
     def host(self) -> Headers:
         return self.headers[self.names[0]]
 
+    @property
+    def deal_id(self) -> str:
+        """The current deal's id, once the game has started."""
+        assert self.deal is not None, "the game has not started"
+        return self.deal
+
     def start(self, body: dict[str, Any] | None = None) -> str:
         """``POST /tables/{id}/start`` by the host; returns (and remembers) deal 1's id."""
         response = self.http.post(f"/tables/{self.table}/start", json=body, headers=self.host)
