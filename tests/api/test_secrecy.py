@@ -85,6 +85,7 @@ from tests.api.secrecy_support import (
     request_cards,
     sse_messages,
 )
+from tests.support.games import random_teams
 from tests.support.http import expectation
 
 #: One in this many commands is followed by a full sweep of every endpoint (on top of the
@@ -347,12 +348,7 @@ class SecrecyGame:
         for viewer in self.players:
             self.post(viewer, f"/tables/{self.table_id}/seats", {"seat": viewer.room_seat})
         if cfg.teams is not None:
-            seats = list(range(cfg.players))
-            self.rng.shuffle(seats)
-            teams, i = [], 0
-            for size in cfg.teams:
-                teams.append(sorted(seats[i : i + size]))
-                i += size
+            teams = random_teams(self.rng, cfg.players, cfg.teams)
             self.post(host, f"/tables/{self.table_id}/teams", {"teams": teams}, method="PUT")
         deal = self.post(host, f"/tables/{self.table_id}/start")["deal"]
         self.open_deal(UUID(deal))

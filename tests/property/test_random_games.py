@@ -43,6 +43,7 @@ from domain.legal import legal_command, seat_to_act
 from domain.melds import LaidMeld
 from domain.state import CUT, OVER, DealState
 from domain.table import FINISHED, PLAYING, STOPPED, Table
+from tests.support.games import random_teams
 from tests.support.store import fold_stored_events
 
 MEMORY_ENV = {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_MAXSIZE": "100"}
@@ -335,12 +336,7 @@ class Game:
         for player in self.players:
             self.app.join_table(self.table_id, player)
         if cfg.team_shapes is not None:
-            seats = list(range(cfg.players))
-            self.rng.shuffle(seats)
-            teams, start = [], 0
-            for size in cfg.team_shapes:
-                teams.append(sorted(seats[start : start + size]))
-                start += size
+            teams = random_teams(self.rng, cfg.players, cfg.team_shapes)
             self.teams = teams
             self.app.choose_teams(self.table_id, self.host, teams)
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from uuid import UUID
 
 from app.application import CanastaApp
@@ -22,3 +23,14 @@ def play_to_end(app: CanastaApp, deal_id: UUID, rng: random.Random, limit: int =
 def play_commands(app: CanastaApp, deal_id: UUID, rng: random.Random, commands: int) -> Deal:
     """At most ``commands`` random legal commands (fewer if the deal ends first)."""
     return play_deal(app, deal_id, rng, max_commands=commands)
+
+
+def random_teams(rng: random.Random, players: int, shapes: Sequence[int]) -> list[list[int]]:
+    """Teams of the given sizes over randomly chosen room seats (the last team is the rest)."""
+    seats = list(range(players))
+    rng.shuffle(seats)
+    teams, start = [], 0
+    for size in shapes:
+        teams.append(sorted(seats[start : start + size]))
+        start += size
+    return teams
