@@ -14,10 +14,10 @@ BENCH_ARGS ?=
 SERVER_BENCH_ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: help venv run test lint migrate demo bench pg-start pg-stop clean
+.PHONY: help venv run test test-fast lint migrate demo bench pg-start pg-stop clean
 
 help:
-	@echo "targets: venv run test lint migrate demo bench pg-start pg-stop clean"
+	@echo "targets: venv run test test-fast lint migrate demo bench pg-start pg-stop clean"
 
 venv: $(STAMP)
 
@@ -39,6 +39,12 @@ test: venv
 	@$(PG) start
 	@trap '$(PG) stop' EXIT; \
 	TEST_DATABASE_URL="$$($(PG) url)" $(VENV)/bin/pytest -q $(PYTEST_ARGS)
+
+# The pure, fast tests without PostgreSQL: the domain, the rule scenarios, the properties and
+# the docs, slow ones deselected (under a minute). `make test` still runs everything.
+FAST_TESTS := tests/domain tests/scenarios tests/property tests/docs
+test-fast: venv
+	$(VENV)/bin/pytest -q -m "not slow and not postgres" $(FAST_TESTS) $(PYTEST_ARGS)
 
 # ruff, the formatter check, mypy, then the import contracts of pyproject.toml
 # ([tool.importlinter]: app -> projections -> domain, and a pure domain).

@@ -18,10 +18,13 @@ HOST = "player0"
 class SeededRandom:
     """A reproducible random source (demos and tests only): shuffle seeds and the first
     dealer follow from ``seed``, so the same seed replays the same game. A real table uses
-    the system's cryptographic source (R-DEAL-1/3)."""
+    the system's cryptographic source (R-DEAL-1/3). A test may hand it its own
+    ``random.Random`` to draw from instead."""
 
-    def __init__(self, seed: int | str) -> None:
-        self.rng = random.Random(f"table-chance:{seed}")
+    def __init__(self, seed: int | str | random.Random) -> None:
+        self.rng = (
+            seed if isinstance(seed, random.Random) else random.Random(f"table-chance:{seed}")
+        )
 
     def seed(self) -> bytes:
         return self.rng.randbytes(32)
@@ -61,12 +64,19 @@ def play_deal(
     deal_id: UUID,
     rng: random.Random,
     on_command: Callable[[Deal], None] | None = None,
+    *,
+    max_commands: int | None = None,
 ) -> Deal:
-    """Play a deal to its end with random legal commands; returns the finished deal."""
+    """Play a deal to its end with random legal commands (or stop after ``max_commands``
+    of them); returns the deal as it is then."""
     deal = app.get_deal(deal_id)
+    played = 0
     while (seat := seat_to_act(deal.state)) is not None:
+        if max_commands is not None and played >= max_commands:
+            break
         command = legal_command(deal.state, seat, rng)
         deal = app.act(deal_id, deal.state.player_ids[seat], command)
+        played += 1
         if on_command is not None:
             on_command(deal)
     return deal

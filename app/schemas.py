@@ -7,6 +7,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain import commands as c
+
 # A card in full notation (R-CARD-1), or TOP in a take_pile's first meld. Length-bounded so
 # that no request can make the server work hard; whether it is a real card is the engine's call.
 CardName = Annotated[str, Field(min_length=2, max_length=6, pattern=r"^[0-9A-Z/]+$")]
@@ -134,6 +136,26 @@ CommandBody = Annotated[
     | PickUpPonytailIn,
     Field(discriminator="type"),
 ]
+
+
+def command_body(command: c.Command) -> dict[str, Any]:
+    """A domain command as the JSON ``command`` of ``POST /deals/{id}/commands``: the inverse
+    of the route's parsing (``app.routes.deals.to_command``), for clients, the demo, the
+    benchmark and the tests."""
+    body: dict[str, Any] = {"type": c.COMMAND_NAMES[type(command)]}
+    if isinstance(command, c.Cut):
+        body["n"] = command.n
+    elif isinstance(command, c.TakePile | c.Meld):
+        body["melds"] = [{"cards": list(s.cards), "rank": s.rank} for s in command.melds]
+        if isinstance(command, c.Meld) and command.discard is not None:
+            body["discard"] = command.discard
+    elif isinstance(command, c.Discard):
+        body["card"] = command.card
+    elif isinstance(command, c.AskPartner):
+        body["partner"] = command.partner
+    elif isinstance(command, c.Answer):
+        body["yes"] = command.yes
+    return body
 
 
 class ExpectIn(Strict):

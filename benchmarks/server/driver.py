@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from benchmarks.server.http_client import AsyncRawClient, HttpResponse, command_json
+from app.schemas import command_body
+from benchmarks.server.http_client import AsyncRawClient, HttpResponse
 from benchmarks.server.mirror import Mirror, Reader
 from domain.legal import legal_command, seat_to_act
 from domain.table import PLAYING
@@ -183,7 +184,7 @@ class Driver:
             "turn": st.turn,
             "phase": st.phase,
         }
-        body = {"seq": seq, "expect": expect, "command": command_json(command)}
+        body = {"seq": seq, "expect": expect, "command": command_body(command)}
         path = f"/deals/{self.deal_id}"
         return Planned(seat, command, body, path, self.headers[seat], time.thread_time() - started)
 

@@ -9,29 +9,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from domain import commands as c
-
 # --- the load generator -------------------------------------------------------------------
-
-
-def command_json(command: c.Command) -> dict[str, Any]:
-    """A domain command as the API's JSON command body."""
-    body: dict[str, Any] = {"type": c.COMMAND_NAMES[type(command)]}
-    if isinstance(command, c.Cut):
-        body["n"] = command.n
-    elif isinstance(command, c.TakePile | c.Meld):
-        body["melds"] = [
-            {"cards": list(s.cards), **({"rank": s.rank} if s.rank else {})} for s in command.melds
-        ]
-        if isinstance(command, c.Meld) and command.discard:
-            body["discard"] = command.discard
-    elif isinstance(command, c.Discard):
-        body["card"] = command.card
-    elif isinstance(command, c.AskPartner):
-        body["partner"] = command.partner
-    elif isinstance(command, c.Answer):
-        body["yes"] = command.yes
-    return body
 
 
 class HttpResponse:

@@ -14,6 +14,9 @@ Fixtures (each documented below):
 - ``store_reader(settings)``: a ``CanastaApp`` in the test process over a server's store, to
   read what the server recorded (states, stored events) and compare with what HTTP showed.
 
+The helpers behind ``register`` and ``open_game`` (``register_player``, ``open_table``,
+``Game``, ``state_reader``) live in ``tests/support/http.py``, for tests outside this folder too.
+
 ``http`` is anything with httpx's ``Client`` interface: a ``TestClient`` or an
 ``httpx.Client(base_url=server.url)``.
 """
@@ -21,17 +24,14 @@ Fixtures (each documented below):
 from __future__ import annotations
 
 import os
-import random
 import signal
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 import httpx
 import pytest
@@ -40,19 +40,13 @@ from fastapi.testclient import TestClient
 from app.application import CanastaApp
 from app.main import create_app
 from app.settings import Settings, eventsourcing_env
-from domain import commands as c
-from domain.commands import COMMAND_NAMES
-from domain.legal import legal_command, seat_to_act
-from domain.state import DealState
+from tests.support.http import Game, Headers, free_port, open_table, register_player
 
 REPO = Path(__file__).resolve().parents[2]
-PLAYERS = ("ann", "bob", "cyd", "dee", "eve", "fay")
 
 #: Seconds a uvicorn process may take to answer /health, and to exit after SIGTERM.
 SERVER_START_TIMEOUT = 30.0
 SERVER_STOP_TIMEOUT = 15.0
-
-Headers = dict[str, str]
 
 
 # --- in-process clients -----------------------------------------------------------------------
@@ -87,13 +81,6 @@ def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
 
 
-def register_player(http: Any, name: str) -> Headers:
-    """``POST /players {"name"}``; returns ``{"Authorization": "Bearer <token>"}``."""
-    response = http.post("/players", json={"name": name})
-    assert response.status_code == 201, response.text
-    return {"Authorization": f"Bearer {response.json()['token']}"}
-
-
 @pytest.fixture
 def register() -> Callable[[Any, str], Headers]:
     """``register(http, name)``: registers ``name`` and returns his bearer-token headers."""
@@ -103,142 +90,11 @@ def register() -> Callable[[Any, str], Headers]:
 # --- games played through HTTP ----------------------------------------------------------------
 
 
-def command_body(command: c.Command) -> dict[str, Any]:
-    """The JSON ``command`` of ``POST /deals/{id}/commands`` for a domain command."""
-    body: dict[str, Any] = {"type": COMMAND_NAMES[type(command)]}
-    if isinstance(command, c.Cut):
-        body["n"] = command.n
-    if isinstance(command, c.TakePile | c.Meld):
-        body["melds"] = [{"cards": list(s.cards), "rank": s.rank} for s in command.melds]
-    if isinstance(command, c.Meld) and command.discard:
-        body["discard"] = command.discard
-    if isinstance(command, c.Discard):
-        body["card"] = command.card
-    if isinstance(command, c.AskPartner):
-        body["partner"] = command.partner
-    if isinstance(command, c.Answer):
-        body["yes"] = command.yes
-    return body
-
-
-@dataclass
-class Game:
-    """A table played through HTTP; room seat ``i`` belongs to ``names[i]``, and
-    ``names[0]`` is the host. ``deal`` is the current deal's id once the game has started."""
-
-    http: Any
-    table: str
-    names: list[str]
-    headers: dict[str, Headers]
-    deal: str | None = None
-    seqs: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def host(self) -> Headers:
-        return self.headers[self.names[0]]
-
-    def start(self, body: dict[str, Any] | None = None) -> str:
-        """``POST /tables/{id}/start`` by the host; returns (and remembers) deal 1's id."""
-        response = self.http.post(f"/tables/{self.table}/start", json=body, headers=self.host)
-        assert response.status_code == 201, response.text
-        self.deal = response.json()["deal"]
-        return self.deal
-
-    def next_deal(self) -> str:
-        """``POST /tables/{id}/deals`` by the host; returns (and remembers) the new deal's id."""
-        response = self.http.post(f"/tables/{self.table}/deals", headers=self.host)
-        assert response.status_code == 201, response.text
-        self.deal = response.json()["deal"]
-        return self.deal
-
-    def send(self, name: str, command: c.Command) -> httpx.Response:
-        """One sequenced command of ``name`` on the current deal; ``expect`` is taken from
-        what ``GET /deals/{id}`` shows him just before (R-CMD-1)."""
-        assert self.deal is not None, "the game has not started"
-        view = self.http.get(f"/deals/{self.deal}", headers=self.headers[name]).json()
-        self.seqs[name] = self.seqs.get(name, 0) + 1
-        request = {
-            "seq": self.seqs[name],
-            "expect": {
-                "game": self.table,
-                "deal": view["number"],
-                "step": view["step"],
-                "turn": view["turn"],
-                "phase": view["phase"],
-            },
-            "command": command_body(command),
-        }
-        response: httpx.Response = self.http.post(
-            f"/deals/{self.deal}/commands", json=request, headers=self.headers[name]
-        )
-        return response
-
-    def play_deal(
-        self,
-        state_of: Callable[[str], DealState],
-        rng: random.Random,
-        *,
-        max_commands: int = 5000,
-        after_each: Callable[[int], None] | None = None,
-    ) -> int:
-        """Play the current deal to its end with random legal commands; returns how many were
-        sent. ``state_of(deal_id)`` reads the deal's real state (to choose a legal command);
-        ``after_each(n)`` runs after the n-th accepted command."""
-        assert self.deal is not None, "the game has not started"
-        sent = 0
-        while True:
-            st = state_of(self.deal)
-            seat = seat_to_act(st)
-            if seat is None:
-                return sent
-            assert sent < max_commands, f"the deal did not end in {max_commands} commands"
-            response = self.send(self.names[seat], legal_command(st, seat, rng))
-            assert response.status_code == 200, response.text
-            sent += 1
-            if after_each is not None:
-                after_each(sent)
-
-
-def open_table(
-    http: Any,
-    names: Sequence[str] = PLAYERS[:4],
-    *,
-    entry: str = "classic",
-    teams: list[list[int]] | None = None,
-    start: bool = True,
-    start_body: dict[str, Any] | None = None,
-) -> Game:
-    """Register ``names``, let ``names[0]`` create a table for them all (``entry``), seat them
-    in order, choose ``teams`` if given, and start the game unless ``start`` is False."""
-    headers = {name: register_player(http, name) for name in names}
-    response = http.post(
-        "/tables", json={"entry": entry, "players": len(names)}, headers=headers[names[0]]
-    )
-    assert response.status_code == 201, response.text
-    game = Game(http=http, table=response.json()["id"], names=list(names), headers=headers)
-    for seat, name in enumerate(names):
-        response = http.post(
-            f"/tables/{game.table}/seats", json={"seat": seat}, headers=headers[name]
-        )
-        assert response.status_code == 200, response.text
-    if teams is not None:
-        response = http.put(f"/tables/{game.table}/teams", json={"teams": teams}, headers=game.host)
-        assert response.status_code == 200, response.text
-    if start:
-        game.start(start_body)
-    return game
-
-
 @pytest.fixture
 def open_game() -> Callable[..., Game]:
     """``open_game(http, names=..., entry=..., teams=..., start=True, start_body=None)``:
     a table seated by newly registered players (see ``open_table``), returned as a ``Game``."""
     return open_table
-
-
-def state_reader(canasta: CanastaApp) -> Callable[[str], DealState]:
-    """``state_of(deal_id)`` for ``Game.play_deal`` over an application service."""
-    return lambda deal_id: canasta.get_deal(UUID(deal_id)).state
 
 
 # --- real server processes --------------------------------------------------------------------
@@ -269,13 +125,6 @@ class Server:
                 self.process.wait()
                 pytest.fail(f"uvicorn did not exit within {timeout}s of SIGTERM:\n{self.log()}")
         return time.monotonic() - began
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _server_env(settings: Settings, extra: dict[str, str]) -> dict[str, str]:
@@ -310,7 +159,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
         env: dict[str, str] | None = None,
     ) -> Server:
         settings = Settings(database_url=database_url, data_dir=data_dir or tmp_path / "data")
-        port = _free_port()
+        port = free_port()
         log_path = tmp_path / f"uvicorn-{port}.log"
         with log_path.open("wb") as log:
             process = subprocess.Popen(

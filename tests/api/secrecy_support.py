@@ -29,16 +29,13 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
 from fastapi.testclient import TestClient
 
-from domain import commands as c
-from domain.commands import COMMAND_NAMES
-from domain.shuffle import SEED_BYTES
 from domain.state import DealState
 
 #: A card in RULES.md notation: rank and suit (or joker) and the deck number.
@@ -69,21 +66,6 @@ def seed_forms(seed_hex: str) -> list[str]:
     forms.append(base64.b64encode(raw).decode().rstrip("="))
     forms.append(base64.urlsafe_b64encode(raw).decode().rstrip("="))
     return forms
-
-
-class SeededRandom:
-    """The application's random source (shuffle seeds, first dealer), driven by the test
-    seed so that a failing game is reproduced by its seed alone (the real one is
-    cryptographic, R-DEAL-1/3; secrecy does not depend on where the seed came from)."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def seed(self) -> bytes:
-        return self.rng.randbytes(SEED_BYTES)
-
-    def choice(self, seats: Sequence[int]) -> int:
-        return seats[self.rng.randrange(len(seats))]
 
 
 # --- what each viewer may see ------------------------------------------------------------------
@@ -638,36 +620,6 @@ def request_cards(body: Any) -> frozenset[str]:
 
 
 # --- commands ------------------------------------------------------------------------------------
-
-
-def command_json(command: c.Command) -> dict[str, Any]:
-    """A domain command as the body's ``command`` object (app/schemas.py)."""
-    body: dict[str, Any] = {"type": COMMAND_NAMES[type(command)]}
-    if isinstance(command, c.Cut):
-        body["n"] = command.n
-    if isinstance(command, (c.TakePile, c.Meld)):
-        body["melds"] = [{"cards": list(s.cards), "rank": s.rank} for s in command.melds]
-    if isinstance(command, c.Meld) and command.discard:
-        body["discard"] = command.discard
-    if isinstance(command, c.Discard):
-        body["card"] = command.card
-    if isinstance(command, c.AskPartner):
-        body["partner"] = command.partner
-    if isinstance(command, c.Answer):
-        body["yes"] = command.yes
-    return body
-
-
-def expect_of(deal: Any) -> dict[str, Any]:
-    """What a sender who is up to date believes (R-CMD-1)."""
-    st: DealState = deal.state
-    return {
-        "game": st.table_id,
-        "deal": st.number,
-        "step": deal.version,
-        "turn": st.turn,
-        "phase": st.phase,
-    }
 
 
 @dataclass

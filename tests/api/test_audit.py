@@ -20,7 +20,6 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -32,105 +31,27 @@ from fastapi.testclient import TestClient
 from app.application import CanastaApp
 from app.main import create_app
 from app.settings import Settings
-from domain import commands as c
 from domain.cards import full_deck
-from domain.legal import legal_command, seat_to_act
 from domain.shuffle import commitment, shuffled
+from tests.support.http import Game, open_table, register_player, state_reader
 
 CANASTA = str(Path(sys.executable).parent / "canasta")
 PLAYERS = ["ann", "bob", "cid", "dan"]
 AUDITOR = "audra"
 
-Headers = dict[str, str]
+
+def canasta_of(http: TestClient) -> CanastaApp:
+    canasta: CanastaApp = http.app.state.canasta  # type: ignore[attr-defined]
+    return canasta
 
 
-def command_json(command: c.Command) -> dict[str, Any]:
-    body: dict[str, Any] = {"type": c.COMMAND_NAMES[type(command)]}
-    if isinstance(command, c.Cut):
-        body["n"] = command.n
-    if isinstance(command, c.TakePile | c.Meld):
-        body["melds"] = [{"cards": list(s.cards), "rank": s.rank} for s in command.melds]
-    if isinstance(command, c.Meld) and command.discard:
-        body["discard"] = command.discard
-    if isinstance(command, c.Discard):
-        body["card"] = command.card
-    if isinstance(command, c.AskPartner):
-        body["partner"] = command.partner
-    if isinstance(command, c.Answer):
-        body["yes"] = command.yes
-    return body
-
-
-def register(http: TestClient, name: str) -> Headers:
-    r = http.post("/players", json={"name": name})
-    assert r.status_code == 201, r.text
-    return {"Authorization": f"Bearer {r.json()['token']}"}
-
-
-@dataclass
-class HttpGame:
-    """A 4-player classic table played over HTTP; ``PLAYERS[0]`` is the host."""
-
-    http: TestClient
-    headers: dict[str, Headers]
-    table: str = ""
-    deal: str = ""
-    seqs: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def canasta(self) -> CanastaApp:
-        canasta: CanastaApp = self.http.app.state.canasta  # type: ignore[attr-defined]
-        return canasta
-
-    def open(self) -> None:
-        host = self.headers[PLAYERS[0]]
-        r = self.http.post("/tables", json={"entry": "classic", "players": 4}, headers=host)
-        assert r.status_code == 201, r.text
-        self.table = r.json()["id"]
-        for seat, name in enumerate(PLAYERS):
-            r = self.http.post(
-                f"/tables/{self.table}/seats", json={"seat": seat}, headers=self.headers[name]
-            )
-            assert r.status_code == 200, r.text
-        r = self.http.post(f"/tables/{self.table}/start", headers=host)
-        assert r.status_code == 201, r.text
-        self.deal = r.json()["deal"]
-
-    def play(self, rng: random.Random, *, max_commands: int | None = None) -> None:
-        """Send random legal commands over HTTP until the deal ends (or ``max_commands``)."""
-        sent = 0
-        while max_commands is None or sent < max_commands:
-            st = self.canasta.get_deal(UUID(self.deal)).state
-            seat = seat_to_act(st)
-            if seat is None:
-                return
-            name = PLAYERS[seat]
-            view = self.http.get(f"/deals/{self.deal}", headers=self.headers[name]).json()
-            self.seqs[name] = self.seqs.get(name, 0) + 1
-            body = {
-                "seq": self.seqs[name],
-                "expect": {
-                    "game": self.table,
-                    "deal": view["number"],
-                    "step": view["step"],
-                    "turn": view["turn"],
-                    "phase": view["phase"],
-                },
-                "command": command_json(legal_command(st, seat, rng)),
-            }
-            r = self.http.post(
-                f"/deals/{self.deal}/commands", json=body, headers=self.headers[name]
-            )
-            assert r.status_code == 200, r.text
-            sent += 1
-
-
-def new_game(http: TestClient, seed: int = 1) -> HttpGame:
-    """Register the four players, the auditor and an outsider; play deal 1 to its end."""
-    headers = {name: register(http, name) for name in [*PLAYERS, AUDITOR, "olga"]}
-    game = HttpGame(http, headers)
-    game.open()
-    game.play(random.Random(seed))
+def new_game(http: TestClient, seed: int = 1) -> Game:
+    """A 4-player classic table of ``PLAYERS`` (the first hosts) with deal 1 played to its end
+    over HTTP; the auditor and an outsider are registered too."""
+    game = open_table(http, PLAYERS)
+    for name in (AUDITOR, "olga"):
+        game.headers[name] = register_player(http, name)
+    game.play_deal(state_reader(canasta_of(http)), random.Random(seed))
     return game
 
 
@@ -191,8 +112,8 @@ def test_without_a_token_the_audit_is_401_and_for_others_403_r_view_4(
     http = sqlite_client(auditors=[AUDITOR])
     game = new_game(http)
     urls = [
-        f"/audit/deals/{game.deal}",
-        f"/audit/deals/{game.deal}/replay?step=5",
+        f"/audit/deals/{game.deal_id}",
+        f"/audit/deals/{game.deal_id}/replay?step=5",
         f"/audit/tables/{game.table}",
     ]
     for url in urls:
@@ -219,7 +140,7 @@ def test_an_unknown_deal_or_table_is_404_for_the_auditor(
     assert http.get(f"/audit/tables/{nowhere}", headers=auditor).status_code == 404
     # a table id is not a deal, nor a deal id a table
     assert http.get(f"/audit/deals/{game.table}", headers=auditor).status_code == 404
-    assert http.get(f"/audit/tables/{game.deal}", headers=auditor).status_code == 404
+    assert http.get(f"/audit/tables/{game.deal_id}", headers=auditor).status_code == 404
     assert http.get("/audit/deals/not-a-uuid", headers=auditor).status_code == 422
 
 
@@ -232,8 +153,8 @@ def test_the_auditor_sees_the_seed_every_hand_the_stock_and_a_clean_report_r_vie
     http = sqlite_client(auditors=[AUDITOR])
     game = new_game(http, seed=2)
     auditor = game.headers[AUDITOR]
-    live = game.canasta.get_deal(UUID(game.deal))
-    r = http.get(f"/audit/deals/{game.deal}", headers=auditor)
+    live = canasta_of(game.http).get_deal(UUID(game.deal_id))
+    r = http.get(f"/audit/deals/{game.deal_id}", headers=auditor)
     assert r.status_code == 200, r.text
     out = r.json()
 
@@ -246,10 +167,10 @@ def test_the_auditor_sees_the_seed_every_hand_the_stock_and_a_clean_report_r_vie
     assert report["final_scores"] == {s: b["total"] for s, b in live.state.scores.items()}
 
     # the seed matches the commitment everybody saw at the deal's start (R-DEAL-3)
-    public = http.get(f"/deals/{game.deal}").json()
+    public = http.get(f"/deals/{game.deal_id}").json()
     assert public["commitment"] == out["commitment"]
     seed = bytes.fromhex(out["seed"])
-    assert commitment(game.deal, seed) == out["commitment"]
+    assert commitment(game.deal_id, seed) == out["commitment"]
     assert out["deck"] == shuffled(full_deck(2), seed)
     assert sorted(out["stock_after_cut"]) == sorted(full_deck(2))
 
@@ -274,15 +195,15 @@ def test_the_auditor_sees_the_seed_every_hand_the_stock_and_a_clean_report_r_vie
 
     # replay: the full state at any step (R-HIST-2)
     for step in (3, 4, live.version // 2, live.version):
-        r = http.get(f"/audit/deals/{game.deal}/replay", params={"step": step}, headers=auditor)
+        r = http.get(f"/audit/deals/{game.deal_id}/replay", params={"step": step}, headers=auditor)
         assert r.status_code == 200, r.text
         view = r.json()
-        then = game.canasta.get_deal(UUID(game.deal), version=step).state
+        then = canasta_of(game.http).get_deal(UUID(game.deal_id), version=step).state
         assert view["step"] == step and view["event"]["step"] == step
         assert view["hands"] == {str(s): then.hands[s] for s in then.order}
         assert view["stock"] == list(reversed(then.stock))
         assert view["pile_cards"] == then.pile and view["phase"] == then.phase
-    r = http.get(f"/audit/deals/{game.deal}/replay", params={"step": 10**6}, headers=auditor)
+    r = http.get(f"/audit/deals/{game.deal_id}/replay", params={"step": 10**6}, headers=auditor)
     assert r.status_code == 200 and r.json()["step"] == live.version
 
     # the table: every deal's report, and the table's record of the scores
@@ -290,7 +211,7 @@ def test_the_auditor_sees_the_seed_every_hand_the_stock_and_a_clean_report_r_vie
     assert r.status_code == 200, r.text
     table = r.json()
     assert table["ok"] is True and table["table_ok"] is True and table["problems"] == []
-    assert [d["deal"] for d in table["deals"]] == [game.deal]
+    assert [d["deal"] for d in table["deals"]] == [game.deal_id]
 
 
 # --- the operator's tool -------------------------------------------------------------------
@@ -302,7 +223,7 @@ def test_grant_auditor_on_the_command_line_gives_the_role_to_a_running_server(
     http = sqlite_client()  # nobody is an auditor through the settings
     game = new_game(http, seed=3)
     olga = game.headers["olga"]
-    url = f"/audit/deals/{game.deal}"
+    url = f"/audit/deals/{game.deal_id}"
     assert http.get(url, headers=olga).status_code == 403
     env = {"CANASTA_DATA_DIR": str(tmp_path)}
 
@@ -318,9 +239,9 @@ def test_grant_auditor_on_the_command_line_gives_the_role_to_a_running_server(
     again = run_cli("grant-auditor", "olga", env=env)
     assert again.returncode == 0 and "already holds" in again.stdout
 
-    audited = run_cli("audit", game.deal, env=env)
+    audited = run_cli("audit", game.deal_id, env=env)
     assert audited.returncode == 0, audited.stdout + audited.stderr
-    assert f"deal {game.deal}: ok" in audited.stdout
+    assert f"deal {game.deal_id}: ok" in audited.stdout
     as_json = run_cli("audit", "--json", game.table, env=env)
     assert as_json.returncode == 0 and json.loads(as_json.stdout)["ok"] is True
 
@@ -355,16 +276,16 @@ def test_an_update_of_a_stored_row_in_sqlite_is_the_first_broken_link(
     game = new_game(http, seed=4)
     auditor = game.headers[AUDITOR]
     db = Settings(data_dir=tmp_path).sqlite_path
-    version, state = sqlite_row(db, game.deal, "CardDiscarded", 3)
+    version, state = sqlite_row(db, game.deal_id, "CardDiscarded", 3)
     before = http.get(
-        f"/audit/deals/{game.deal}/replay", params={"step": version - 1}, headers=auditor
+        f"/audit/deals/{game.deal_id}/replay", params={"step": version - 1}, headers=auditor
     ).json()
     other = next(
         card for s, hand in before["hands"].items() if int(s) != state["seat"] for card in hand
     )
-    sqlite_tamper(db, game.deal, version, json.dumps({**state, "card": other}).encode())
+    sqlite_tamper(db, game.deal_id, version, json.dumps({**state, "card": other}).encode())
 
-    out = http.get(f"/audit/deals/{game.deal}", headers=auditor).json()
+    out = http.get(f"/audit/deals/{game.deal_id}", headers=auditor).json()
     report = out["audit"]
     assert report["ok"] is False and report["chain_ok"] is False
     assert report["first_broken_step"] == version
@@ -375,7 +296,7 @@ def test_an_update_of_a_stored_row_in_sqlite_is_the_first_broken_link(
     assert tampered["card"] == other  # the history shows what the store now holds
     # the stored events fold only up to the step before: the replay says so past it
     assert out["folded_to"] == version - 1 and "does not fold" in out["fold_error"]
-    replay = f"/audit/deals/{game.deal}/replay"
+    replay = f"/audit/deals/{game.deal_id}/replay"
     assert http.get(replay, params={"step": version - 1}, headers=auditor).status_code == 200
     r = http.get(replay, params={"step": version}, headers=auditor)
     assert r.status_code == 409 and r.json()["error"]["code"] == "R-HIST-1"
@@ -383,7 +304,7 @@ def test_an_update_of_a_stored_row_in_sqlite_is_the_first_broken_link(
     table = http.get(f"/audit/tables/{game.table}", headers=auditor).json()
     assert table["ok"] is False and table["deals"][0]["first_broken_step"] == version
 
-    cli = run_cli("audit", game.deal, env={"CANASTA_DATA_DIR": str(tmp_path)})
+    cli = run_cli("audit", game.deal_id, env={"CANASTA_DATA_DIR": str(tmp_path)})
     assert cli.returncode == 1
     assert f"hash chain BROKEN at step {version}" in cli.stdout
 
@@ -394,9 +315,9 @@ def test_an_unreadable_stored_row_is_reported_not_a_server_error(
     http = sqlite_client(auditors=[AUDITOR])
     game = new_game(http, seed=5)
     db = Settings(data_dir=tmp_path).sqlite_path
-    version, _state = sqlite_row(db, game.deal, "CardsDrawn", 2)
-    sqlite_tamper(db, game.deal, version, b"{not json")
-    r = http.get(f"/audit/deals/{game.deal}", headers=game.headers[AUDITOR])
+    version, _state = sqlite_row(db, game.deal_id, "CardsDrawn", 2)
+    sqlite_tamper(db, game.deal_id, version, b"{not json")
+    r = http.get(f"/audit/deals/{game.deal_id}", headers=game.headers[AUDITOR])
     assert r.status_code == 200, r.text
     out = r.json()
     assert out["unreadable_step"] == version
@@ -412,20 +333,21 @@ def test_an_update_of_a_stored_row_in_postgresql_is_the_first_broken_link(
     with TestClient(create_app(settings)) as http:
         game = new_game(http, seed=6)
         auditor = game.headers[AUDITOR]
-        assert http.get(f"/audit/deals/{game.deal}", headers=auditor).json()["audit"]["ok"]
+        assert http.get(f"/audit/deals/{game.deal_id}", headers=auditor).json()["audit"]["ok"]
 
         # the operator's tool works on PostgreSQL too
         done = run_cli("grant-auditor", "olga", env={"DATABASE_URL": migrated_postgres_url})
         assert done.returncode == 0 and "PostgreSQL" in done.stdout, done.stderr
         assert (
-            http.get(f"/audit/deals/{game.deal}", headers=game.headers["olga"]).status_code == 200
+            http.get(f"/audit/deals/{game.deal_id}", headers=game.headers["olga"]).status_code
+            == 200
         )
 
         with psycopg.connect(migrated_postgres_url, autocommit=True) as db:
             row = db.execute(
                 "SELECT originator_version, state FROM canasta_events WHERE originator_id = %s "
                 "AND topic = 'domain.events:MeldLaid' ORDER BY originator_version LIMIT 1",
-                (UUID(game.deal),),
+                (UUID(game.deal_id),),
             ).fetchone()
             assert row is not None
             version, raw = row
@@ -434,12 +356,12 @@ def test_an_update_of_a_stored_row_in_postgresql_is_the_first_broken_link(
             updated = db.execute(
                 "UPDATE canasta_events SET state = %s "
                 "WHERE originator_id = %s AND originator_version = %s",
-                (json.dumps(state).encode(), UUID(game.deal), version),
+                (json.dumps(state).encode(), UUID(game.deal_id), version),
             )
             assert updated.rowcount == 1
 
-        report = http.get(f"/audit/deals/{game.deal}", headers=auditor).json()["audit"]
+        report = http.get(f"/audit/deals/{game.deal_id}", headers=auditor).json()["audit"]
         assert report["ok"] is False and report["chain_ok"] is False
         assert report["first_broken_step"] == version
-        cli = run_cli("audit", game.deal, env={"DATABASE_URL": migrated_postgres_url})
+        cli = run_cli("audit", game.deal_id, env={"DATABASE_URL": migrated_postgres_url})
         assert cli.returncode == 1 and f"BROKEN at step {version}" in cli.stdout

@@ -15,7 +15,7 @@ from app.command_lane import CommandLane
 from domain.cards import full_deck
 from domain.command_log import command_log_id
 from domain.legal import candidates, legal_command, seat_to_act
-from tests.api.conftest import Game, open_table, state_reader
+from tests.support.http import Game, open_table, state_reader
 
 
 def lane_of(client: TestClient) -> CommandLane | None:

@@ -22,7 +22,7 @@ from app.application import CanastaApp
 from domain.deal import Deal
 from domain.state import DealState
 from projections.visibility import Viewer, deal_view
-from tests.api.conftest import Game, open_table, state_reader
+from tests.support.http import Game, open_table, state_reader
 
 Played = tuple[Game, CanastaApp, int]
 

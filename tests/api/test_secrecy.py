@@ -56,7 +56,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from app.application import CanastaApp
+from app.autoplay import SeededRandom
 from app.main import create_app
+from app.schemas import command_body
 from app.settings import Settings
 from domain import commands as c
 from domain.cards import CARDS, full_deck
@@ -72,20 +74,19 @@ from tests.api.secrecy_support import (
     Leak,
     Probe,
     SecretAt,
-    SeededRandom,
     Sequencer,
     SweepContext,
     Viewer,
     card_tokens,
-    command_json,
     discover_get_endpoints,
-    expect_of,
     fetch,
     find_leaks,
     probes_for,
     request_cards,
     sse_messages,
 )
+from tests.support.games import random_teams
+from tests.support.http import expectation
 
 #: One in this many commands is followed by a full sweep of every endpoint (on top of the
 #: sweeps at the start and end of every deal, after its cut (the hands are dealt) and after
@@ -347,12 +348,7 @@ class SecrecyGame:
         for viewer in self.players:
             self.post(viewer, f"/tables/{self.table_id}/seats", {"seat": viewer.room_seat})
         if cfg.teams is not None:
-            seats = list(range(cfg.players))
-            self.rng.shuffle(seats)
-            teams, i = [], 0
-            for size in cfg.teams:
-                teams.append(sorted(seats[i : i + size]))
-                i += size
+            teams = random_teams(self.rng, cfg.players, cfg.teams)
             self.post(host, f"/tables/{self.table_id}/teams", {"teams": teams}, method="PUT")
         deal = self.post(host, f"/tables/{self.table_id}/start")["deal"]
         self.open_deal(UUID(deal))
@@ -399,10 +395,10 @@ class SecrecyGame:
 
     def request(self, viewer: Viewer, command: dict[str, Any], **expect: Any) -> dict[str, Any]:
         seq = self.seqs.next(viewer.name) if viewer.name else 1
-        return {"seq": seq, "expect": {**expect_of(self.deal), **expect}, "command": command}
+        return {"seq": seq, "expect": {**expectation(self.deal), **expect}, "command": command}
 
     def send_legal(self, viewer: Viewer, command: c.Command) -> None:
-        body = self.request(viewer, command_json(command))
+        body = self.request(viewer, command_body(command))
         url = f"/deals/{self.ledger.deal_id}/commands"
         r = self.client.post(url, json=body, headers=viewer.headers)
         assert r.status_code == 200, f"{self.where} {viewer.label} {body}: {r.status_code} {r.text}"
@@ -480,7 +476,7 @@ class SecrecyGame:
             command = {"type": "discard", "card": pick(somewhere)[0]}
             body = {
                 "seq": self.seqs.last[actor.name or ""],
-                "expect": expect_of(deal),
+                "expect": expectation(deal),
                 "command": command,
             }
             self.refused("reused_seq", actor, body, {409})

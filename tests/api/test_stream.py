@@ -27,7 +27,8 @@ from app.application import CanastaApp
 from app.routes.stream import table_event_view
 from domain.cards import full_deck
 from projections.visibility import Viewer, event_view
-from tests.api.conftest import Game, Server, open_table, state_reader
+from tests.api.conftest import Server
+from tests.support.http import Game, open_table, state_reader
 
 HIDDEN_KINDS = frozenset({"DeckShuffled", "DeckStacked"})  # never shown but to an auditor
 READ_TIMEOUT = 60.0  # seconds a live stream may stay silent before a test gives up

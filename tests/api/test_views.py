@@ -31,7 +31,8 @@ from domain.events import CardsDrawn
 from domain.legal import legal_command, seat_to_act
 from domain.table import OPEN
 from projections.discard_log import public_discard_log
-from tests.api.conftest import Game, Headers, Server, open_table, register_player, state_reader
+from tests.api.conftest import Server
+from tests.support.http import Game, Headers, open_table, register_player, state_reader
 
 Http = Any  # a TestClient or an httpx.Client
 

@@ -29,30 +29,19 @@ from uuid import UUID
 import pytest
 
 from app.application import CanastaApp
+from app.autoplay import SeededRandom
 from app.settings import Settings, eventsourcing_env
 from domain.commands import Answer, Command, Cut, Discard, Draw
 from domain.deal import Deal
 from domain.errors import Conflict, RuleViolation
 from domain.legal import candidates, legal_command, seat_to_act
 from domain.rules import decide
-from domain.shuffle import SEED_BYTES
 from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
+from tests.support.games import play_commands
+from tests.support.store import fold_stored_events, stored_versions
 
 PLAYERS = ["ann", "bob", "cyd", "dee"]
 BARRIER_TIMEOUT = 30  # seconds; a writer stuck longer than this fails the test
-
-
-class SeededRandom:
-    """Deterministic shuffles and first dealer, so that every run plays the same cards."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(f"app:{seed}")
-
-    def seed(self) -> bytes:
-        return self.rng.randbytes(SEED_BYTES)
-
-    def choice(self, seats: Sequence[int]) -> int:
-        return seats[self.rng.randrange(len(seats))]
 
 
 class GatedApp(CanastaApp):
@@ -70,19 +59,6 @@ class GatedApp(CanastaApp):
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def stored_versions(app: CanastaApp, deal_id: UUID) -> list[int]:
-    return [e.originator_version for e in app.events.get(deal_id)]
-
-
-def fold_stored_events(app: CanastaApp, deal_id: UUID) -> Deal:
-    aggregate: Any = None
-    event: Any
-    for event in app.events.get(deal_id):
-        aggregate = event.mutate(aggregate)
-    assert isinstance(aggregate, Deal)
-    return aggregate
 
 
 def check_stream(app: CanastaApp, deal_id: UUID, length: int) -> None:
@@ -210,18 +186,6 @@ def new_game(app: CanastaApp, entry: str = "classic", players: int = 4) -> UUID:
     return app.start_game(table_id, PLAYERS[0])
 
 
-def advance(app: CanastaApp, deal_id: UUID, rng: random.Random, steps: int) -> Deal:
-    """Play ``steps`` random legal commands (fewer if the deal ends)."""
-    deal = app.get_deal(deal_id)
-    for _ in range(steps):
-        seat = seat_to_act(deal.state)
-        if seat is None:
-            break
-        command = legal_command(deal.state, seat, rng)
-        deal = app.act(deal_id, PLAYERS[seat], command)
-    return deal
-
-
 def play_rounds(
     apps: Sequence[CanastaApp],
     deal_id: UUID,
@@ -245,7 +209,7 @@ def play_rounds(
         assert seat is not None
         commands = pick(deal.state, seat)
         if commands is None:  # e.g. only Draw is possible: move on one step
-            advance(apps[0], deal_id, rng, 1)
+            play_commands(apps[0], deal_id, rng, 1)
             continue
         mode = modes[raced % len(modes)]
         version = deal.version
@@ -267,7 +231,7 @@ def play_rounds(
             assert all("step" not in exc.message for _, _, exc in outcome.conflicts)
         raced += 1
         if rng.random() < 0.5:
-            advance(apps[0], deal_id, rng, rng.randint(1, 3))
+            play_commands(apps[0], deal_id, rng, rng.randint(1, 3))
     return refusals
 
 
@@ -304,7 +268,9 @@ def sqlite_env(tmp_path: Path) -> dict[str, str]:
 @contextmanager
 def sqlite_apps(tmp_path: Path, count: int, seed: int) -> Iterator[list[GatedApp]]:
     env = sqlite_env(tmp_path)
-    apps = [GatedApp(env=env, random=SeededRandom(seed)) for _ in range(count)]
+    apps = [
+        GatedApp(env=env, random=SeededRandom(random.Random(f"app:{seed}"))) for _ in range(count)
+    ]
     try:
         yield apps
     finally:
@@ -372,7 +338,7 @@ def test_sqlite_draw_against_take_pile(tmp_path: Path) -> None:
                         )
                         check_race(outcome, apps, deal_id, deal.version)
                         found += 1
-                deal = advance(apps[0], deal_id, rng, 1)
+                deal = play_commands(apps[0], deal_id, rng, 1)
             if found >= 3:
                 break
         assert found >= 3, "no position where both drawing and taking the pile are legal"
@@ -387,12 +353,15 @@ WRITERS = 8
 def postgres_apps(url: str, count: int, seed: int, shared: bool) -> Iterator[list[GatedApp]]:
     if shared:  # one application used by every thread (one process, one cache)
         env = eventsourcing_env(Settings(database_url=url, postgres_pool_size=count + 2))
-        app = GatedApp(env=env, random=SeededRandom(seed))
+        app = GatedApp(env=env, random=SeededRandom(random.Random(f"app:{seed}")))
         apps = [app] * count
         opened = [app]
     else:  # one application per writer (like separate server processes)
         env = eventsourcing_env(Settings(database_url=url, postgres_pool_size=2))
-        opened = [GatedApp(env=env, random=SeededRandom(seed)) for _ in range(count)]
+        opened = [
+            GatedApp(env=env, random=SeededRandom(random.Random(f"app:{seed}")))
+            for _ in range(count)
+        ]
         apps = opened
     try:
         yield apps
@@ -442,11 +411,11 @@ def test_postgres_many_writers_exactly_one_wins(migrated_postgres_url: str, shar
 @pytest.mark.postgres
 def test_postgres_expected_step_mismatch_records_nothing(migrated_postgres_url: str) -> None:
     env = eventsourcing_env(Settings(database_url=migrated_postgres_url, postgres_pool_size=2))
-    app = CanastaApp(env=env, random=SeededRandom(3))
+    app = CanastaApp(env=env, random=SeededRandom(random.Random("app:3")))
     try:
         rng = random.Random("players:mismatch")
         deal_id = new_game(app)
-        advance(app, deal_id, rng, 5)
+        play_commands(app, deal_id, rng, 5)
         check_expected_step_mismatch(app, deal_id, rng)
     finally:
         app.close()

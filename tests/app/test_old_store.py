@@ -25,7 +25,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.settings import Settings
 from domain.commands import Draw
-from tests.api.conftest import Game, state_reader
+from tests.support.http import Game, state_reader
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store_v1"
 MANIFEST: dict[str, Any] = json.loads((FIXTURE / "manifest.json").read_text())

@@ -26,6 +26,7 @@ from app.settings import Settings, eventsourcing_env
 from domain.commands import Command
 from domain.deal import Deal
 from domain.legal import legal_command, seat_to_act
+from tests.support.store import stored_versions
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -67,10 +68,6 @@ class Game:
         self, app: CanastaApp, player: str, seq: int, command: Command, exp: Expected
     ) -> Answer:
         return app.submit(self.deal_id, player, seq, command, exp, f"{player}:{seq}")
-
-
-def stored_versions(app: CanastaApp, deal_id: UUID) -> list[int]:
-    return [e.originator_version for e in app.events.get(deal_id)]
 
 
 def test_a_command_is_accepted_by_a_process_whose_cache_is_behind(

@@ -23,7 +23,7 @@ from uuid import UUID
 import pytest
 
 from app.application import CanastaApp
-from app.autoplay import HOST, new_table, play_deal, play_game
+from app.autoplay import HOST, SeededRandom, new_table, play_deal, play_game
 from domain.audit import AuditReport, audit_deal, audit_table, fold, kind_of
 from domain.cards import CARDS, full_deck
 from domain.chain import GENESIS, event_data, link
@@ -32,19 +32,6 @@ from domain.shuffle import stacked_commitment
 from domain.table import Table
 
 MEMORY_ENV = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-
-
-class SeededRandom:
-    """The application's random source (seeds, first dealer), reproducible."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def seed(self) -> bytes:
-        return self.rng.randbytes(32)
-
-    def choice(self, seats: Sequence[int]) -> int:
-        return self.rng.choice(list(seats))
 
 
 @dataclass
@@ -205,11 +192,7 @@ def test_a_deal_in_progress_audits_ok_but_is_not_complete_r_hist_2() -> None:
     app = CanastaApp(env=MEMORY_ENV, random=SeededRandom(rng))
     table_id = new_table(app, "classic", 3)
     deal_id = app.start_game(table_id, HOST)
-    for _ in range(20):
-        deal = app.get_deal(deal_id)
-        seat = seat_to_act(deal.state)
-        assert seat is not None
-        app.act(deal_id, deal.state.player_ids[seat], legal_command(deal.state, seat, rng))
+    play_deal(app, deal_id, rng, max_commands=20)
     report = audit_deal(list(app.events.get(deal_id)))
     assert_clean(report)
     assert not report.complete and report.end_reason is None and report.final_scores is None

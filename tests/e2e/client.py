@@ -18,26 +18,22 @@ from uuid import UUID
 import httpx
 
 from app.application import CanastaApp
+from app.schemas import command_body
 from app.settings import Settings, eventsourcing_env
 from domain.cards import CARDS
 from domain.commands import (
-    COMMAND_NAMES,
     TOP,
-    Answer,
-    AskPartner,
     Command,
-    Cut,
-    Discard,
     Meld,
     MeldSpec,
     TakePile,
 )
-from domain.deal import Deal
 from domain.errors import RuleViolation
 from domain.legal import legal_command, seat_to_act
 from domain.rules import decide
 from domain.state import DealState
 from domain.variants import get_variant
+from tests.support.http import expectation
 
 JSON = dict[str, Any]
 TIMEOUT_SECONDS = 30.0
@@ -166,36 +162,6 @@ class Api:
 
 
 # --- commands ----------------------------------------------------------------------------
-
-
-def command_body(command: Command) -> JSON:
-    """The JSON body of a domain command (app/schemas.py)."""
-    body: JSON = {"type": COMMAND_NAMES[type(command)]}
-    if isinstance(command, Cut):
-        body["n"] = command.n
-    elif isinstance(command, TakePile | Meld):
-        body["melds"] = [{"cards": list(m.cards), "rank": m.rank} for m in command.melds]
-        if isinstance(command, Meld) and command.discard is not None:
-            body["discard"] = command.discard
-    elif isinstance(command, Discard):
-        body["card"] = command.card
-    elif isinstance(command, AskPartner):
-        body["partner"] = command.partner
-    elif isinstance(command, Answer):
-        body["yes"] = command.yes
-    return body
-
-
-def expectation(deal: Deal) -> JSON:
-    """What a sender who has seen ``deal`` believes is current (R-CMD-1)."""
-    st = deal.state
-    return {
-        "game": st.table_id,
-        "deal": st.number,
-        "step": deal.version,
-        "turn": st.turn,
-        "phase": st.phase,
-    }
 
 
 def scoring_candidates(st: DealState, seat: int) -> list[Command]:

@@ -12,7 +12,6 @@ import contextlib
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,8 @@ from pathlib import Path
 from types import TracebackType
 
 import httpx
+
+from tests.support.http import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 60.0
@@ -29,13 +30,6 @@ STOP_SECONDS = 15.0
 CARD_PATTERN = re.compile(r"(?<![A-Za-z0-9])(?:10[SHDC]|[2-9AKQJ][SHDC]|[BL]J)/[1-3](?![0-9])")
 #: What the server prints when a request fails unexpectedly (app/errors.py) or a worker dies.
 TROUBLE_PATTERN = re.compile(r"Traceback|unexpected |Exception in ASGI|Internal Server Error")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def server_env(

@@ -10,25 +10,11 @@ from typing import Any
 from uuid import UUID
 
 from app.application import CanastaApp
-from app.autoplay import new_table, play_game
+from app.autoplay import SeededRandom, new_table, play_game
 from domain.events import CardsDrawn
-from domain.shuffle import SEED_BYTES
 from domain.table import OPEN
 from projections.discard_log import public_discard_log
 from projections.read_models import TABLE_DEAL_RECORDED
-
-
-class SeededRandom:
-    """The application's random source (shuffles, first dealer), reproducible."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-
-    def seed(self) -> bytes:
-        return self.rng.randbytes(SEED_BYTES)
-
-    def choice(self, seats: Sequence[int]) -> int:
-        return seats[self.rng.randrange(len(seats))]
 
 
 def play(
@@ -41,7 +27,7 @@ def play(
     always_frozen: bool = False,
 ) -> UUID:
     """A random game (stopped after ``max_deals`` unless it ended first); its table id."""
-    app.random = SeededRandom(seed)
+    app.random = SeededRandom(random.Random(seed))
     table_id = new_table(app, entry, players, always_frozen=always_frozen)
     play_game(app, table_id, random.Random(seed), max_deals=max_deals)
     return table_id

@@ -15,7 +15,7 @@ from uuid import UUID
 import pytest
 
 from app.application import CanastaApp
-from app.autoplay import HOST, new_table
+from app.autoplay import HOST, SeededRandom, new_table
 from app.infra.projection_runner import ReadModels
 from app.routes.audit import table_report
 from app.settings import Settings, eventsourcing_env
@@ -23,7 +23,6 @@ from domain.errors import Conflict
 from domain.legal import legal_command, seat_to_act
 from domain.table import PLAYING
 from tests.projections.helpers import (
-    SeededRandom,
     assert_read_models_match,
     row_counts,
     wait_for,
@@ -107,7 +106,7 @@ def test_projections_equal_a_rebuild_from_scratch_after_concurrent_games_r_cmd_1
             "CANASTA_POSTGRES_MAX_OVERFLOW": "2",
         }
     )
-    players.random = SeededRandom(100)
+    players.random = SeededRandom(random.Random(100))
     reader = CanastaApp(eventsourcing_env(settings))
     try:
         with (

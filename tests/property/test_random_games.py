@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 import pytest
@@ -35,6 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.application import CanastaApp
+from app.autoplay import SeededRandom
 from app.settings import Settings, eventsourcing_env
 from domain.cards import CARDS, full_deck
 from domain.commands import Command
@@ -42,9 +41,10 @@ from domain.deal import Deal
 from domain.errors import SetupError
 from domain.legal import legal_command, seat_to_act
 from domain.melds import LaidMeld
-from domain.shuffle import SEED_BYTES
 from domain.state import CUT, OVER, DealState
 from domain.table import FINISHED, PLAYING, STOPPED, Table
+from tests.support.games import random_teams
+from tests.support.store import fold_stored_events
 
 MEMORY_ENV = {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_MAXSIZE": "100"}
 
@@ -122,20 +122,6 @@ CONFIGS = [
     Config("modern_american", 4, deal_cap=2, options=(False,)),  # §10: no always_frozen
     Config("ponytail", 4),  # §11: the game ends after four deals at most
 ]
-
-
-class SeededRandom:
-    """The application's random source (shuffle seeds, first dealer), driven by the test seed
-    so that a whole game is reproducible; the real one is cryptographic (R-DEAL-1/3)."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def seed(self) -> bytes:
-        return self.rng.randbytes(SEED_BYTES)
-
-    def choice(self, seats: Sequence[int]) -> int:
-        return seats[self.rng.randrange(len(seats))]
 
 
 # --- the invariants ----------------------------------------------------------------------------
@@ -298,16 +284,6 @@ def check_ponytail(
         assert st.ponytail_up[st.went_out], f"R-PT-PONY-1 {w}"
 
 
-def fold_stored_events(app: CanastaApp, deal_id: UUID) -> Deal:
-    """Rebuild the deal by folding every stored event, without the repository or snapshots."""
-    aggregate: Any = None
-    event: Any
-    for event in app.events.get(deal_id):
-        aggregate = event.mutate(aggregate)
-    assert isinstance(aggregate, Deal)
-    return aggregate
-
-
 def check_replay(app: CanastaApp, deal: Deal, samples: dict[int, DealState], where: str) -> None:
     """R-HIST-1/2: the stored events rebuild the live state, at the end and at sampled steps."""
     folded = fold_stored_events(app, deal.id)
@@ -360,12 +336,7 @@ class Game:
         for player in self.players:
             self.app.join_table(self.table_id, player)
         if cfg.team_shapes is not None:
-            seats = list(range(cfg.players))
-            self.rng.shuffle(seats)
-            teams, start = [], 0
-            for size in cfg.team_shapes:
-                teams.append(sorted(seats[start : start + size]))
-                start += size
+            teams = random_teams(self.rng, cfg.players, cfg.team_shapes)
             self.teams = teams
             self.app.choose_teams(self.table_id, self.host, teams)
         else:
@@ -497,6 +468,7 @@ ALWAYS_FROZEN = pytest.mark.parametrize(
 ALL_CONFIGS = pytest.mark.parametrize("cfg", CONFIGS, ids=[c.id for c in CONFIGS])
 
 
+@pytest.mark.slow  # whole games, 8 per configuration: about a minute
 @ALL_CONFIGS
 @ALWAYS_FROZEN
 @PROPERTY_SETTINGS

@@ -31,7 +31,7 @@ PLAYERS = [HOST, "p1", "p2", "p3"]
 ENTRY = "modern_american"
 SELECTABLE = (2500, 5000, 7500, 10000)
 SCENARIO = (
-    Path(__file__).parent
+    Path(__file__).parents[1]
     / "scenarios"
     / "modern_american"
     / "r-ma-game-1_target_8500_reached_ends_the_game.json"

@@ -8,7 +8,7 @@ import pytest
 
 from app import scenario
 
-SCENARIOS = sorted((Path(__file__).parent / "scenarios").rglob("*.json"))
+SCENARIOS = sorted(Path(__file__).parent.rglob("*.json"))
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: str(p.relative_to(p.parents[1])))

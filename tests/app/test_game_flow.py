@@ -20,40 +20,39 @@ from uuid import UUID
 import pytest
 
 from app.application import CanastaApp
+from app.autoplay import SeededRandom
 from app.scenario import build_setup
 from domain.cards import CARDS, full_deck
 from domain.commands import Cut, Discard, Draw, Meld, MeldSpec
 from domain.errors import Forbidden, RuleViolation, SetupError
-from domain.legal import legal_command, seat_to_act
-from domain.shuffle import SEED_BYTES, commitment, shuffled
+from domain.legal import seat_to_act
+from domain.shuffle import commitment, shuffled
 from domain.state import OVER
+from tests.support.games import play_commands, play_to_end
 
 TARGET_REACHED = (
-    Path(__file__).parent / "scenarios" / "scoring" / "r-game-1_target_reached_ends_game.json"
+    Path(__file__).parents[1] / "scenarios" / "scoring" / "r-game-1_target_reached_ends_game.json"
 )
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 HOST = "host"
 
 
-class SeededRandom:
-    """A reproducible random source for the application (shuffle seeds, first dealer).
+class RecordingRandom(SeededRandom):
+    """The demo's reproducible random source (``app.autoplay``), seeded with ``n``.
 
     ``dealer`` fixes the first dealer (it must be one of the seats offered); every call to
     ``choice`` records the seats it was offered.
     """
 
     def __init__(self, n: int, dealer: int | None = None) -> None:
-        self.rng = random.Random(n)
+        super().__init__(random.Random(n))
         self.dealer = dealer
         self.offered: list[list[int]] = []
-
-    def seed(self) -> bytes:
-        return self.rng.randbytes(SEED_BYTES)
 
     def choice(self, seats: Sequence[int]) -> int:
         self.offered.append(list(seats))
         if self.dealer is None:
-            return self.rng.choice(list(seats))
+            return super().choice(seats)
         assert self.dealer in seats, "the test fixed a dealer the app may not choose"
         return self.dealer
 
@@ -79,30 +78,6 @@ def full_table(
     if teams is not None:
         app.choose_teams(table_id, HOST, teams)
     return table_id
-
-
-def play_to_end(app: CanastaApp, deal_id: UUID, rng: random.Random) -> None:
-    """Random legal commands from whoever must act, until the deal is over."""
-    players = app.get_deal(deal_id).state.player_ids
-    for _ in range(5000):
-        st = app.get_deal(deal_id).state
-        seat = seat_to_act(st)
-        if seat is None:
-            return
-        app.act(deal_id, players[seat], legal_command(st, seat, rng))
-    raise AssertionError("the deal did not end in 5000 commands")
-
-
-def play_some(app: CanastaApp, deal_id: UUID, rng: random.Random, commands: int) -> None:
-    """A few random legal commands (the cut, draws, ...) without ending the deal."""
-    players = app.get_deal(deal_id).state.player_ids
-    for _ in range(commands):
-        st = app.get_deal(deal_id).state
-        seat = seat_to_act(st)
-        assert seat is not None
-        cmd = legal_command(st, seat, rng)
-        app.act(deal_id, players[seat], cmd)
-        assert app.get_deal(deal_id).state.phase != OVER, "pick another seed: the deal ended"
 
 
 def event_names(app: CanastaApp, aggregate_id: UUID) -> list[str]:
@@ -205,7 +180,7 @@ def test_only_the_host_can_start_the_game_r_seat_3() -> None:
 
 
 def test_only_the_host_can_start_the_next_deal_r_seat_3() -> None:
-    app = new_app(random_source=SeededRandom(1))
+    app = new_app(random_source=RecordingRandom(1))
     table_id = full_table(app, 4)
     deal_id = app.start_game(table_id, HOST)
     play_to_end(app, deal_id, random.Random(1))
@@ -359,7 +334,7 @@ def test_extra_six_teams_interleave_so_both_neighbours_are_opponents_r_seat_3_8b
 def test_the_first_dealer_is_drawn_among_the_seats_that_play_deal_1_r_deal_1(
     players: int, teams: list[list[int]] | None, active: list[int]
 ) -> None:
-    source = SeededRandom(3)
+    source = RecordingRandom(3)
     app = new_app(random_source=source)
     table_id = full_table(app, players, teams=teams)
     deal_id = app.start_game(table_id, HOST)
@@ -396,7 +371,7 @@ def test_a_test_set_up_cannot_make_a_sitting_out_seat_the_first_dealer_r_deal_1(
 
 
 def test_the_dealer_passes_to_the_left_each_deal_at_four_players_r_deal_2() -> None:
-    app = new_app(random_source=SeededRandom(11, dealer=1))
+    app = new_app(random_source=RecordingRandom(11, dealer=1))
     table_id = full_table(app, 4)
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, 5, seed=11)
@@ -421,7 +396,7 @@ def test_the_dealer_skips_seats_that_sit_out_the_new_deal_at_five_players_r_deal
     # Deal 3: left of 1 on [0,1,4,3] is 4, sitting out; then 3: 3.
     # Deal 4: left of 3 on [0,1,2,3] is 0, sitting out; then 1: 1.
     # Deal 5: left of 1 on [2,1,4,3] is 4, who plays deal 5 [0,1,4,3]: 4.
-    app = new_app(random_source=SeededRandom(5, dealer=2))
+    app = new_app(random_source=RecordingRandom(5, dealer=2))
     table_id = full_table(app, 5, teams=[[0, 2, 4]])
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, 5, seed=5)
@@ -446,7 +421,7 @@ def test_the_dealer_skips_seats_that_sit_out_the_new_deal_at_five_players_r_deal
 def test_sit_outs_rotate_per_deal_in_room_seat_order_r_seat_2(
     players: int, teams: list[list[int]], orders: list[list[int]]
 ) -> None:
-    app = new_app(random_source=SeededRandom(21))
+    app = new_app(random_source=RecordingRandom(21))
     table_id = full_table(app, players, teams=teams)
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, len(orders), seed=21)
@@ -463,7 +438,7 @@ def test_sit_outs_rotate_per_deal_in_room_seat_order_r_seat_2(
 
 
 def test_a_seat_sitting_out_the_deal_cannot_act_r_turn_1_r_seat_4() -> None:
-    app = new_app(random_source=SeededRandom(8, dealer=3))
+    app = new_app(random_source=RecordingRandom(8, dealer=3))
     table_id = full_table(app, 5, teams=[[0, 2, 4]])
     deal_id = app.start_game(table_id, HOST)  # seat 0 sits out deal 1
     st = app.get_deal(deal_id).state
@@ -531,7 +506,7 @@ def test_a_server_not_set_up_for_tests_refuses_test_only_set_ups_r_deal_3(
 
 
 def test_a_server_not_set_up_for_tests_refuses_a_stacked_deck_for_the_next_deal_r_deal_3() -> None:
-    app = new_app(stacked=False, random_source=SeededRandom(9))
+    app = new_app(stacked=False, random_source=RecordingRandom(9))
     table_id = full_table(app, 4)
     deal_id = app.start_game(table_id, HOST)
     play_to_end(app, deal_id, random.Random(9))
@@ -557,7 +532,7 @@ def test_a_stacked_deck_must_hold_every_card_once_r_deal_3() -> None:
 def test_the_host_stops_mid_deal_completed_deals_stay_and_the_open_deal_is_not_scored_r_game_2() -> (
     None
 ):
-    app = new_app(random_source=SeededRandom(2))
+    app = new_app(random_source=RecordingRandom(2))
     players = names(4)
     table_id = full_table(app, 4)
     first = app.start_game(table_id, HOST)
@@ -567,7 +542,8 @@ def test_the_host_stops_mid_deal_completed_deals_stay_and_the_open_deal_is_not_s
     assert after_first.totals == scores_1
 
     second = app.start_next_deal(table_id, HOST)
-    play_some(app, second, random.Random(2), commands=6)  # the cut, then some turns
+    deal = play_commands(app, second, random.Random(2), 6)  # the cut, then some turns
+    assert deal.state.phase != OVER, "pick another seed: the deal ended"
     before = app.get_deal(second)
     waiting = seat_to_act(before.state)
     assert waiting is not None
@@ -608,7 +584,7 @@ def test_the_host_stops_mid_deal_completed_deals_stay_and_the_open_deal_is_not_s
 
 
 def test_stopping_between_deals_keeps_every_completed_deal_r_game_2() -> None:
-    app = new_app(random_source=SeededRandom(6))
+    app = new_app(random_source=RecordingRandom(6))
     table_id = full_table(app, 4)
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, 2, seed=6)
@@ -685,7 +661,7 @@ def test_a_finished_game_has_no_next_deal_and_cannot_be_stopped_r_game_1_r_game_
 
 
 def test_each_next_deal_starts_from_the_cumulative_totals_r_score_1_r_init_1() -> None:
-    app = new_app(random_source=SeededRandom(12))
+    app = new_app(random_source=RecordingRandom(12))
     table_id = full_table(app, 4)
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, 3, seed=12)

@@ -11,7 +11,7 @@ import pytest
 
 from app.cli import main
 
-GOOD = Path(__file__).parent / "scenarios" / "classic" / "pile_frozen_needs_pair.json"
+GOOD = Path(__file__).parents[1] / "scenarios" / "classic" / "pile_frozen_needs_pair.json"
 
 
 DRAW = [{"seat": 0, "do": "draw"}]
@@ -146,7 +146,7 @@ def test_the_demo_plays_a_whole_game_and_prints_logs_and_scores(
         assert f"\n    {side} " in out  # a score-table row per side
 
 
-GAME = Path(__file__).parent / "scenarios" / "game"
+GAME = Path(__file__).parents[1] / "scenarios" / "game"
 SHARED_WIN = GAME / "r-game-1_classic_equal_totals_at_the_target_share_the_win.json"
 SIX = GAME / "r-deal-2_r-seat-2_six_players_dealer_and_sit_outs_rotate_over_three_deals.json"
 

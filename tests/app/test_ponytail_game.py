@@ -11,17 +11,17 @@ seeded random source, so every run is the same.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from uuid import UUID
 
 import pytest
 
 from app.application import CanastaApp
+from app.autoplay import SeededRandom
 from domain.commands import Cut
 from domain.errors import RuleViolation, SetupError
-from domain.legal import legal_command, seat_to_act
-from domain.shuffle import SEED_BYTES
+from domain.legal import seat_to_act
 from domain.state import CUT, OVER
+from tests.support.games import play_to_end
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 HOST = "host"
@@ -30,21 +30,10 @@ TARGET = 50000
 MAX_DEALS = 4
 
 
-class SeededRandom:
-    """The application's random source (shuffle seeds, first dealer), reproducible."""
-
-    def __init__(self, n: int) -> None:
-        self.rng = random.Random(n)
-
-    def seed(self) -> bytes:
-        return self.rng.randbytes(SEED_BYTES)
-
-    def choice(self, seats: Sequence[int]) -> int:
-        return self.rng.choice(list(seats))
-
-
 def new_app(seed: int, *, stacked: bool = False) -> CanastaApp:
-    return CanastaApp(env=POPO, random=SeededRandom(seed), allow_stacked_decks=stacked)
+    return CanastaApp(
+        env=POPO, random=SeededRandom(random.Random(seed)), allow_stacked_decks=stacked
+    )
 
 
 def ponytail_table(app: CanastaApp, options: dict[str, bool] | None = None) -> UUID:
@@ -60,17 +49,6 @@ def right_of(order: list[int], seat: int) -> int:
 
 def left_of(order: list[int], seat: int) -> int:
     return order[(order.index(seat) + 1) % len(order)]
-
-
-def play_to_end(app: CanastaApp, deal_id: UUID, rng: random.Random) -> None:
-    """Random legal commands from whoever must act (the cut included), until the deal is over."""
-    for _ in range(20000):
-        st = app.get_deal(deal_id).state
-        seat = seat_to_act(st)
-        if seat is None:
-            return
-        app.act(deal_id, PLAYERS[seat], legal_command(st, seat, rng))
-    raise AssertionError("the deal did not end in 20000 commands")
 
 
 # --- R-SEAT-1, R-SEAT-3 ------------------------------------------------------------------------
@@ -106,7 +84,7 @@ def test_always_frozen_is_accepted_and_freezes_the_pile_for_the_whole_deal_s9() 
     app.act(deal_id, PLAYERS[st.cutter], Cut(100))
     st = app.get_deal(deal_id).state
     assert st.pile_frozen and len(st.hands[0]) == 15 and all(len(p) == 13 for p in st.ponytails)
-    play_to_end(app, deal_id, rng)
+    play_to_end(app, deal_id, rng, limit=20000)
     st = app.get_deal(deal_id).state
     assert st.phase == OVER and st.scores is not None
     assert app.get_table(table_id).deal_scores == [{s: b["total"] for s, b in st.scores.items()}]
@@ -142,7 +120,7 @@ def test_the_dealers_right_cuts_and_an_exact_61_scores_100_for_his_side_r_pt_dea
         st = app.get_deal(deal_id).state
         assert st.cut == n
         assert all(len(h) + len(st.red_threes[st.side_of[s]]) >= 15 for s, h in enumerate(st.hands))
-        play_to_end(app, deal_id, rng)
+        play_to_end(app, deal_id, rng, limit=20000)
         st = app.get_deal(deal_id).state
         assert st.scores is not None
         cutter_side = st.side_of[st.cutter]
@@ -164,7 +142,7 @@ def play_game(app: CanastaApp, table_id: UUID, first_deal: UUID, seed: int) -> l
     deal_id = first_deal
     statuses = []
     for number in range(1, MAX_DEALS + 2):
-        play_to_end(app, deal_id, rng)
+        play_to_end(app, deal_id, rng, limit=20000)
         table = app.get_table(table_id)
         assert len(table.deal_scores) == number
         best = max(table.totals.values())

@@ -1,0 +1,36 @@
+"""Random legal deals through the application service, for tests (see ``app.autoplay``)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from uuid import UUID
+
+from app.application import CanastaApp
+from app.autoplay import play_deal
+from domain.deal import Deal
+from domain.legal import seat_to_act
+
+
+def play_to_end(app: CanastaApp, deal_id: UUID, rng: random.Random, limit: int = 5000) -> Deal:
+    """Random legal commands from whoever must act until the deal is over; fails the test if
+    it has not ended after ``limit`` commands."""
+    deal = play_deal(app, deal_id, rng, max_commands=limit)
+    assert seat_to_act(deal.state) is None, f"the deal did not end in {limit} commands"
+    return deal
+
+
+def play_commands(app: CanastaApp, deal_id: UUID, rng: random.Random, commands: int) -> Deal:
+    """At most ``commands`` random legal commands (fewer if the deal ends first)."""
+    return play_deal(app, deal_id, rng, max_commands=commands)
+
+
+def random_teams(rng: random.Random, players: int, shapes: Sequence[int]) -> list[list[int]]:
+    """Teams of the given sizes over randomly chosen room seats (the last team is the rest)."""
+    seats = list(range(players))
+    rng.shuffle(seats)
+    teams, start = [], 0
+    for size in shapes:
+        teams.append(sorted(seats[start : start + size]))
+        start += size
+    return teams

@@ -1,0 +1,174 @@
+"""Players and tables over HTTP, for any test that drives the API (``tests/api``, the old-store
+test, the fixture builders).
+
+``http`` is anything with httpx's ``Client`` interface: a ``TestClient`` or an
+``httpx.Client(base_url=server.url)``.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import httpx
+
+from app.application import CanastaApp
+from app.schemas import command_body
+from domain import commands as c
+from domain.deal import Deal
+from domain.legal import legal_command, seat_to_act
+from domain.state import DealState
+
+PLAYERS = ("ann", "bob", "cyd", "dee", "eve", "fay")
+
+Headers = dict[str, str]
+
+
+def register_player(http: Any, name: str) -> Headers:
+    """``POST /players {"name"}``; returns ``{"Authorization": "Bearer <token>"}``."""
+    response = http.post("/players", json={"name": name})
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+@dataclass
+class Game:
+    """A table played through HTTP; room seat ``i`` belongs to ``names[i]``, and
+    ``names[0]`` is the host. ``deal`` is the current deal's id once the game has started."""
+
+    http: Any
+    table: str
+    names: list[str]
+    headers: dict[str, Headers]
+    deal: str | None = None
+    seqs: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def host(self) -> Headers:
+        return self.headers[self.names[0]]
+
+    @property
+    def deal_id(self) -> str:
+        """The current deal's id, once the game has started."""
+        assert self.deal is not None, "the game has not started"
+        return self.deal
+
+    def start(self, body: dict[str, Any] | None = None) -> str:
+        """``POST /tables/{id}/start`` by the host; returns (and remembers) deal 1's id."""
+        response = self.http.post(f"/tables/{self.table}/start", json=body, headers=self.host)
+        assert response.status_code == 201, response.text
+        self.deal = response.json()["deal"]
+        return self.deal
+
+    def next_deal(self) -> str:
+        """``POST /tables/{id}/deals`` by the host; returns (and remembers) the new deal's id."""
+        response = self.http.post(f"/tables/{self.table}/deals", headers=self.host)
+        assert response.status_code == 201, response.text
+        self.deal = response.json()["deal"]
+        return self.deal
+
+    def send(self, name: str, command: c.Command) -> httpx.Response:
+        """One sequenced command of ``name`` on the current deal; ``expect`` is taken from
+        what ``GET /deals/{id}`` shows him just before (R-CMD-1)."""
+        assert self.deal is not None, "the game has not started"
+        view = self.http.get(f"/deals/{self.deal}", headers=self.headers[name]).json()
+        self.seqs[name] = self.seqs.get(name, 0) + 1
+        request = {
+            "seq": self.seqs[name],
+            "expect": {
+                "game": self.table,
+                "deal": view["number"],
+                "step": view["step"],
+                "turn": view["turn"],
+                "phase": view["phase"],
+            },
+            "command": command_body(command),
+        }
+        response: httpx.Response = self.http.post(
+            f"/deals/{self.deal}/commands", json=request, headers=self.headers[name]
+        )
+        return response
+
+    def play_deal(
+        self,
+        state_of: Callable[[str], DealState],
+        rng: random.Random,
+        *,
+        max_commands: int = 5000,
+        after_each: Callable[[int], None] | None = None,
+    ) -> int:
+        """Play the current deal to its end with random legal commands; returns how many were
+        sent. ``state_of(deal_id)`` reads the deal's real state (to choose a legal command);
+        ``after_each(n)`` runs after the n-th accepted command."""
+        assert self.deal is not None, "the game has not started"
+        sent = 0
+        while True:
+            st = state_of(self.deal)
+            seat = seat_to_act(st)
+            if seat is None:
+                return sent
+            assert sent < max_commands, f"the deal did not end in {max_commands} commands"
+            response = self.send(self.names[seat], legal_command(st, seat, rng))
+            assert response.status_code == 200, response.text
+            sent += 1
+            if after_each is not None:
+                after_each(sent)
+
+
+def open_table(
+    http: Any,
+    names: Sequence[str] = PLAYERS[:4],
+    *,
+    entry: str = "classic",
+    teams: list[list[int]] | None = None,
+    start: bool = True,
+    start_body: dict[str, Any] | None = None,
+) -> Game:
+    """Register ``names``, let ``names[0]`` create a table for them all (``entry``), seat them
+    in order, choose ``teams`` if given, and start the game unless ``start`` is False."""
+    headers = {name: register_player(http, name) for name in names}
+    response = http.post(
+        "/tables", json={"entry": entry, "players": len(names)}, headers=headers[names[0]]
+    )
+    assert response.status_code == 201, response.text
+    game = Game(http=http, table=response.json()["id"], names=list(names), headers=headers)
+    for seat, name in enumerate(names):
+        response = http.post(
+            f"/tables/{game.table}/seats", json={"seat": seat}, headers=headers[name]
+        )
+        assert response.status_code == 200, response.text
+    if teams is not None:
+        response = http.put(f"/tables/{game.table}/teams", json={"teams": teams}, headers=game.host)
+        assert response.status_code == 200, response.text
+    if start:
+        game.start(start_body)
+    return game
+
+
+def state_reader(canasta: CanastaApp) -> Callable[[str], DealState]:
+    """``state_of(deal_id)`` for ``Game.play_deal`` over an application service."""
+    return lambda deal_id: canasta.get_deal(UUID(deal_id)).state
+
+
+def expectation(deal: Deal) -> dict[str, Any]:
+    """What a sender who has seen ``deal`` believes is current: a command's ``expect`` (R-CMD-1)."""
+    st = deal.state
+    return {
+        "game": st.table_id,
+        "deal": st.number,
+        "step": deal.version,
+        "turn": st.turn,
+        "phase": st.phase,
+    }
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that nobody listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
