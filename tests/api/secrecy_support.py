@@ -14,7 +14,7 @@
 - ``fetch``: one GET through the ``TestClient``; a streaming answer (Server-Sent Events or
   anything not JSON) is read until the viewer has been sent the deal's latest step, until
   it ends by itself, or until it stays silent for a moment, never for ever.
-- ``find_leaks``: every secret card (RULES.md notation) and every form of a seed in a body,
+- ``find_leaks``: every secret card (the notation of docs/rules/common.md) and every form of a seed in a body,
   an SSE stream, an error message or a log line. Inside a JSON object that carries an integer
   ``step`` (an event, a replay, a view) the secret set *at that step* applies, which is at
   least the set of cards secret now (what is public or own never becomes secret again).
@@ -38,7 +38,7 @@ from fastapi.testclient import TestClient
 
 from domain.state import DealState
 
-#: A card in RULES.md notation: rank and suit (or joker) and the deck number.
+#: A card in the project's notation (docs/rules/common.md): rank and suit (or joker) and the deck number.
 CARD_TOKEN = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]/\d\b|\b[BL]J/\d\b")
 
 #: Deal events whose content nobody but an auditor may see at all (R-VIEW-4).

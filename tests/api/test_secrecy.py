@@ -1,4 +1,4 @@
-"""Secrecy (RULES.md §7: R-VIEW-1..4, R-SEAT-4; issue item 9): no endpoint, stream, error
+"""Secrecy (docs/rules/common.md, visibility: R-VIEW-1..4, R-SEAT-4; issue item 9): no endpoint, stream, error
 message or log line ever shows a viewer a card he may not see, the stock order or the seed.
 
 Random complete deals of every entry and player count (``classic`` 2-6 players, 5p/6p with
@@ -24,7 +24,7 @@ sit-outs) which the host stops (R-GAME-2). Audit endpoints must refuse all these
 
 What is secret to a viewer is computed from the stored events (``secrecy_support``); every
 response body, response header, error message and log record (all loggers at DEBUG, and
-anything printed) is searched for secret cards (RULES.md notation) and the seed. Positive
+anything printed) is searched for secret cards (the notation of docs/rules/common.md) and the seed. Positive
 checks keep the test from passing vacuously: each player's view holds his own hand, the
 spectator's view holds the pile's top card, the melds and red threes, and the history and
 the stream show a player his dealt and drawn cards and everybody every public card; a
@@ -148,10 +148,10 @@ CONFIGS = [
     Config("classic", 4, always_frozen=True),
     Config("classic", 5, (3,), always_frozen=True),  # teams of 3 and 2: one of the three sits out
     Config("classic", 6, (3,)),  # two teams of three: two sit out (R-SEAT-2)
-    Config("extra_six", 6, (3,), always_frozen=True),  # §8b: two teams of three, no sit-out
-    Config("extra_six", 6, (2, 2)),  # §8b: three teams of two
-    Config("modern_american", 4),  # §10: threes laid, empty starting pile
-    Config("ponytail", 4, always_frozen=True),  # §11: face-down ponytails nobody sees
+    Config("extra_six", 6, (3,), always_frozen=True),  # extra_six: two teams of three, no sit-out
+    Config("extra_six", 6, (2, 2)),  # extra_six: three teams of two
+    Config("modern_american", 4),  # modern_american: threes laid, empty starting pile
+    Config("ponytail", 4, always_frozen=True),  # ponytail: face-down ponytails nobody sees
 ]
 
 

@@ -1,4 +1,4 @@
-"""`modern_american` table settings (RULES.md §0, §10 R-MA-GAME-1, R-SEAT-1, R-SEAT-3).
+"""`modern_american` table settings (docs/rules/modern_american.md: R-MA-GAME-1, R-SEAT-1, R-SEAT-3).
 
 What a one-deal scenario file cannot express: the target chosen when the table is created
 (8500 by default; 2500, 5000, 7500 or 10000 selectable; nothing else), the absent
@@ -111,7 +111,7 @@ def test_the_target_is_recorded_in_the_tables_first_event_r_seat_3() -> None:
     assert first.target == 2500 and first.entry == ENTRY
 
 
-# --- §0: no always_frozen option -----------------------------------------------------------
+# --- the entries: no always_frozen option -----------------------------------------------------------
 
 
 def test_always_frozen_on_is_refused_r_seat_3() -> None:

@@ -1,4 +1,4 @@
-"""`ponytail` (RULES.md §11) around the deals: four players only, the option, the cutter on
+"""`ponytail` (docs/rules/ponytail.md) around the deals: four players only, the option, the cutter on
 the dealer's right with the exact-cut bonus, and the end of the game after a deal in which a
 side reaches 50000 or after the fourth deal (R-SEAT-1, R-PT-DEAL-1, R-PT-GAME-1).
 

@@ -1,6 +1,6 @@
-"""Seating (R-SEAT-1/2, R-DEAL-2, §8b) and the shuffle (R-DEAL-3), tested as plain functions.
+"""Seating (R-SEAT-1/2, R-DEAL-2, extra_six) and the shuffle (R-DEAL-3), tested as plain functions.
 
-Table-driven: each row is one situation from RULES.md with the answer the rules give.
+Table-driven: each row is one situation from docs/rules/ with the answer the rules give.
 The statistical checks use fixed seeds, so they are deterministic and fast.
 """
 
@@ -47,7 +47,7 @@ def seed(label: object) -> bytes:
         # R-SEAT-2/3: the host picks team A (in any order); the rest form team B.
         (CLASSIC, 5, [[4, 0, 2]], {"A": [0, 2, 4], "B": [1, 3]}),
         (CLASSIC, 6, [[1, 3, 5]], {"A": [1, 3, 5], "B": [0, 2, 4]}),
-        # §8b: two teams of three, or three teams of two (A and B picked, the rest C).
+        # extra_six: two teams of three, or three teams of two (A and B picked, the rest C).
         (EXTRA_SIX, 6, [[0, 1, 2]], {"A": [0, 1, 2], "B": [3, 4, 5]}),
         (EXTRA_SIX, 6, [[0, 3], [1, 4]], {"A": [0, 3], "B": [1, 4], "C": [2, 5]}),
         (EXTRA_SIX, 6, [[5, 4], [3, 2], [1, 0]], {"A": [4, 5], "B": [2, 3], "C": [0, 1]}),
@@ -70,7 +70,7 @@ def test_r_seat_1_2_sides_are_fixed_or_the_hosts_choice(
         (CLASSIC, 6, [[0, 1, 6]], "R-SEAT-3"),
         (CLASSIC, 5, [[-1, 0, 2]], "R-SEAT-3"),
         (EXTRA_SIX, 6, [[0, 1], [1, 2]], "R-SEAT-3"),
-        # R-SEAT-2, §8b: only the shapes the entry allows.
+        # R-SEAT-2, extra_six: only the shapes the entry allows.
         (CLASSIC, 5, [[0, 1]], "R-SEAT-2"),
         (CLASSIC, 5, [[0, 1, 2, 3]], "R-SEAT-2"),
         (CLASSIC, 6, [[0, 1]], "R-SEAT-2"),
@@ -139,7 +139,7 @@ def test_r_seat_2_sit_outs_rotate_in_room_seat_order(
         ({"A": [0, 2, 4], "B": [1, 3, 5]}, 1, True, [0, 1, 4, 5]),
         ({"A": [0, 2, 4], "B": [1, 3, 5]}, 2, True, [0, 1, 2, 3]),
         ({"A": [0, 1, 2], "B": [3, 4, 5]}, 0, True, [1, 4, 2, 5]),
-        # §8b: A B A B A B and A B C A B C, everybody plays
+        # extra_six: A B A B A B and A B C A B C, everybody plays
         ({"A": [0, 1, 2], "B": [3, 4, 5]}, 0, False, [0, 3, 1, 4, 2, 5]),
         ({"A": [0, 1, 2], "B": [3, 4, 5]}, 7, False, [0, 3, 1, 4, 2, 5]),
         ({"A": [0, 1], "B": [2, 3], "C": [4, 5]}, 0, False, [0, 2, 4, 1, 3, 5]),

@@ -219,7 +219,7 @@ def open_shadow(settings: Settings) -> CanastaApp:
 
 # --- games -------------------------------------------------------------------------------
 
-#: Team A of three on the even seats (R-SEAT-2, §8b): 5p 3+2, 6p and extra_six 3+3.
+#: Team A of three on the even seats (R-SEAT-2, extra_six): 5p 3+2, 6p and extra_six 3+3.
 TEAMS: dict[tuple[str, int], list[list[int]]] = {
     ("classic", 5): [[0, 2, 4]],
     ("classic", 6): [[0, 2, 4]],

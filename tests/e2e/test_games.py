@@ -29,7 +29,7 @@ GAMES = [
 
 def check_seating(game: Game, view: JSON) -> None:
     """R-SEAT-2: 5p sits one member of team A out per deal, in room-seat order; 4p and
-    extra_six sit nobody out. §9: always_frozen is shown as the table's option."""
+    extra_six sit nobody out. always_frozen is shown as the table's option."""
     number = view["number"]
     if (game.entry, game.players) == ("classic", 5):
         assert view["sitting_out"] == [[0, 2, 4][(number - 1) % 3]], view["sitting_out"]

@@ -1,4 +1,4 @@
-"""modern_american (§10) and ponytail (§11) over HTTP against a real server: created with their
+"""modern_american and ponytail over HTTP against a real server: created with their
 own table settings, played by legal players, spectated, replayed and audited (issue 4 item 6).
 
 The server runs set up for tests (``CANASTA_ALLOW_STACKED_DECKS``) so that a ponytail game can
@@ -62,7 +62,7 @@ def check_views_replay_and_audit(game: Game, deal_id: str, auditor: Player) -> J
 def test_modern_american_is_created_played_spectated_replayed_and_audited_over_http(
     entries_backend: Backend,
 ) -> None:
-    """§10 over HTTP: a table with a selectable target (R-MA-GAME-1), an empty starting pile,
+    """modern_american over HTTP: a table with a selectable target (R-MA-GAME-1), an empty starting pile,
     13 cards each, a deal played to its end and scored; the host then stops (R-GAME-2)."""
     game = Game(entries_backend.api(), entries_backend.shadow(), entry="modern_american")
     game.seats = [game.api.register(f"ma{i}") for i in range(4)]
@@ -104,7 +104,7 @@ def test_modern_american_is_created_played_spectated_replayed_and_audited_over_h
 def test_ponytail_is_created_played_spectated_replayed_and_audited_over_http(
     entries_backend: Backend,
 ) -> None:
-    """§11 over HTTP: 15-card hands and 13-card face-down ponytails, the dealer's right cuts,
+    """ponytail over HTTP: 15-card hands and 13-card face-down ponytails, the dealer's right cuts,
     the deal is played to its end, and the game ends after it once a side passed 50000."""
     game = Game(entries_backend.api(), entries_backend.shadow(), entry="ponytail", seed=3)
     game.set_up()

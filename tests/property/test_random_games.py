@@ -117,10 +117,10 @@ CONFIGS = [
     Config("classic", 4),
     Config("classic", 5, (3,)),  # team A of three, team B of two (R-SEAT-2)
     Config("classic", 6, (3,)),  # two teams of three
-    Config("extra_six", 6, (3,)),  # two teams of three (§8b)
-    Config("extra_six", 6, (2, 2)),  # three teams of two (§8b)
-    Config("modern_american", 4, deal_cap=2, options=(False,)),  # §10: no always_frozen
-    Config("ponytail", 4),  # §11: the game ends after four deals at most
+    Config("extra_six", 6, (3,)),  # two teams of three (extra_six)
+    Config("extra_six", 6, (2, 2)),  # three teams of two (extra_six)
+    Config("modern_american", 4, deal_cap=2, options=(False,)),  # modern_american: no always_frozen
+    Config("ponytail", 4),  # ponytail: the game ends after four deals at most
 ]
 
 
@@ -167,14 +167,14 @@ def check_conservation(st: DealState, where: str) -> None:
 
 
 def red_three_score(variant: str, count: int) -> int:
-    """R-SCORE-4, written from RULES.md (not from the engine)."""
+    """R-SCORE-4, written from docs/rules/ (not from the engine)."""
     if variant == "extra_six":
         return 100 * count + (600 if count >= 5 else 0)
     return 800 if count == 4 else 100 * count
 
 
 def check_deal_scores(st: DealState, where: str) -> dict[str, int]:
-    """R-SCORE-1..4, R-MELD-6, R-SCORE-3 (and §10/§11's scores) on a scored deal."""
+    """R-SCORE-1..4, R-MELD-6, R-SCORE-3 (and the modern_american and ponytail scores) on a scored deal."""
     assert st.phase == OVER, where
     assert st.scores is not None, f"a finished deal has no scores {where}"
     assert st.end_reason in END_REASONS[st.variant], (
@@ -228,7 +228,7 @@ def check_modern_american(
     in_hand: list[str],
     w: str,
 ) -> None:
-    """§10, written from RULES.md: R-MA-SCORE-1/2, R-MA-THREE-1/2, R-MA-OUT-1."""
+    """docs/rules/modern_american.md, written from the rules: R-MA-SCORE-1/2, R-MA-THREE-1/2, R-MA-OUT-1."""
     assert all(len(m.cards) <= 7 for m in st.melds[side]), f"R-MA-MELD-1 {w}"
     assert b["melds"] == (value if canastas else -value), f"R-MA-SCORE-2 melded cards {w}"
     assert b["concealed"] == 0, f"no concealed bonus (R-MA-OUT-1) {w}"
@@ -253,7 +253,7 @@ def check_ponytail(
     in_hand: list[str],
     w: str,
 ) -> None:
-    """§11, written from RULES.md: R-PT-SCORE-1, R-PT-PONY-1, R-PT-DEAL-1."""
+    """docs/rules/ponytail.md, written from the rules: R-PT-SCORE-1, R-PT-PONY-1, R-PT-DEAL-1."""
     assert all(len(m.cards) <= 7 for m in st.melds[side]), f"R-PT-MELD-1 {w}"
     assert b["melds"] == value, w
     kinds = Counter(
