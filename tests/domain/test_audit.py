@@ -1,4 +1,4 @@
-"""The deal audit (domain/audit.py): R-VIEW-4 (verify the shuffle against the commitment of
+"""The deal audit (domain/audit/): R-VIEW-4 (verify the shuffle against the commitment of
 R-DEAL-3, replay), R-HIST-1 (the stored events are the history; re-applying them through the
 rules reproduces the stored outcome) and the issue's tamper evidence (a hash chain; the audit
 names the first broken link).
