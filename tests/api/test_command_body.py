@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.routes.deals import to_command
+from app.command_io import to_command
 from app.schemas import CommandIn, command_body
 from domain import commands as c
 
