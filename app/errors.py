@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from app.application import error_body
 from app.deps import Unauthenticated
@@ -41,6 +42,24 @@ def status_of(error: DomainError) -> int:
     return next(status for cls, status in STATUS if isinstance(error, cls))
 
 
+#: The methods a 405's ``Allow`` header may name (HEAD: wherever GET is, ``app.http_methods``).
+METHODS = ("DELETE", "GET", "PATCH", "POST", "PUT")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route answers at the request's path (Starlette's own ``Allow``
+    names only the first route matching the path)."""
+    methods = {
+        method
+        for method in METHODS
+        for route in request.app.router.routes
+        if route.matches({**request.scope, "method": method})[0] == Match.FULL
+    }
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods)
+
+
 def install(api: FastAPI) -> None:
     @api.exception_handler(DomainError)
     async def domain_error(_request: Request, exc: DomainError) -> JSONResponse:
@@ -56,9 +75,12 @@ def install(api: FastAPI) -> None:
         return JSONResponse(error_body("malformed", where or "malformed request"), 422)
 
     @api.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return JSONResponse(error_body(code, str(exc.detail)), exc.status_code)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # RFC 9110: a 405 names the methods the path allows
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return JSONResponse(error_body(code, str(exc.detail)), exc.status_code, headers=headers)
 
     @api.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from app import errors
 from app.application import CanastaApp
 from app.command_lane import CommandLane
+from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
 from app.routes import audit, deals, players, stream, tables, views
 from app.settings import Settings, eventsourcing_env
@@ -67,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(api)
     if (settings or Settings()).command_lane:
         api.add_middleware(CommandLane)
+    api.add_middleware(HeadAsGet)
     for router in (players, tables, deals, views, stream, audit):
         api.include_router(router.router, responses=errors.RESPONSES)
 
