@@ -12,7 +12,8 @@ from domain import commands as c
 # A card in full notation (R-CARD-1), or TOP in a take_pile's first meld. Length-bounded so
 # that no request can make the server work hard; whether it is a real card is the engine's call.
 CardName = Annotated[str, Field(min_length=2, max_length=6, pattern=r"^[0-9A-Z/]+$")]
-Seat = Annotated[int, Field(ge=0, le=5)]
+#: JSON numbers only: ``true`` or ``"1"`` is not a seat (nor a count, ``n``, ``seq`` or step).
+Seat = Annotated[int, Field(strict=True, ge=0, le=5)]
 Name = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9._-]+$")]
 
 
@@ -40,9 +41,9 @@ class Options(Strict):
 
 class TableIn(Strict):
     entry: Literal["classic", "extra_six", "modern_american", "ponytail"] = "classic"
-    players: Annotated[int, Field(ge=2, le=6)] = 4
+    players: Annotated[int, Field(strict=True, ge=2, le=6)] = 4
     options: Options = Options()
-    target: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    target: Annotated[int, Field(strict=True, ge=1, le=1_000_000)] | None = None
 
 
 class JoinIn(Strict):
@@ -61,7 +62,8 @@ class StartIn(Strict):
     dealer: Seat | None = None
     scores_before: (
         dict[
-            Annotated[str, Field(pattern=r"^[ABC]$")], Annotated[int, Field(ge=-(10**7), le=10**7)]
+            Annotated[str, Field(pattern=r"^[ABC]$")],
+            Annotated[int, Field(strict=True, ge=-(10**7), le=10**7)],
         ]
         | None
     ) = None
@@ -83,7 +85,7 @@ Melds = Annotated[list[MeldIn], Field(max_length=20)]
 
 class CutIn(Strict):
     type: Literal["cut"]
-    n: Annotated[int, Field(ge=1, le=400)]
+    n: Annotated[int, Field(strict=True, ge=1, le=400)]
 
 
 class DrawIn(Strict):
@@ -162,15 +164,18 @@ class ExpectIn(Strict):
     """What the sender believes is current (R-CMD-1)."""
 
     game: UUID
-    deal: Annotated[int, Field(ge=1, le=10_000)]
-    step: Annotated[int, Field(ge=1, le=10**9)]
+    deal: Annotated[int, Field(strict=True, ge=1, le=10_000)]
+    step: Annotated[int, Field(strict=True, ge=1, le=10**9)]
     turn: Seat | None
     phase: Literal["cut", "draw", "play", "answer", "over"]
 
 
 class CommandIn(Strict):
     seq: Annotated[
-        int, Field(ge=1, le=2**53, description="the sender's sequence number at this table")
+        int,
+        Field(
+            strict=True, ge=1, le=2**53, description="the sender's sequence number at this table"
+        ),
     ]
     expect: ExpectIn
     command: CommandBody
