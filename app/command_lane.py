@@ -27,13 +27,15 @@ from app.auth import bearer_token, known_account
 from app.command_io import read_command, render, submission, submit_from_cache
 
 PATH = re.compile(r"/deals/([0-9A-Fa-f-]{32,36})/commands")
-#: Bodies larger than this go to FastAPI (a command is a few hundred bytes).
-MAX_BODY = 64 * 1024
 
 
 class CommandLane:
-    def __init__(self, app: ASGIApp) -> None:
+    """``max_body``: ``CANASTA_MAX_BODY_BYTES``; ``app.limits`` refuses larger bodies before
+    they come here, and a larger one is never read whole here either."""
+
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
         self.app = app
+        self.max_body = max_body
         self.answered = 0  # requests answered here (the rest went to the route)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -52,7 +54,7 @@ class CommandLane:
             if message["type"] != "http.request":
                 break
             body += message.get("body", b"")
-            if not message.get("more_body", False) or len(body) > MAX_BODY:
+            if not message.get("more_body", False) or len(body) > self.max_body:
                 break
         answer = None
         if messages[-1]["type"] == "http.request" and not messages[-1].get("more_body"):

@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     #: Answer the common case of ``POST /deals/{id}/commands`` below FastAPI's routing
     #: (``app/command_lane.py``); false sends every request through the route.
     command_lane: bool = True
+    #: Largest request body accepted, in bytes (a command is a few hundred): a larger one is
+    #: refused with 413 ``body_too_large`` before it is read whole or parsed
+    #: (``app/limits.py``), on every route, the command lane's included.
+    max_body_bytes: int = Field(default=16 * 1024, ge=1024, le=1024 * 1024)
     #: Who runs the read-model projections: ``auto``, one elected process per database (a
     #: lease; the others take over when it ends); ``off``, never this process (run them in a
     #: dedicated one: ``canasta project``).
