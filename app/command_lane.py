@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.application import Answer, CanastaApp
 from app.auth import bearer_token, known_account
 from app.command_io import read_command, render, submission, submit_from_cache
+from app.limits import replayed
 
 PATH = re.compile(r"/deals/([0-9A-Fa-f-]{32,36})/commands")
 
@@ -60,7 +61,7 @@ class CommandLane:
         if messages[-1]["type"] == "http.request" and not messages[-1].get("more_body"):
             answer = await self._answer(scope, match.group(1), body)
         if answer is None:
-            await self.app(scope, _replay(messages, receive), send)
+            await self.app(scope, replayed(messages, receive), send)
             return
         self.answered += 1
         data = render(answer)
@@ -112,15 +113,3 @@ class CommandLane:
         if answer is None or answer.status != 200:
             return None
         return answer
-
-
-def _replay(messages: list[Message], receive: Receive) -> Receive:
-    """``receive`` for the application: the messages already read, then the rest."""
-    pending = list(messages)
-
-    async def replay() -> Message:
-        if pending:
-            return pending.pop(0)
-        return await receive()
-
-    return replay

@@ -20,10 +20,7 @@ class HeadAsGet:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if scope["method"] != "HEAD":
+        if scope["type"] != "http" or scope["method"] != "HEAD":
             await self.app(scope, receive, send)
             return
         done = False

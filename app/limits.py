@@ -16,6 +16,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.application import error_body
 
 
+def replayed(messages: list[Message], receive: Receive) -> Receive:
+    """``receive`` for the next application: the messages already read, then the rest."""
+    pending = list(messages)
+
+    async def replay() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replay
+
+
 class BodyLimit:
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -47,14 +59,7 @@ class BodyLimit:
                 return
             if not message.get("more_body", False):
                 break
-        pending = messages
-
-        async def replay() -> Message:
-            if pending:
-                return pending.pop(0)
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replayed(messages, receive), send)
 
     async def _refuse(self, send: Send) -> None:
         message = f"request body larger than {self.max_bytes} bytes"
