@@ -1,4 +1,4 @@
-"""Browser sessions through a real uvicorn server (R-CMD-2, docs/api.md#browser-sessions).
+"""Browser sessions through a real uvicorn server (R-CMD-2, docs/browsers.md).
 
 A web page signs its player in once with the bearer token (``POST /sessions``) and then acts
 with the HttpOnly cookie alone, as a browser does: its command, his private view and his
