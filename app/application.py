@@ -15,14 +15,15 @@ from __future__ import annotations
 from app.services.accounts import AccountService
 from app.services.commands import Answer, CommandService, Expected, error_body
 from app.services.core import RandomSource
+from app.services.sessions import SessionService
 from app.services.tables import TableService
 
 __all__ = ["Answer", "CanastaApp", "Expected", "RandomSource", "error_body"]
 
 
-class CanastaApp(AccountService, TableService, CommandService):
-    """The application service (an eventsourcing ``Application``): accounts, tables and
-    commands over one event store."""
+class CanastaApp(AccountService, SessionService, TableService, CommandService):
+    """The application service (an eventsourcing ``Application``): accounts, browser
+    sessions, tables and commands over one event store."""
 
     name = "canasta"
     is_snapshotting_enabled = True  # finished deals are snapshotted (fast game rebuilds)
