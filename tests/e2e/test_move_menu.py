@@ -2,9 +2,9 @@
 
 Players that know no rule play complete deals of every entry and player count: each command is
 one of the moves the acting player's menu lists, chosen at random (seeded, preferring melds,
-``tests.support.menus``), sent with the menu's ``expect`` and ``next_seq`` exactly as given. Not
-one command may be refused. Who acts is learnt from the menus too: the player whose menu is not
-empty. On SQLite (one worker) and on PostgreSQL (two workers, so that a menu and the command
+``app.autoplay.menu_choice``), sent with the menu's ``expect`` and ``next_seq`` exactly as
+given. Not one command may be refused. Who acts is learnt from the menus too: the player whose
+menu is not empty. On SQLite (one worker) and on PostgreSQL (two workers, so that a menu and the command
 sent from it are often served by different processes).
 """
 
@@ -14,9 +14,9 @@ import random
 
 import pytest
 
+from app.autoplay import menu_choice
 from tests.e2e.client import JSON, Api, Game, Player
 from tests.e2e.conftest import Backend
-from tests.support.menus import choose_index
 
 #: Every entry and player count (docs/rules/README.md), and classic with always_frozen.
 TABLES = [
@@ -66,7 +66,7 @@ def play_deal_from_menus(game: Game, deal_id: str, rng: random.Random) -> int:
         assert body["seat"] == seat and body["step"] == body["expect"]["step"]
         assert body["next_seq"] == next_seq[player.name], "the menu's next_seq is the log's"
         moves = body["moves"]
-        move = moves[choose_index([m["type"] for m in moves], rng)]
+        move = moves[menu_choice([m["type"] for m in moves], rng)]
         request = {"seq": body["next_seq"], "expect": body["expect"], "command": move}
         answer = api.send(deal_id, player, request)
         assert answer.status_code == 200, f"{game.label}: refused {request}: {answer.text}"

@@ -1,8 +1,8 @@
 """Property tests of the move menu (``domain.menu``, docs/api.md "The move menu").
 
 Random deals of every entry and player count (``always_frozen`` too) are played by a player
-that chooses only from the menu (``tests.support.menus``), through the application service on
-the in-memory store. At every step:
+that chooses only from the menu (``app.autoplay.menu_choice``), through the application
+service on the in-memory store. At every step:
 
 - the seat to act has a menu that is not empty, and the rules accept every listed move as it
   is (``decide``; the cut's every ``n``, sampled); every other seat's menu is empty;
@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.application import CanastaApp
-from app.autoplay import HOST, SeededRandom, new_table
+from app.autoplay import HOST, SeededRandom, menu_choice, new_table
 from domain.cards import CARDS
 from domain.commands import (
     COMMAND_NAMES,
@@ -55,7 +55,6 @@ from domain.legal import seat_to_act
 from domain.menu import Menu, menu, shape
 from domain.rules import decide
 from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
-from tests.support.menus import choose_index
 
 MEMORY_ENV = {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_MAXSIZE": "100"}
 MAX_COMMANDS_PER_DEAL = 5000
@@ -254,7 +253,7 @@ def play_deal_from_menus(cfg: Config, seed: int, sample_every: int) -> tuple[Dea
         if rng.randrange(sample_every) == 0:
             check_secrecy(state, rng, where)
             sampled.secrecy_checks += 1
-        index = choose_index([COMMAND_NAMES[type(c)] for c in m.moves], rng)
+        index = menu_choice([COMMAND_NAMES[type(c)] for c in m.moves], rng)
         deal = app.act(deal_id, state.player_ids[seat], m.moves[index])
         assert deal.version > 0, where
     raise AssertionError(f"the deal did not end in {MAX_COMMANDS_PER_DEAL} commands")
