@@ -44,35 +44,41 @@ TABLES = [("classic", 4), ("extra_six", 6), ("modern_american", 4), ("ponytail",
 PG_DATABASE = "canasta_menu_bench"
 
 
-def percentiles(samples: list[float]) -> str:
+def percentiles(samples: list[float], what: str = "menus") -> str:
     ms = sorted(s * 1000 for s in samples)
     p50, p99 = ms[len(ms) // 2], ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-    return f"p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  max {ms[-1]:6.2f} ms  ({len(ms)} menus)"
+    return f"p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  max {ms[-1]:6.2f} ms  ({len(ms)} {what})"
 
 
 # --- the domain ---------------------------------------------------------------------------------
 
 
-def domain_times(entry: str, players: int, deals: int, seed: int) -> tuple[list[float], int]:
-    """``menu()`` of the seat to act at every step of ``deals`` deals; and the moves listed."""
+def domain_times(
+    entry: str, players: int, deals: int, seed: int
+) -> tuple[list[float], list[float], int]:
+    """``menu()`` of the seat to act at every step of ``deals`` deals: the wall-clock times,
+    the thread's CPU times (what other work on the machine does not inflate), the moves
+    listed."""
     rng = random.Random(f"menu-bench:{seed}")
     app = CanastaApp(
         env=eventsourcing_env(Settings(database_url=MEMORY)), random=SeededRandom(seed)
     )
     times: list[float] = []
+    cpu: list[float] = []
     listed = 0
     for _ in range(deals):
         deal_id = app.start_game(new_table(app, entry, players), HOST)
         deal = app.get_deal(deal_id)
         while (seat := seat_to_act(deal.state)) is not None:
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.thread_time()
             m = menu(deal.state, seat)
             times.append(time.perf_counter() - started)
+            cpu.append(time.thread_time() - started_cpu)
             listed += len(m.moves)
             move = m.moves[menu_choice([COMMAND_NAMES[type(c)] for c in m.moves], rng)]
             deal = app.act(deal_id, deal.state.player_ids[seat], move)
     app.close()
-    return times, listed
+    return times, cpu, listed
 
 
 # --- over HTTP ----------------------------------------------------------------------------------
@@ -112,9 +118,10 @@ def server(database_url: str | None) -> Iterator[str]:
 
 def http_times(
     http: httpx.Client, entry: str, players: int, deals: int, seed: int
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], list[float]]:
     """Every ``GET /deals/{id}/moves`` of ``deals`` deals played from the menus over HTTP:
-    (the acting player's, the empty ones)."""
+    (the acting player's, the empty ones, and as a baseline under the same load, his
+    ``GET /deals/{id}`` right after each of his menus)."""
     rng = random.Random(f"menu-bench-http:{seed}")
     prefix = f"b{seed}{entry[:2]}{players}-{rng.randrange(10**6)}-"
     tokens = []
@@ -132,6 +139,7 @@ def http_times(
         http.put(f"/tables/{table_id}/teams", json={"teams": teams}, headers=tokens[0])
     acting_times: list[float] = []
     empty_times: list[float] = []
+    view_times: list[float] = []
     deal_id = http.post(f"/tables/{table_id}/start", headers=tokens[0]).json()["deal"]
     for number in range(deals):
         if number:
@@ -151,6 +159,9 @@ def http_times(
                 empty_times.append(elapsed)
             if body is None:
                 break  # the deal is over
+            started = time.perf_counter()
+            http.get(f"/deals/{deal_id}", headers=tokens[last]).raise_for_status()
+            view_times.append(time.perf_counter() - started)
             moves = body["moves"]
             request = {
                 "seq": body["next_seq"],
@@ -162,7 +173,7 @@ def http_times(
                 raise SystemExit(f"a move of the menu was refused: {request} -> {sent.text}")
         if http.get(f"/tables/{table_id}").json()["status"] != "playing":
             break
-    return acting_times, empty_times
+    return acting_times, empty_times, view_times
 
 
 def main() -> None:
@@ -177,8 +188,11 @@ def main() -> None:
     print(f"  ({os.cpu_count()} cores, load average {load}: other work on the machine shows)")
     print("  domain.menu.menu() for the seat to act, in memory:")
     for entry, players in TABLES:
-        times, listed = domain_times(entry, players, args.deals, args.seed)
-        print(f"    {entry:16} {players}p  {percentiles(times)}, {listed / len(times):.1f} moves")
+        times, cpu, listed = domain_times(entry, players, args.deals, args.seed)
+        print(
+            f"    {entry:16} {players}p  wall: {percentiles(times)}, {listed / len(times):.1f} moves"
+        )
+        print(f"    {'':16}     CPU:  {percentiles(cpu)}")
     if args.no_http:
         return
     url = None
@@ -190,9 +204,10 @@ def main() -> None:
     print(f"  GET /deals/{{id}}/moves round trip, uvicorn (one process) on {store}:")
     with server(url) as base, httpx.Client(base_url=base, timeout=60) as http:
         for entry, players in TABLES:
-            acting, empty = http_times(http, entry, players, args.deals, args.seed)
+            acting, empty, views = http_times(http, entry, players, args.deals, args.seed)
             print(f"    {entry:16} {players}p  acting seat: {percentiles(acting)}")
             print(f"    {'':16}     other seats: {percentiles(empty)}")
+            print(f"    {'':16}     GET /deals/{{id}} (baseline): {percentiles(views, 'views')}")
 
 
 if __name__ == "__main__":
