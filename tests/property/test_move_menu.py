@@ -1,8 +1,10 @@
 """Property tests of the move menu (``domain.menu``, docs/api.md "The move menu").
 
-Random deals of every entry and player count (``always_frozen`` too) are played by a player
-that chooses only from the menu (``app.autoplay.menu_choice``), through the application
-service on the in-memory store. At every step:
+Random deals of every entry and player count (``always_frozen`` too) are played through the
+application service on the in-memory store, each command chosen either from the menu (the
+menu player, ``app.autoplay.menu_choice``) or by the random legal player of the property tests
+(``domain.legal.legal_command``, whose composite melds and melds with a discard reach states the
+menu player would not). At every step:
 
 - the seat to act has a menu that is not empty, and the rules accept every listed move as it
   is (``decide``; the cut's every ``n``, sampled); every other seat's menu is empty;
@@ -51,7 +53,7 @@ from domain.commands import (
 )
 from domain.constants import WILD_RANK
 from domain.errors import RuleViolation
-from domain.legal import seat_to_act
+from domain.legal import legal_command, seat_to_act
 from domain.menu import Menu, menu, shape
 from domain.rules import decide
 from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
@@ -221,9 +223,12 @@ class Sampled:
     secrecy_checks: int = 0
 
 
-def play_deal_from_menus(cfg: Config, seed: int, sample_every: int) -> tuple[DealState, Sampled]:
-    """One deal played by the menu player, every check at every step (sampled ones every
-    ``sample_every`` steps on average); returns the final state and what was sampled."""
+def play_deal_checking_menus(
+    cfg: Config, seed: int, sample_every: int, legal_share: float = 0.5
+) -> tuple[DealState, Sampled]:
+    """One deal, every check at every step (the sampled ones every ``sample_every`` steps on
+    average), each command from the menu or, with probability ``legal_share``, from the
+    random legal player; returns the final state and what was sampled."""
     rng = random.Random(f"menu-player:{seed}")
     app = CanastaApp(env=MEMORY_ENV, random=SeededRandom(random.Random(f"app:{seed}")))
     table_id = new_table(app, cfg.entry, cfg.players, always_frozen=cfg.always_frozen)
@@ -253,8 +258,11 @@ def play_deal_from_menus(cfg: Config, seed: int, sample_every: int) -> tuple[Dea
         if rng.randrange(sample_every) == 0:
             check_secrecy(state, rng, where)
             sampled.secrecy_checks += 1
-        index = menu_choice([COMMAND_NAMES[type(c)] for c in m.moves], rng)
-        deal = app.act(deal_id, state.player_ids[seat], m.moves[index])
+        if rng.random() < legal_share:
+            command = legal_command(state, seat, rng)
+        else:
+            command = m.moves[menu_choice([COMMAND_NAMES[type(c)] for c in m.moves], rng)]
+        deal = app.act(deal_id, state.player_ids[seat], command)
         assert deal.version > 0, where
     raise AssertionError(f"the deal did not end in {MAX_COMMANDS_PER_DEAL} commands")
 
@@ -273,10 +281,10 @@ ALL_CONFIGS = pytest.mark.parametrize("cfg", CONFIGS, ids=[c.id for c in CONFIGS
 @ALL_CONFIGS
 @settings(PROPERTY_SETTINGS, max_examples=1)
 @given(seed=SEEDS)
-def test_menu_player_plays_a_deal_with_every_listed_move_accepted(cfg: Config, seed: int) -> None:
-    """A deal of every entry played from the menu alone: every check at every step, the
-    sampled ones every 8 steps on average."""
-    state, sampled = play_deal_from_menus(cfg, seed, sample_every=8)
+def test_every_listed_move_is_accepted_in_random_deals(cfg: Config, seed: int) -> None:
+    """A deal of every entry: every check at every step, the sampled ones every 8 steps on
+    average."""
+    state, sampled = play_deal_checking_menus(cfg, seed, sample_every=8)
     assert state.scores is not None, "the deal ended unscored"
     assert sampled.complete_checks and sampled.secrecy_checks
 
@@ -287,7 +295,7 @@ def test_menu_player_plays_a_deal_with_every_listed_move_accepted(cfg: Config, s
 @given(seed=SEEDS)
 def test_menu_is_complete_and_secret_at_every_step(cfg: Config, seed: int) -> None:
     """The same over more deals, with completeness and secrecy checked at every step."""
-    play_deal_from_menus(cfg, seed, sample_every=1)
+    play_deal_checking_menus(cfg, seed, sample_every=1)
 
 
 def test_menu_player_opens_and_goes_out() -> None:
@@ -295,7 +303,7 @@ def test_menu_player_opens_and_goes_out() -> None:
     menu alone, both sides make their initial meld and a player goes out."""
     reasons = set()
     for seed in range(4):
-        state, _ = play_deal_from_menus(Config("classic", 4), seed, sample_every=50)
+        state, _ = play_deal_checking_menus(Config("classic", 4), seed, 50, legal_share=0)
         assert all(state.opened.values()), f"[seed={seed}] a side never opened"
         reasons.add(state.end_reason)
     assert "went_out" in reasons, reasons
