@@ -74,6 +74,7 @@ from domain.legal import seat_to_act
 from domain.rules import decide
 from domain.state import DealState
 from domain.variants import Variant, get_variant
+from domain.variants.base import PARTNER_SAID_NO
 
 #: ``go_out.lacks`` of a seat the deal is not waiting for (the rules' lacks follow it).
 NOT_YOUR_TURN = "not_your_turn"
@@ -146,7 +147,7 @@ def going_out(state: DealState, seat: int, v: Variant, *, acting: bool) -> Going
     lacks = [
         lack.code
         for lack in v.going_out_lacks(state, seat)
-        if seat == state.turn or lack.code != "partner_said_no"
+        if seat == state.turn or lack != PARTNER_SAID_NO
     ]
     if not (acting and state.phase in (DRAW, PLAY)):
         lacks.insert(0, NOT_YOUR_TURN)
