@@ -31,13 +31,30 @@ TABLES = [
     ("ponytail", 4, False),
 ]
 MAX_COMMANDS_PER_DEAL = 3000
-#: Every this many commands, every seat's menu is read to check that only one is not empty.
+#: Every this many commands, every seat's menu is read: only one may list moves, and each
+#: names none but its player's cards.
 ALL_MENUS_EVERY = 10
 
 
 def moves_of(api: Api, deal_id: str, player: Player) -> JSON:
     body: JSON = api.call("GET", f"/deals/{deal_id}/moves", player=player, expect=200).json()
     return body
+
+
+def named_cards(body: JSON) -> set[str]:
+    """Every card a menu names: in its moves and its hand."""
+    names = {c for cards in body["hand_by_rank"].values() for c in cards}
+    for move in body["moves"]:
+        names.update(c for meld in move.get("melds", []) for c in meld["cards"])
+        names.update(c for c in (move.get("card"), move.get("discard")) if c is not None)
+    return names
+
+
+def check_own_cards(api: Api, deal_id: str, player: Player, body: JSON) -> None:
+    """R-VIEW-1: a menu names the player's own cards only (the pile's top only as TOP)."""
+    hand = api.deal(deal_id, player)["hand"] or []
+    assert named_cards(body) - {"TOP"} <= set(hand), f"{player.name}'s menu names others' cards"
+    assert sorted(c for cards in body["hand_by_rank"].values() for c in cards) == sorted(hand)
 
 
 def play_deal_from_menus(game: Game, deal_id: str, rng: random.Random) -> int:
@@ -60,6 +77,9 @@ def play_deal_from_menus(game: Game, deal_id: str, rng: random.Random) -> int:
             assert phase == "over", f"{game.label}: nobody may act in phase {phase}"
             return sent
         assert len(acting) == 1, f"{game.label}: seats {acting} all have moves"
+        if len(menus) == len(seats):  # every ALL_MENUS_EVERY commands: secrecy too
+            for s, body in menus.items():
+                check_own_cards(api, deal_id, seats[s], body)
         seat = last = acting[0]
         body = menus[seat]
         player = seats[seat]
