@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from domain.cards import CARDS, full_deck
 from domain.constants import WILD_RANK
@@ -59,6 +60,15 @@ class Lack:
 PARTNER_SAID_NO = Lack(
     "partner_said_no", "R-OUT-3", "your partner answered no: you may not go out this turn"
 )
+
+
+@cache
+def needs_canastas(needed: int) -> Lack:
+    """R-OUT-1: the side has fewer canastas than the ``needed`` going out needs."""
+    plural = "canasta" if needed == 1 else "canastas"
+    return Lack(
+        "needs_canasta", "R-OUT-1", f"going out needs {needed} {plural}; keep at least one card"
+    )
 
 
 @dataclass(frozen=True)
@@ -270,14 +280,7 @@ class Variant:
         lacks = [PARTNER_SAID_NO] if st.answer is False else []
         needed = self.canastas_needed(st.players)
         if st.canastas(st.side_of[seat]) < needed:
-            plural = "canasta" if needed == 1 else "canastas"
-            lacks.append(
-                Lack(
-                    "needs_canasta",
-                    "R-OUT-1",
-                    f"going out needs {needed} {plural}; keep at least one card",
-                )
-            )
+            lacks.append(needs_canastas(needed))
         return lacks
 
     def must_discard_to_go_out(self) -> bool:

@@ -24,6 +24,10 @@ from domain.state import DealState
 from domain.variants.base import PARTNER_SAID_NO, Lack, MeldPlan, Variant
 
 JOKER_RANKS = ("BJ", "LJ")
+#: R-MA-OUT-1: going out needs two canastas.
+NEEDS_TWO_CANASTAS = Lack(
+    "needs_canasta", "R-MA-OUT-1", "going out needs two canastas; keep a card"
+)
 
 
 def dead_ranks(st: DealState) -> set[str]:
@@ -184,9 +188,7 @@ class ModernAmerican(Variant):
         """R-OUT-3, R-MA-OUT-1."""
         lacks = [PARTNER_SAID_NO] if st.answer is False else []
         if st.canastas(st.side_of[seat]) < 2:
-            lacks.append(
-                Lack("needs_canasta", "R-MA-OUT-1", "going out needs two canastas; keep a card")
-            )
+            lacks.append(NEEDS_TWO_CANASTAS)
         return lacks
 
     def must_discard_to_go_out(self) -> bool:
