@@ -1,4 +1,5 @@
-"""Random legal games driven through the application service (demo, benchmarks, tests)."""
+"""Random legal games driven through the application service (demo, benchmarks, tests), and
+the policy of a player that chooses from the move menu alone (``menu_choice``)."""
 
 from __future__ import annotations
 
@@ -105,3 +106,30 @@ def play_game(
             return app.get_table(table_id)
         deal_id = app.start_next_deal(table_id, HOST)
     return app.get_table(table_id)
+
+
+# --- a player of the move menu -------------------------------------------------------------------
+
+#: Taken whenever the menu lists it.
+MENU_ALWAYS = ("pick_up_ponytail",)
+#: Chosen among with this probability when listed (else any listed move).
+MENU_PROGRESS = ("take_pile", "meld")
+MENU_PROGRESS_CHANCE = 0.85
+#: Left out of the random pick but for this chance (a question costs two commands).
+MENU_RARE = {"ask_partner": 0.03}
+
+
+def menu_choice(kinds: Sequence[str], rng: random.Random) -> int:
+    """The index of the move to play among a move menu's moves of these ``type``s
+    (``domain.menu``, ``GET /deals/{id}/moves``): a player that knows no rule, chooses at
+    random, and prefers what makes a deal progress (picking up his ponytail, taking the pile,
+    melding) over drawing and discarding. The menu must not be empty."""
+    assert kinds, "an empty menu: the seat to act has no legal move"
+    for i, kind in enumerate(kinds):
+        if kind in MENU_ALWAYS:
+            return i
+    progress = [i for i, kind in enumerate(kinds) if kind in MENU_PROGRESS]
+    if progress and rng.random() < MENU_PROGRESS_CHANCE:
+        return rng.choice(progress)
+    others = [i for i, kind in enumerate(kinds) if rng.random() < MENU_RARE.get(kind, 1.0)]
+    return rng.choice(others or list(range(len(kinds))))

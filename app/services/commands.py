@@ -185,6 +185,11 @@ class CommandService(AppCore):
             return answer, None
         return answer, self._pending(*aggregates)
 
+    def last_seq(self, table_id: str, player: str) -> int:
+        """The last sequence number recorded for ``player`` at the table (R-CMD-1; 0 before
+        his first command): his next command must carry a greater one."""
+        return self._command_log(table_id, player).last_seq
+
     # --- the core ------------------------------------------------------------------------
     def _decide(
         self,

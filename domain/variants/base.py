@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from domain.cards import CARDS, full_deck
 from domain.constants import WILD_RANK
@@ -39,6 +40,35 @@ class MeldPlan:
     new_melds: list[tuple[str, list[str]]] = field(default_factory=list)  # (rank, cards)
     wilds_outside_wild_meld: bool = False
     black_three_meld: bool = False
+
+
+@dataclass(frozen=True)
+class Lack:
+    """One reason why a player may not go out now (R-OUT-1, R-OUT-3 and the entries' own):
+    ``code`` is a stable short name (the move menu's ``go_out.lacks``, docs/api.md), ``rule``
+    and ``message`` the refusal a going-out command gets when it is the first reason."""
+
+    code: str
+    rule: str
+    message: str
+
+    def violation(self) -> RuleViolation:
+        return RuleViolation(self.rule, self.message)
+
+
+#: R-OUT-3: the partner asked this turn answered no (every entry).
+PARTNER_SAID_NO = Lack(
+    "partner_said_no", "R-OUT-3", "your partner answered no: you may not go out this turn"
+)
+
+
+@cache
+def needs_canastas(needed: int) -> Lack:
+    """R-OUT-1: the side has fewer canastas than the ``needed`` going out needs."""
+    plural = "canasta" if needed == 1 else "canastas"
+    return Lack(
+        "needs_canasta", "R-OUT-1", f"going out needs {needed} {plural}; keep at least one card"
+    )
 
 
 @dataclass(frozen=True)
@@ -240,18 +270,18 @@ class Variant:
             raise RuleViolation("R-DISC-1", "a red three can never be discarded")
 
     def going_out_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
-        """Why the player may not go out now, or None (R-OUT-1, R-OUT-3)."""
-        if st.answer is False:
-            return RuleViolation(
-                "R-OUT-3", "your partner answered no: you may not go out this turn"
-            )
+        """Why the player may not go out now (the first of ``going_out_lacks``), or None."""
+        lacks = self.going_out_lacks(st, seat)
+        return lacks[0].violation() if lacks else None
+
+    def going_out_lacks(self, st: DealState, seat: int) -> list[Lack]:
+        """Every reason why the player, in his turn, may not go out now, in the order the
+        rules check them (R-OUT-3, then R-OUT-1); empty when he may."""
+        lacks = [PARTNER_SAID_NO] if st.answer is False else []
         needed = self.canastas_needed(st.players)
         if st.canastas(st.side_of[seat]) < needed:
-            plural = "canasta" if needed == 1 else "canastas"
-            return RuleViolation(
-                "R-OUT-1", f"going out needs {needed} {plural}; keep at least one card"
-            )
-        return None
+            lacks.append(needs_canastas(needed))
+        return lacks
 
     def must_discard_to_go_out(self) -> bool:
         return False

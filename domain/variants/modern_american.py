@@ -21,9 +21,13 @@ from domain.scoring import (
     start_breakdown,
 )
 from domain.state import DealState
-from domain.variants.base import MeldPlan, Variant
+from domain.variants.base import PARTNER_SAID_NO, Lack, MeldPlan, Variant
 
 JOKER_RANKS = ("BJ", "LJ")
+#: R-MA-OUT-1: going out needs two canastas.
+NEEDS_TWO_CANASTAS = Lack(
+    "needs_canasta", "R-MA-OUT-1", "going out needs two canastas; keep a card"
+)
 
 
 def dead_ranks(st: DealState) -> set[str]:
@@ -180,14 +184,12 @@ class ModernAmerican(Variant):
             return "on an empty pile an ace or seven only when no other natural is held"
         return ""
 
-    def going_out_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
-        if st.answer is False:
-            return RuleViolation(
-                "R-OUT-3", "your partner answered no: you may not go out this turn"
-            )
+    def going_out_lacks(self, st: DealState, seat: int) -> list[Lack]:
+        """R-OUT-3, R-MA-OUT-1."""
+        lacks = [PARTNER_SAID_NO] if st.answer is False else []
         if st.canastas(st.side_of[seat]) < 2:
-            return RuleViolation("R-MA-OUT-1", "going out needs two canastas; keep a card")
-        return None
+            lacks.append(NEEDS_TWO_CANASTAS)
+        return lacks
 
     def must_discard_to_go_out(self) -> bool:
         return True

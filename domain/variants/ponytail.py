@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from domain.cards import CARDS
 from domain.constants import WILD_RANK
 from domain.deal_events import Breakdown
-from domain.errors import RuleViolation
 from domain.melds import LaidMeld
 from domain.scoring import MIXED_CANASTA, NATURAL_CANASTA, card_values, finish, start_breakdown
 from domain.state import DealState
-from domain.variants.base import Variant
+from domain.variants.base import PARTNER_SAID_NO, Lack, Variant
 
 EXACT_CUT = 61  # R-PT-DEAL-1: 4 x 15 + 1
 
@@ -28,22 +27,23 @@ class Ponytail(Variant):
     def exact_cut_bonus(self, n: int) -> int:
         return 100 if n == EXACT_CUT else 0
 
-    def going_out_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
-        if st.answer is False:
-            return RuleViolation(
-                "R-OUT-3", "your partner answered no: you may not go out this turn"
-            )
+    def going_out_lacks(self, st: DealState, seat: int) -> list[Lack]:
+        """R-OUT-3, R-PT-PONY-1, then R-PT-OUT-1: one lack per kind of canasta missing (each
+        refusal names them all)."""
+        lacks = [PARTNER_SAID_NO] if st.answer is False else []
         if not st.ponytail_up[seat]:
-            return RuleViolation(
-                "R-PT-PONY-1", "you cannot go out while your ponytail is still face down"
+            lacks.append(
+                Lack(
+                    "ponytail_face_down",
+                    "R-PT-PONY-1",
+                    "you cannot go out while your ponytail is still face down",
+                )
             )
         kinds = {canasta_kind(m) for m in st.completed(st.side_of[seat])}
-        missing = [k for k in ("natural", "mixed", "natural 7s", "wild") if k not in kinds]
-        if missing:
-            return RuleViolation(
-                "R-PT-OUT-1", f"going out needs a {', a '.join(missing)} canasta too"
-            )
-        return None
+        missing = [k for k in CANASTA_KINDS if k not in kinds]
+        message = f"going out needs a {', a '.join(missing)} canasta too"
+        lacks += [Lack(CANASTA_LACKS[k], "R-PT-OUT-1", message) for k in missing]
+        return lacks
 
     def score_deal(self, st: DealState) -> dict[str, Breakdown]:
         """R-PT-SCORE-1: wild canastas 2500, natural 7s 5000; black threes left in a hand
@@ -79,6 +79,16 @@ class Ponytail(Variant):
 
 def _hand_value(card: str) -> int:
     return 100 if CARDS[card].is_black_three else CARDS[card].value  # R-PT-SCORE-1
+
+
+#: R-PT-OUT-1: the kinds of canasta going out needs, and the menu's code for each one missing.
+CANASTA_KINDS = ("natural", "mixed", "natural 7s", "wild")
+CANASTA_LACKS = {
+    "natural": "needs_natural_canasta",
+    "mixed": "needs_mixed_canasta",
+    "natural 7s": "needs_natural_sevens_canasta",
+    "wild": "needs_wild_canasta",
+}
 
 
 def canasta_kind(meld: LaidMeld) -> str:

@@ -1,0 +1,42 @@
+"""The move menu: ``GET /deals/{id}/moves`` (docs/api.md)."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from fastapi import APIRouter
+
+from app.deps import AccountDep, CanastaDep
+from app.schemas import ErrorOut
+from app.schemas_moves import MovesOut, moves_out
+from domain.errors import Forbidden
+from domain.menu import menu
+
+router = APIRouter(tags=["deals"])
+
+
+@router.get("/deals/{deal_id}/moves", response_model=MovesOut, responses={403: {"model": ErrorOut}})
+def moves(deal_id: UUID, canasta: CanastaDep, account: AccountDep) -> MovesOut:
+    """The requester's legal moves now, as complete command bodies to send back with the
+    given ``expect`` and ``next_seq``; with his cards by rank, his side's melds, the initial
+    minimum left and whether he may go out, to compose the moves no menu lists. Only for a
+    player seated at the table (R-CMD-2: 401 without a token, 403 without a seat)."""
+    deal = canasta.get_deal(deal_id)
+    st = deal.state
+    if account.name not in st.player_ids:
+        raise Forbidden("R-CMD-2", "the move menu is for the players seated at this table")
+    seat = st.player_ids.index(account.name)
+    expect = {
+        "game": st.table_id,
+        "deal": st.number,
+        "step": deal.version,
+        "turn": st.turn,
+        "phase": st.phase,
+    }
+    return moves_out(
+        menu(st, seat),
+        expect=expect,
+        step=deal.version,
+        phase=st.phase,
+        next_seq=canasta.last_seq(st.table_id, account.name) + 1,
+    )

@@ -1,0 +1,70 @@
+"""The answer of ``GET /deals/{id}/moves``, the move menu (docs/api.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.schemas import CommandBody, ExpectIn, command_body
+from domain.menu import Menu
+
+
+class MenuMeld(BaseModel):
+    """One of the side's melds (public, R-VIEW-2)."""
+
+    rank: str = Field(description="A, 4..K, W (wild cards) or 3 (black threes)")
+    size: int
+    naturals: int
+    wilds: int
+    closed: bool = Field(description="complete at the entry's cap: it takes no more cards")
+    canasta: bool
+
+
+class GoOut(BaseModel):
+    allowed: bool = Field(description="the seat may go out in this turn (with this command)")
+    lacks: list[str] = Field(
+        description="why not, in the rules' order: not_your_turn, partner_said_no, "
+        "needs_canasta, ponytail_face_down, needs_natural_canasta, needs_mixed_canasta, "
+        "needs_natural_sevens_canasta, needs_wild_canasta (docs/api.md)"
+    )
+
+
+class MovesOut(BaseModel):
+    """The requester's legal moves now, and what he needs to compose others."""
+
+    seat: int = Field(description="the requester's room seat")
+    step: int = Field(description="the deal's step (event position) the menu was made at")
+    phase: str
+    expect: ExpectIn = Field(description="send it back as is: POST /deals/{id}/commands' expect")
+    next_seq: int = Field(description="the requester's next sequence number at this table")
+    moves: list[CommandBody] = Field(
+        description="complete command bodies, each accepted as it is now (empty: not your move)"
+    )
+    hand_by_rank: dict[str, list[str]] = Field(description="the requester's cards by rank")
+    melds: list[MenuMeld] = Field(description="the requester's side's melds, in laying order")
+    initial_minimum_left: int = Field(
+        description="the count the side's initial meld must still reach (0 once it has melded)"
+    )
+    go_out: GoOut
+
+
+def moves_out(
+    menu: Menu, *, expect: dict[str, Any], step: int, phase: str, next_seq: int
+) -> MovesOut:
+    """The menu as the route answers it; each move is ``command_body`` of the command."""
+
+    return MovesOut.model_validate(
+        {
+            "seat": menu.seat,
+            "step": step,
+            "phase": phase,
+            "expect": expect,
+            "next_seq": next_seq,
+            "moves": [command_body(c) for c in menu.moves],
+            "hand_by_rank": {rank: list(cards) for rank, cards in menu.hand_by_rank.items()},
+            "melds": [vars(m) for m in menu.melds],
+            "initial_minimum_left": menu.initial_minimum_left,
+            "go_out": {"allowed": menu.go_out.allowed, "lacks": list(menu.go_out.lacks)},
+        }
+    )
