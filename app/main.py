@@ -15,7 +15,7 @@ from app.command_lane import CommandLane
 from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
-from app.routes import audit, deals, players, stream, tables, views
+from app.routes import audit, check, deals, players, stream, tables, views
 from app.settings import Settings, eventsourcing_env
 
 
@@ -72,7 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api.add_middleware(CommandLane, max_body=config.max_body_bytes)
     api.add_middleware(HeadAsGet)
     api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)  # the outermost
-    for router in (players, tables, deals, views, stream, audit):
+    for router in (players, tables, deals, check, views, stream, audit):
         api.include_router(router.router, responses=errors.RESPONSES)
 
     @api.get("/health", tags=["operations"])
