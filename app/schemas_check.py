@@ -43,7 +43,7 @@ class Undisclosed(BaseModel):
 
 
 class CheckAccepted(BaseModel):
-    accepted: Literal[True] = True
+    accepted: Literal[True]
     step: int | None = Field(
         description="the step the deal would reach; null when cards hidden from you decide "
         "how many events the command records (a cut, a draw, a pick-up, an end of the deal)"
@@ -73,8 +73,9 @@ class CheckError(BaseModel):
 
 
 class CheckRefused(BaseModel):
-    accepted: Literal[False] = False
+    accepted: Literal[False]
     error: CheckError
 
 
-CheckOut = Annotated[CheckAccepted | CheckRefused, Field(discriminator="accepted")]
+#: Told apart by ``accepted`` (a plain union: OpenAPI's discriminator takes strings only).
+CheckOut = CheckAccepted | CheckRefused
