@@ -254,7 +254,7 @@ def test_a_seq_far_above_a_stale_cached_log_is_decided_on_the_store(
     game = Game(a)
     first, seq, command, exp, _ = game.next(a)
     assert game.send(a, first, seq, command, exp).status == 200  # a caches his log: last 1
-    jumps = []
+    jumps: list[int] = []
     while len(jumps) < 2:
         player, seq, command, exp, _ = game.next(a)
         if player == first:  # 900 above his last: through b, then through a (behind)
