@@ -232,6 +232,36 @@ def test_a_dry_run_draw_tells_the_same_whatever_the_hidden_cards_are(
     assert reals[0] != reals[1]  # the draw itself shows him the card he drew
 
 
+def test_a_dry_run_draw_does_not_tell_whether_a_red_three_would_be_laid(
+    make_client: Client,
+) -> None:
+    """R-DRAW-2: a red three drawn is laid and replaced at once, so the real draw's answer
+    tells it; the dry run's is the same whether the stock's top card is a red three or not."""
+    for seed in range(20):
+        deck = shuffled(300 + seed)
+        first, http = stacked(make_client, deck)
+        assert first.send("bob", c.Cut(33)).status_code == 200
+        st = state(http, first)
+        top = st.stock[-1]
+        wanted = not CARDS[top].is_red_three  # swap the top for a card of the other kind
+        other = [x for x in st.stock[:-1] if CARDS[x].is_red_three == wanted]
+        if other:
+            break
+    else:
+        raise AssertionError("no deck with a red three left in the stock")
+    swap = {top: other[0], other[0]: top}
+    second, _ = stacked(make_client, [swap.get(card, card) for card in deck])
+    assert second.send("bob", c.Cut(33)).status_code == 200
+    name = first.names[turn(http, first)]
+    assert own_view(first, name) == own_view(second, name)
+    games = [first, second]
+    answers = [game.check(name, c.Draw()).json() for game in games]
+    assert answers[0] == answers[1]
+    reals = [game.send(name, c.Draw()).json()["events"] for game in games]
+    laid = [any(e["kind"] == "RedThreeLaid" for e in events) for events in reals]
+    assert sorted(laid) == [False, True]  # one real draw laid a red three, the other did not
+
+
 def going_out_deal(
     limit: int = 60,
 ) -> tuple[list[str], list[tuple[int, c.Command]], int, c.Command]:
