@@ -16,15 +16,16 @@ from app.services.accounts import AccountService
 from app.services.commands import Answer, Expected, error_body
 from app.services.core import RandomSource
 from app.services.dry_run import DryRunService
+from app.services.sessions import SessionService
 from app.services.tables import TableService
 
 __all__ = ["Answer", "CanastaApp", "Expected", "RandomSource", "error_body"]
 
 
-class CanastaApp(AccountService, TableService, DryRunService):
-    """The application service (an eventsourcing ``Application``): accounts, tables,
-    commands and their dry runs (``DryRunService``, a ``CommandService``) over one event
-    store."""
+class CanastaApp(AccountService, SessionService, TableService, DryRunService):
+    """The application service (an eventsourcing ``Application``): accounts, browser
+    sessions, tables, commands and their dry runs (``DryRunService``, a ``CommandService``)
+    over one event store."""
 
     name = "canasta"
     is_snapshotting_enabled = True  # finished deals are snapshotted (fast game rebuilds)

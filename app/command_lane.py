@@ -9,7 +9,8 @@ token this process already knows, whose JSON body validates as ``CommandIn``, an
 saves. Its answer is the route's answer, byte for byte.
 
 Everything else is handed, body included, to the FastAPI application unchanged: unknown or
-missing tokens, malformed bodies (FastAPI's 422), refusals, conflicts, anything not
+missing tokens (a browser's session cookie included: the route's dependency checks it and its
+CSRF header, ``app.sessions``), malformed bodies (FastAPI's 422), refusals, conflicts, anything not
 cached. So every error, and every answer that needs the store, comes from the
 documented route, and the OpenAPI schema stays the contract.
 """

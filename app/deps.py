@@ -6,18 +6,19 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 
 from app.application import CanastaApp
 from app.auth import account_name
 from app.infra.projection_runner import ReadModels
+from app.sessions import COOKIE, CSRF_HEADER, check_csrf, session_account
 from app.settings import Settings
 from domain.accounts import AUDITOR
 from domain.errors import DomainError, Forbidden
 
 
 class Unauthenticated(DomainError):
-    """No valid bearer token where one is needed (HTTP 401)."""
+    """No valid bearer token or session cookie where one is needed (HTTP 401)."""
 
     def __init__(self, message: str) -> None:
         super().__init__("R-CMD-2", message)
@@ -44,21 +45,28 @@ CanastaDep = Annotated[CanastaApp, Depends(get_canasta)]
 ReadModelsDep = Annotated[ReadModels, Depends(get_read_models)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 _bearer = HTTPBearer(auto_error=False, description="the token returned by POST /players")
+_cookie = APIKeyCookie(
+    name=COOKIE,
+    auto_error=False,
+    scheme_name="SessionCookie",
+    description="a browser session (POST /sessions); a request that changes something also "
+    f"needs the header {CSRF_HEADER}: 1. Ignored when an Authorization header is sent.",
+)
 
 
 @dataclass(frozen=True)
 class Caller:
-    """Who sent the request: the account name its bearer token belongs to (R-CMD-2).
-    Roles are read from the store where they matter (``auditor``, ``GET /me``)."""
+    """Who sent the request: the account name its bearer token or session cookie belongs
+    to (R-CMD-2). Roles are read from the store where they matter (``auditor``, ``GET /me``)."""
 
     name: str
 
 
-async def optional_account(
+async def bearer_account(
     canasta: CanastaDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller | None:
-    """The authenticated caller (R-CMD-2), or None for an anonymous spectator (see
+    """The account of the request's bearer token, or None if it sends none (see
     ``app.auth``: the command lane checks tokens with the same functions)."""
     if credentials is None:
         return None
@@ -68,11 +76,34 @@ async def optional_account(
     return Caller(name)
 
 
+async def optional_account(
+    request: Request,
+    canasta: CanastaDep,
+    bearer: Annotated[Caller | None, Depends(bearer_account)],
+    session: Annotated[str | None, Depends(_cookie)],
+) -> Caller | None:
+    """Who is calling (R-CMD-2), the one place that decides it: the bearer token's account if
+    the request sends one (its cookie is then ignored); else the session cookie's, the CSRF
+    header required if the request changes something (``app.sessions``); else None, an
+    anonymous spectator."""
+    if bearer is not None or session is None:
+        return bearer
+    check_csrf(request)
+    name = await session_account(canasta, session)
+    if name is None:
+        raise Unauthenticated(
+            "unknown, expired or signed-out session cookie (sign in again: POST /sessions)"
+        )
+    return Caller(name)
+
+
 async def required_account(
     account: Annotated[Caller | None, Depends(optional_account)],
 ) -> Caller:
     if account is None:
-        raise Unauthenticated("this needs a bearer token (register with POST /players)")
+        raise Unauthenticated(
+            "this needs a bearer token (register with POST /players) or a session cookie"
+        )
     return account
 
 

@@ -8,14 +8,16 @@ from contextlib import asynccontextmanager
 
 import anyio.to_thread
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 
-from app import errors
+from app import docs_ui, errors
 from app.application import CanastaApp
 from app.command_lane import CommandLane
 from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
-from app.routes import audit, check, deals, players, stream, tables, views
+from app.routes import audit, check, deals, players, sessions, stream, tables, views
+from app.sessions import CSRF_HEADER
 from app.settings import Settings, eventsourcing_env
 
 
@@ -63,17 +65,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         description="Event-sourced Canasta tables: every deal, shuffle, card and score is an "
         "immutable event. Players authenticate with a bearer token from POST /players; "
-        "spectators need none.",
+        "spectators need none. A web page may sign its player in instead (POST /sessions, "
+        "an HttpOnly cookie; requests that change something then send X-Canasta-CSRF: 1).",
         lifespan=lifespan,
+        docs_url=None,  # served by app.docs_ui, without a CDN
+        redoc_url=None,
     )
     errors.install(api)
     config = settings or Settings()
     if config.command_lane:
         api.add_middleware(CommandLane, max_body=config.max_body_bytes)
     api.add_middleware(HeadAsGet)
-    api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)  # the outermost
-    for router in (players, tables, deals, check, views, stream, audit):
+    api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    if config.cors_origins:  # the outermost: a preflight is answered before anything else
+        api.add_middleware(
+            CORSMiddleware,
+            allow_origins=config.cors_origins,
+            allow_credentials=True,
+            allow_methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Last-Event-ID", CSRF_HEADER],
+            max_age=600,
+        )
+    for router in (players, sessions, tables, deals, check, views, stream, audit):
         api.include_router(router.router, responses=errors.RESPONSES)
+    docs_ui.install(api)
 
     @api.get("/health", tags=["operations"])
     def health() -> dict[str, str]:

@@ -86,6 +86,12 @@ class Settings(BaseSettings):
     #: refused with 413 ``body_too_large`` before it is read whole or parsed
     #: (``app/limits.py``), on every route, the command lane's included.
     max_body_bytes: int = Field(default=16 * 1024, ge=1024, le=1024 * 1024)
+    #: How long a browser session (``POST /sessions``, the ``canasta_session`` cookie) signs
+    #: its player in, in seconds, unless he signs out first (``DELETE /sessions``).
+    session_max_age_seconds: int = Field(default=7 * 24 * 3600, ge=60, le=400 * 24 * 3600)
+    #: Origins (``https://host[:port]``) whose pages may call the API from scripts, with
+    #: credentials (CORS); empty: none, CORS is off. Comma-separated in the environment.
+    cors_origins: Annotated[list[str], NoDecode] = []
     #: Who runs the read-model projections: ``auto``, one elected process per database (a
     #: lease; the others take over when it ends); ``off``, never this process (run them in a
     #: dedicated one: ``canasta project``).
@@ -96,6 +102,31 @@ class Settings(BaseSettings):
     def _split_names(cls, value: object) -> object:
         if isinstance(value, str):
             return [name.strip() for name in value.split(",") if name.strip()]
+        return value
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [origin.strip() for origin in value.split(",") if origin.strip()]
+        return value
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _check_origins(cls, value: list[str]) -> list[str]:
+        """Each origin is a scheme and a host (and a port), as a browser sends it in
+        ``Origin``: never ``*``, which would let every site's pages act as a signed-in player."""
+        for origin in value:
+            parts = urlsplit(origin)
+            if (
+                parts.scheme not in ("http", "https")
+                or not parts.hostname
+                or origin != f"{parts.scheme}://{parts.netloc}"
+            ):
+                raise ValueError(
+                    f"CORS origin {origin!r} is not scheme://host[:port] "
+                    "(no '*', no path, no trailing slash)"
+                )
         return value
 
     @field_validator("database_url")

@@ -3,6 +3,7 @@
 - ``core``: the wiring: the event store, transcoding, snapshots, the aggregate cache and its
   reads, group commit and saving.
 - ``accounts``: registering, bearer tokens, roles.
+- ``sessions``: browser sessions (the session cookie's server side).
 - ``tables``: creating and joining tables, teams, starting and stopping games, opening deals.
 - ``commands``: the players' commands (R-CMD-1): one decide-and-record core, read from the
   process's cache or from the store.

@@ -1,0 +1,73 @@
+"""Browser sessions (R-CMD-2): sign a web page in with the bearer token once, then act with
+an HttpOnly cookie (``app.sessions`` holds the cookie and the CSRF rule)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
+
+from app.auth import well_formed
+from app.deps import Caller, CanastaDep, SettingsDep, Unauthenticated, bearer_account
+from app.sessions import COOKIE, check_csrf, is_https, session_cookie
+
+router = APIRouter(tags=["players"])
+
+
+class SessionOut(BaseModel):
+    """The player the new session signs in, and when it ends (UTC, ISO 8601)."""
+
+    name: str
+    expires: datetime
+
+
+@router.post(
+    "/sessions",
+    status_code=201,
+    response_model=SessionOut,
+    responses={201: {"headers": {"Set-Cookie": {"description": f"{COOKIE}=...; HttpOnly"}}}},
+)
+async def sign_in(
+    request: Request,
+    canasta: CanastaDep,
+    settings: SettingsDep,
+    account: Annotated[Caller | None, Depends(bearer_account)],
+) -> JSONResponse:
+    """Sign a browser in: send the player's bearer token in the ``Authorization`` header
+    (never in the body: a cross-site form cannot send that header, so no other site can sign
+    a visitor in as somebody else). The answer sets the cookie ``canasta_session`` (HttpOnly,
+    SameSite=Strict, Path=/, Secure over HTTPS), which every route that takes the bearer
+    token then accepts instead of it, the live streams included; a request that changes
+    something must also send the header ``X-Canasta-CSRF: 1``."""
+    if account is None:
+        raise Unauthenticated("signing in needs the bearer token in the Authorization header")
+    lifetime = settings.session_max_age_seconds
+    key, expires = await run_in_threadpool(canasta.open_session, account.name, lifetime)
+    body = SessionOut(name=account.name, expires=datetime.fromtimestamp(expires, UTC))
+    response = JSONResponse(body.model_dump(mode="json"), status_code=201)
+    response.headers["Set-Cookie"] = session_cookie(key, lifetime, secure=is_https(request))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.delete(
+    "/sessions",
+    status_code=204,
+    responses={204: {"headers": {"Set-Cookie": {"description": f"{COOKIE}=; Max-Age=0"}}}},
+)
+async def sign_out(request: Request, canasta: CanastaDep) -> Response:
+    """Sign the browser out: its session is closed for every server process and the cookie
+    is cleared. Needs the header ``X-Canasta-CSRF: 1`` when the cookie is sent. Without a
+    cookie (or with one the server no longer knows) it only clears it."""
+    key = request.cookies.get(COOKIE)
+    if key:
+        check_csrf(request)
+        if well_formed(key):
+            await run_in_threadpool(canasta.close_session, key)
+    response = Response(status_code=204)
+    response.headers["Set-Cookie"] = session_cookie("", 0, secure=is_https(request))
+    return response

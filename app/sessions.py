@@ -1,0 +1,62 @@
+"""Browser sessions over HTTP: the session cookie and the CSRF rule (R-CMD-2).
+
+A web page signs in with ``POST /sessions`` (the bearer token in the ``Authorization`` header)
+and gets the cookie ``canasta_session``: a random session key (not the token), ``HttpOnly`` (no
+script reads it), ``SameSite=Strict`` (a browser sends it only with requests from this site's
+own pages), ``Path=/``, ``Max-Age`` the session's lifetime (``CANASTA_SESSION_MAX_AGE_SECONDS``),
+and ``Secure`` when the request came over HTTPS (the scheme uvicorn reports: TLS of its own, or
+``X-Forwarded-Proto`` from a trusted proxy). ``DELETE /sessions`` signs out: the session is
+closed in the store and the cookie cleared.
+
+Who is calling is decided in one place, ``app.deps.optional_account``: a request with an
+``Authorization: Bearer`` header is that token's account, and its cookie is ignored; otherwise
+a request with the cookie is the session's account. A request that changes something (any
+method but GET, HEAD and OPTIONS) and is signed in by the cookie must carry the header
+``X-Canasta-CSRF`` (any non-empty value; ``1`` will do), which a cross-site form cannot send
+and a cross-origin script can send only where CORS allows it: without it, 403
+``csrf_header_required`` before anything is read or changed.
+"""
+
+from __future__ import annotations
+
+from fastapi.concurrency import run_in_threadpool
+from starlette.requests import Request
+
+from app.application import CanastaApp
+from app.auth import well_formed
+from domain.errors import Forbidden
+
+COOKIE = "canasta_session"
+CSRF_HEADER = "X-Canasta-CSRF"
+CSRF_CODE = "csrf_header_required"
+#: Methods that change nothing: they need no CSRF header.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def is_https(request: Request) -> bool:
+    """The request came over HTTPS, as the server reports it (``scope["scheme"]``)."""
+    return request.url.scheme == "https"
+
+
+def session_cookie(key: str, max_age: int, *, secure: bool) -> str:
+    """The ``Set-Cookie`` value that signs a browser in (``max_age`` 0: signs it out)."""
+    cookie = f"{COOKIE}={key}; Max-Age={max_age}; Path=/; HttpOnly; SameSite=Strict"
+    return cookie + "; Secure" if secure else cookie
+
+
+def check_csrf(request: Request) -> None:
+    """A cookie-authenticated request that changes something must carry ``X-Canasta-CSRF``."""
+    if request.method not in SAFE_METHODS and not request.headers.get(CSRF_HEADER, "").strip():
+        raise Forbidden(
+            CSRF_CODE,
+            f"a request signed in by the session cookie that changes something needs the "
+            f"header {CSRF_HEADER}: 1 (or use the bearer token)",
+        )
+
+
+async def session_account(canasta: CanastaApp, key: str) -> str | None:
+    """The account an open session key signs in, or None (unknown, expired, signed out or
+    malformed); read from the store in the threadpool."""
+    if not well_formed(key):
+        return None
+    return await run_in_threadpool(canasta.session_name, key)
