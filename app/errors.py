@@ -39,6 +39,10 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
         "request changed the game first; seq_too_far: seq more than 1000 above your last; "
         "name_taken: the name is an account's",
     },
+    413: {
+        "model": ErrorOut,
+        "description": "request body above CANASTA_MAX_BODY_BYTES (code: body_too_large)",
+    },
     422: {"model": ErrorOut, "description": "malformed request (code: malformed)"},
 }
 
