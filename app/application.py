@@ -3,27 +3,29 @@
 The HTTP API, the scenario runner, the demo and the benchmarks all go through
 ``CanastaApp``. It loads aggregates, lets them decide, and saves every event of a
 command in one transaction; a concurrent writer makes the save fail and the command is
-refused as a conflict (R-CMD-1) with nothing recorded.
+refused as a lost race (409 ``race_lost``) with nothing recorded.
 
 ``CanastaApp`` is made of the services in ``app.services``: the wiring (``core``: the event
-store, transcoding, snapshots, the aggregate cache, group commit), ``accounts``, ``tables``
-and ``commands``. The names callers import from here are re-exported.
+store, transcoding, snapshots, the aggregate cache, group commit), ``accounts``, ``tables``,
+``commands`` and ``dry_run``. The names callers import from here are re-exported.
 """
 
 from __future__ import annotations
 
 from app.services.accounts import AccountService
-from app.services.commands import Answer, CommandService, Expected, error_body
+from app.services.commands import Answer, Expected, error_body
 from app.services.core import RandomSource
+from app.services.dry_run import DryRunService
 from app.services.sessions import SessionService
 from app.services.tables import TableService
 
 __all__ = ["Answer", "CanastaApp", "Expected", "RandomSource", "error_body"]
 
 
-class CanastaApp(AccountService, SessionService, TableService, CommandService):
+class CanastaApp(AccountService, SessionService, TableService, DryRunService):
     """The application service (an eventsourcing ``Application``): accounts, browser
-    sessions, tables and commands over one event store."""
+    sessions, tables, commands and their dry runs (``DryRunService``, a ``CommandService``)
+    over one event store."""
 
     name = "canasta"
     is_snapshotting_enabled = True  # finished deals are snapshotted (fast game rebuilds)

@@ -66,16 +66,21 @@ def to_command(body: CommandBody) -> c.Command:
 Submission = tuple[UUID, str, int, c.Command, Expected, str]
 
 
-def submission(deal_id: UUID, player: str, body: CommandIn) -> Submission:
-    """``CanastaApp.submit``'s arguments for a request; the digest identifies the command
-    (everything but ``seq``) so that a retry under the same ``seq`` is recognised."""
-    expected = Expected(
+def expectation(body: CommandIn) -> Expected:
+    """What the sender believes is current (R-CMD-1), from a command's (or a dry run's) body."""
+    return Expected(
         game=body.expect.game,
         deal=body.expect.deal,
         step=body.expect.step,
         turn=body.expect.turn,
         phase=body.expect.phase,
     )
+
+
+def submission(deal_id: UUID, player: str, body: CommandIn) -> Submission:
+    """``CanastaApp.submit``'s arguments for a request; the digest identifies the command
+    (everything but ``seq``) so that a retry under the same ``seq`` is recognised."""
+    expected = expectation(body)
     payload = body.model_dump(mode="json", exclude={"seq"})
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
     return (deal_id, player, body.seq, to_command(body.command), expected, digest)

@@ -32,8 +32,17 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "refused by a rule (code: its rule id, docs/rules/)"},
     401: {"model": ErrorOut, "description": "no valid bearer token where one is needed"},
     403: {"model": ErrorOut, "description": "not the host, no seat here, or not an auditor"},
-    404: {"model": ErrorOut, "description": "no such table or deal"},
-    409: {"model": ErrorOut, "description": "stale or conflicting command (R-CMD-1)"},
+    404: {"model": ErrorOut, "description": "no such table or deal (code: not_found)"},
+    409: {
+        "model": ErrorOut,
+        "description": "R-CMD-1: a stale command or a used sequence number; race_lost: another "
+        "request changed the game first; seq_too_far: seq more than 1000 above your last; "
+        "name_taken: the name is an account's",
+    },
+    413: {
+        "model": ErrorOut,
+        "description": "request body above CANASTA_MAX_BODY_BYTES (code: body_too_large)",
+    },
     422: {"model": ErrorOut, "description": "malformed request (code: malformed)"},
 }
 

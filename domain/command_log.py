@@ -13,7 +13,12 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
+from domain.errors import SEQ_TOO_FAR, STALE, Conflict
+
 KEEP_ANSWERS = 64  # how many recent answers a sender can retry
+#: A new sequence number may exceed the sender's last by at most this much (R-CMD-1): a
+#: number far ahead would otherwise make every smaller one unusable ("locked out").
+MAX_SEQ_JUMP = 1000
 
 
 def command_log_id(table_id: UUID | str, player: str) -> UUID:
@@ -46,6 +51,22 @@ class CommandLog(Aggregate):
         if kept is None:
             return None
         return {**kept, "body": json.loads(kept["body"])}
+
+    def check_new(self, seq: int) -> None:
+        """R-CMD-1: ``seq`` may number a new command: greater than the last (else ``STALE``:
+        the number is used) and at most ``MAX_SEQ_JUMP`` above it (else ``SEQ_TOO_FAR``).
+        A retry (a number whose answer is kept) is recognised before this check."""
+        if seq <= self.last_seq:
+            raise Conflict(
+                f"sequence number {seq} is used: numbers must grow, your last was {self.last_seq}",
+                code=STALE,
+            )
+        if seq > self.last_seq + MAX_SEQ_JUMP:
+            raise Conflict(
+                f"sequence number {seq} is too far ahead: your last was {self.last_seq}, "
+                f"the next may be at most {self.last_seq + MAX_SEQ_JUMP}",
+                code=SEQ_TOO_FAR,
+            )
 
     @event("Answered")
     def record(self, seq: int, digest: str, status: int, body: dict[str, Any]) -> None:

@@ -1,6 +1,18 @@
-"""Domain exceptions. Every refusal carries a stable rule id of docs/rules/ (R-CMD-3)."""
+"""Domain exceptions. Every refusal carries a stable code: a rule id of docs/rules/ (R-CMD-3),
+or one of the codes below (docs/rules/common.md, "Error codes")."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+
+#: R-CMD-1: a stale command (``expect`` does not match), or a used sequence number.
+STALE = "R-CMD-1"
+#: Another command (or request) changed the same game or account first: reload and retry.
+RACE_LOST = "race_lost"
+#: The name is already an account's.
+NAME_TAKEN = "name_taken"
+#: A sequence number too far above the sender's last (``domain.command_log.MAX_SEQ_JUMP``).
+SEQ_TOO_FAR = "seq_too_far"
 
 
 class DomainError(Exception):
@@ -15,7 +27,16 @@ class DomainError(Exception):
 
 
 class RuleViolation(DomainError):
-    """A command that breaks a rule: nothing is recorded (R-CMD-3)."""
+    """A command that breaks a rule: nothing is recorded (R-CMD-3).
+
+    ``details``: machine-readable numbers behind the refusal, e.g. ``points`` and ``minimum``
+    of an initial meld that falls short (R-INIT-1 and the entries' equivalents)."""
+
+    def __init__(
+        self, code: str, message: str, *, details: Mapping[str, int] | None = None
+    ) -> None:
+        super().__init__(code, message)
+        self.details: dict[str, int] = dict(details or {})
 
 
 class SetupError(DomainError):
@@ -27,10 +48,12 @@ class Forbidden(DomainError):
 
 
 class Conflict(DomainError):
-    """The command was based on a state that is no longer current (R-CMD-1)."""
+    """A request that collides with what is recorded (HTTP 409); ``code`` says how: a stale
+    command or a used sequence number (``STALE``, R-CMD-1), a lost race (``RACE_LOST``), a
+    taken name (``NAME_TAKEN``), a sequence number too far ahead (``SEQ_TOO_FAR``)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__("R-CMD-1", message)
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(code, message)
 
 
 class NotFound(DomainError):

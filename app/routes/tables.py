@@ -7,7 +7,7 @@ from uuid import UUID
 
 from fastapi import APIRouter
 
-from app.deps import AccountDep, CanastaDep
+from app.deps import AccountDep, CanastaDep, MaybeAccount
 from app.schemas import Created, DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn
 from domain.table import Table
 
@@ -44,8 +44,13 @@ def create_table(body: TableIn, account: AccountDep, canasta: CanastaDep) -> Cre
 
 
 @router.get("/tables/{table_id}")
-def get_table(table_id: UUID, canasta: CanastaDep) -> dict[str, Any]:
-    return table_view(canasta.get_table(table_id))
+def get_table(table_id: UUID, canasta: CanastaDep, account: MaybeAccount) -> dict[str, Any]:
+    """The table, public; with a bearer token also ``your_last_seq``, the requester's last
+    sequence number at this table (R-CMD-1; 0 before his first command; null without a
+    token): a client that lost its counter sends its next command above it."""
+    view = table_view(canasta.get_table(table_id))
+    view["your_last_seq"] = None if account is None else canasta.last_seq(table_id, account.name)
+    return view
 
 
 @router.post("/tables/{table_id}/seats")

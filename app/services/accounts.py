@@ -12,7 +12,7 @@ from eventsourcing.persistence import IntegrityError
 
 from app.services.core import AppCore
 from domain.accounts import Account, Token, account_id, check_name, token_hash, token_id
-from domain.errors import Conflict, NotFound
+from domain.errors import NAME_TAKEN, Conflict, NotFound
 
 #: Tokens whose account name is remembered per process (least recently used dropped).
 TOKEN_CACHE_SIZE = 100_000
@@ -35,7 +35,7 @@ class AccountService(AppCore):
         try:
             self._commit(account, issued)
         except IntegrityError:
-            raise Conflict(f"the name {name!r} is taken") from None
+            raise Conflict(f"the name {name!r} is taken", code=NAME_TAKEN) from None
         return token
 
     def authenticate(self, token: str) -> str | None:

@@ -32,7 +32,15 @@ from app.services.core import AppCore
 from domain.command_log import CommandLog, command_log_id
 from domain.commands import Command
 from domain.deal import Deal
-from domain.errors import Conflict, DomainError, Forbidden, NotFound, RuleViolation
+from domain.errors import (
+    SEQ_TOO_FAR,
+    STALE,
+    Conflict,
+    DomainError,
+    Forbidden,
+    NotFound,
+    RuleViolation,
+)
 from domain.state import OVER
 from domain.table import Table
 from projections.visibility import Viewer, event_view
@@ -102,7 +110,7 @@ class CommandService(AppCore):
         ``version`` is the step the next command must expect)."""
         deal = self.get_deal(deal_id)
         if expected_step is not None and expected_step != deal.version:
-            raise Conflict(f"the deal is at step {deal.version}, not {expected_step}")
+            raise Conflict(f"the deal is at step {deal.version}, not {expected_step}", code=STALE)
         deal.execute(self._seat_of(deal, player), command)
         self._save(*self._with_table(deal, cache_only=False))
         return deal
@@ -139,7 +147,11 @@ class CommandService(AppCore):
             except Stale as stale:
                 if not fresh:
                     continue  # perhaps only this process's copy is behind
-                return self._refuse(log, seq, digest, 409, error_body("R-CMD-1", stale.message))
+                return self._refuse(log, seq, digest, 409, error_body(STALE, stale.message))
+            except Conflict as conflict:
+                if not fresh and conflict.code == SEQ_TOO_FAR:
+                    continue  # a cached log may be behind: its last seq lower than the store's
+                raise
             except RuleViolation as refusal:
                 if not fresh:
                     continue
@@ -185,10 +197,11 @@ class CommandService(AppCore):
             return answer, None
         return answer, self._pending(*aggregates)
 
-    def last_seq(self, table_id: str, player: str) -> int:
-        """The last sequence number recorded for ``player`` at the table (R-CMD-1; 0 before
-        his first command): his next command must carry a greater one."""
-        return self._command_log(table_id, player).last_seq
+    def last_seq(self, table_id: UUID | str, player: str) -> int:
+        """The sender's last accepted or refused sequence number at a table (R-CMD-1; 0:
+        none yet), as the store has it now: his next command must carry a greater one, and a
+        client that lost its counter resumes above it."""
+        return int(self._command_log(str(table_id), player).last_seq)
 
     # --- the core ------------------------------------------------------------------------
     def _decide(
@@ -207,16 +220,18 @@ class CommandService(AppCore):
         answer and the aggregates to save in one transaction (the deal, the table if the
         deal ended, the log with the answer), or a retry's first answer and None.
 
-        Raises ``Conflict`` (``seq`` used for another command, or not greater than the
-        last), ``Stale`` (``expect`` does not match), the rules' ``RuleViolation``, or
+        Raises ``Conflict`` (``seq`` used for another command, not greater than the last,
+        or too far above it: ``CommandLog.check_new``), ``Stale`` (``expect`` does not
+        match), the rules' ``RuleViolation``, or
         ``Undecided`` (``cache_only``: the table is not in the cache as needed)."""
         first = log.answer_for(seq)  # a cached log holds only what was saved
         if first is not None:
             if first["digest"] != digest:
-                raise Conflict(f"sequence number {seq} was used for a different command")
+                raise Conflict(
+                    f"sequence number {seq} was used for a different command", code=STALE
+                )
             return Answer(first["status"], first["body"], replayed=True), None
-        if seq <= log.last_seq:
-            raise Conflict(f"sequence numbers must grow: your last was {log.last_seq}")
+        log.check_new(seq)  # greater than the last, and not too far ahead
         stale = expected.mismatch(deal)
         if stale is not None:
             raise Stale(stale)

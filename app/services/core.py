@@ -3,7 +3,8 @@ its reads, group commit, and saving every event of a command in one transaction.
 
 The services (``accounts``, ``tables``, ``commands``) load aggregates through ``_get`` and
 ``_read``, let them decide, and save them with ``_save`` or ``_commit``; a concurrent writer
-makes the save fail and the command is refused as a conflict (R-CMD-1) with nothing recorded.
+makes the save fail and the command is refused as a lost race (409 ``race_lost``) with nothing
+recorded.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcodin
 from app.infra.group_commit import GroupCommit, Pending
 from app.infra.library import cache_reader, record_batch
 from domain.deal import Deal
-from domain.errors import Conflict, NotFound
+from domain.errors import RACE_LOST, Conflict, NotFound
 from domain.shuffle import SEED_BYTES
 from domain.state import OVER, DealState
 from domain.table import Table
@@ -235,7 +236,9 @@ class AppCore(Application[UUID]):
         try:
             self._commit(*aggregates)
         except IntegrityError:
-            raise Conflict("another command changed this game first; reload and retry") from None
+            raise Conflict(
+                "another command changed this game first; reload and retry", code=RACE_LOST
+            ) from None
 
     def _commit(self, *aggregates: Any) -> None:
         """Save the aggregates' new events in one transaction, shared with the commands of

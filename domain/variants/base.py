@@ -208,12 +208,18 @@ class Variant:
         """R-INIT-1/2: the side's first meld of the deal reaches its minimum in one command;
         a pile's top card counts, cards under it were never in the plan."""
         minimum = self.initial_minimum(st.scores_before.get(side, 0))
-        count = sum(CARDS[c].value for c in plan.cards)
+        count = self.initial_count(plan)
         if count < minimum:
             raise RuleViolation(
                 self.initial_rule,
                 f"the initial meld counts {count}; this side needs at least {minimum}",
+                details={"points": count, "minimum": minimum},
             )
+
+    def initial_count(self, plan: MeldPlan) -> int:
+        """R-INIT-1/2: what the cards of an initial meld count toward the minimum (card
+        values, R-CARD-3; the pile's top card included, cards under it never melded)."""
+        return sum(CARDS[c].value for c in plan.cards)
 
     # --- the pile --------------------------------------------------------------------------
     def check_pile_take(

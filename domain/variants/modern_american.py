@@ -116,11 +116,12 @@ class ModernAmerican(Variant):
             len(cards) >= 7 and plan.pile_top not in cards for _r, cards in plan.new_melds
         )
         minimum = self.initial_minimum(st.scores_before.get(side, 0))
-        count = sum(CARDS[c].value for c in plan.cards if c != plan.pile_top)
+        count = self.initial_count(plan)
         if not hand_canasta and count < minimum:
             raise RuleViolation(
                 "R-MA-INIT-1",
                 f"the initial meld counts {count} from the hand; this side needs {minimum}",
+                details={"points": count, "minimum": minimum},
             )
         clean = any(
             rank == WILD_RANK or (len(cards) >= 3 and not any(CARDS[c].is_wild for c in cards))
@@ -130,6 +131,10 @@ class ModernAmerican(Variant):
             raise RuleViolation(
                 "R-MA-INIT-2", "the initial meld needs a clean meld (three naturals) or wild meld"
             )
+
+    def initial_count(self, plan: MeldPlan) -> int:
+        """R-MA-INIT-1: only the hand's cards count, never the pile's top card."""
+        return sum(CARDS[c].value for c in plan.cards if c != plan.pile_top)
 
     def check_pile_take(
         self,

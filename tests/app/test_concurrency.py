@@ -2,8 +2,9 @@
 
 ``CanastaApp.act`` loads the deal, decides and saves all the command's events in one
 transaction. When several writers act on the same deal at the same step, exactly one command
-may be recorded; every other one must be refused as a conflict (``domain.errors.Conflict``,
-code R-CMD-1) with nothing recorded, and the stream must stay gapless and duplicate-free.
+may be recorded; every other one must be refused as a conflict (``domain.errors.Conflict``:
+code ``race_lost`` when the store refused its save, R-CMD-1 when its ``expected_step`` was
+already stale) with nothing recorded, and the stream must stay gapless and duplicate-free.
 
 Two ways of racing are used, both with real threads:
 
@@ -159,8 +160,9 @@ def race(
 def check_race(
     outcome: Outcome, apps: Sequence[CanastaApp], deal_id: UUID, version_before: int
 ) -> Deal:
-    """Exactly one winner; everyone else refused with R-CMD-1; the stream holds exactly the
-    winner's events; every application sees the winner's state."""
+    """Exactly one winner; everyone else refused as a lost race (the store refused the save)
+    or, having loaded after the winner saved, as stale (R-CMD-1); the stream holds exactly
+    the winner's events; every application sees the winner's state."""
     assert not outcome.others, f"writers failed with something else than Conflict: {outcome.others}"
     assert len(outcome.winners) == 1, (
         f"{len(outcome.winners)} writers succeeded on step {version_before}: "
@@ -169,7 +171,7 @@ def check_race(
     _, _, won = outcome.winners[0]
     assert len(outcome.conflicts) == len(apps) - 1
     for _, _, exc in outcome.conflicts:
-        assert exc.code == "R-CMD-1"
+        assert exc.code in ("race_lost", "R-CMD-1"), exc
     assert won.version > version_before
     for app in apps:
         check_stream(app, deal_id, won.version)
@@ -226,9 +228,10 @@ def play_rounds(
         won = check_race(outcome, apps, deal_id, version)
         assert len(stored_versions(apps[0], deal_id)) == events_before + (won.version - version)
         for _, _, exc in outcome.conflicts:
-            refusals["step" if "step" in exc.message else "store"] += 1
+            assert (exc.code == "R-CMD-1") == ("step" in exc.message), exc
+            refusals["step" if exc.code == "R-CMD-1" else "store"] += 1
         if mode == "gate":  # every writer had loaded the same version: the store refused
-            assert all("step" not in exc.message for _, _, exc in outcome.conflicts)
+            assert all(exc.code == "race_lost" for _, _, exc in outcome.conflicts)
         raced += 1
         if rng.random() < 0.5:
             play_commands(apps[0], deal_id, rng, rng.randint(1, 3))

@@ -134,7 +134,7 @@ def test_a_conflict_in_a_batch_refuses_only_the_loser(app: HeldApp) -> None:
     for t in [opener, *senders]:
         t.join(TIMEOUT)
     assert sorted(results[g, 0] for g in (1, 2, 3)) == ["accepted"] * 3
-    assert sorted((results[0, 0], results[0, 1])) == ["R-CMD-1", "accepted"]
+    assert sorted((results[0, 0], results[0, 1])) == ["accepted", "race_lost"]
     for deal_id in deals:
         stored = [e.originator_version for e in app.events.get(deal_id)]
         assert stored == list(range(1, len(stored) + 1))  # no gap, no duplicate

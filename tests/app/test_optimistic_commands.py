@@ -242,3 +242,27 @@ def test_the_command_that_ends_a_deal_is_decided_from_the_cache_with_the_table_r
     assert second.version == stored_versions(b, second_deal)[-1]
     assert a.snapshots is not None
     assert [s.originator_version for s in a.snapshots.get(second_deal)] == [second.version]
+
+
+def test_a_seq_far_above_a_stale_cached_log_is_decided_on_the_store(
+    two_apps: tuple[CanastaApp, CanastaApp],
+) -> None:
+    """R-CMD-1, ``seq_too_far``: the bound is counted from the sender's last number as the
+    store has it. A process whose cached log is behind would refuse a number that is within
+    the bound of the real last one; it decides again on the store's log instead."""
+    a, b = two_apps
+    game = Game(a)
+    first, seq, command, exp, _ = game.next(a)
+    assert game.send(a, first, seq, command, exp).status == 200  # a caches his log: last 1
+    jumps: list[int] = []
+    while len(jumps) < 2:
+        player, seq, command, exp, _ = game.next(a)
+        if player == first:  # 900 above his last: through b, then through a (behind)
+            seq = game.seqs[player] = seq + 899
+            answer = game.send(b if not jumps else a, player, seq, command, exp)
+            assert answer.status == 200, answer.body
+            jumps.append(seq)
+        else:
+            assert game.send(b, player, seq, command, exp).status == 200
+    assert jumps == [901, 1801]
+    assert a.last_seq(UUID(a.get_deal(game.deal_id).state.table_id), first) == 1801

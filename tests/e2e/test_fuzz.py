@@ -130,10 +130,10 @@ def api_schema(seeded: Seeded) -> Any:
 
     @schema.hook
     def flatmap_body(context: Any, body: Any) -> Any:
-        """A command often carries the deal's real expectation, so that it reaches the rules
-        (R-CMD-1 first, then R-CMD-3)."""
+        """A command (or its dry run) often carries the deal's real expectation, so that it
+        reaches the rules (R-CMD-1 first, then R-CMD-3)."""
         operation = context.operation
-        if operation is None or not operation.path.endswith("/commands"):
+        if operation is None or not operation.path.endswith(("/commands", "/commands/check")):
             return st.just(body)
         if not (isinstance(body, dict) and isinstance(body.get("expect"), dict)):
             return st.just(body)

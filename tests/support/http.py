@@ -74,11 +74,20 @@ class Game:
     def send(self, name: str, command: c.Command) -> httpx.Response:
         """One sequenced command of ``name`` on the current deal; ``expect`` is taken from
         what ``GET /deals/{id}`` shows him just before (R-CMD-1)."""
+        self.seqs[name] = self.seqs.get(name, 0) + 1
+        response: httpx.Response = self.http.post(
+            f"/deals/{self.deal}/commands",
+            json=self.request(name, command, self.seqs[name]),
+            headers=self.headers[name],
+        )
+        return response
+
+    def request(self, name: str, command: c.Command, seq: int | None) -> dict[str, Any]:
+        """The body of a command of ``name`` (or of its dry run: ``seq`` may be None, then it
+        is left out), ``expect`` taken from what ``GET /deals/{id}`` shows him now."""
         assert self.deal is not None, "the game has not started"
         view = self.http.get(f"/deals/{self.deal}", headers=self.headers[name]).json()
-        self.seqs[name] = self.seqs.get(name, 0) + 1
-        request = {
-            "seq": self.seqs[name],
+        body: dict[str, Any] = {
             "expect": {
                 "game": self.table,
                 "deal": view["number"],
@@ -88,8 +97,17 @@ class Game:
             },
             "command": command_body(command),
         }
+        if seq is not None:
+            body["seq"] = seq
+        return body
+
+    def check(self, name: str, command: c.Command, seq: int | None = None) -> httpx.Response:
+        """The dry run of a command of ``name`` (``POST /deals/{id}/commands/check``): no
+        sequence number used."""
         response: httpx.Response = self.http.post(
-            f"/deals/{self.deal}/commands", json=request, headers=self.headers[name]
+            f"/deals/{self.deal}/commands/check",
+            json=self.request(name, command, seq),
+            headers=self.headers[name],
         )
         return response
 
