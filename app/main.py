@@ -16,6 +16,7 @@ from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
 from app.routes import audit, deals, players, stream, tables, views
+from app.schemas_views import Health
 from app.settings import Settings, eventsourcing_env
 
 
@@ -74,11 +75,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)  # the outermost
     for router in (players, tables, deals, views, stream, audit):
         api.include_router(router.router, responses=errors.RESPONSES)
+    stream.document_streams(api)
 
     @api.get("/health", tags=["operations"])
-    def health() -> dict[str, str]:
+    def health() -> Health:
         """Liveness probe."""
-        return {"status": "ok"}
+        return Health(status="ok")
 
     return api
 

@@ -15,6 +15,8 @@ from app.application import Answer, CanastaApp
 from app.command_io import render, submission, submit_from_cache
 from app.deps import AccountDep, Caller, CanastaDep, MaybeAccount
 from app.schemas import CommandIn, CommandOut, ErrorOut
+from app.schemas_events import DealEventView
+from app.schemas_views import DealView
 from domain.deal import Deal
 from projections.visibility import Viewer, deal_view, event_view
 
@@ -29,7 +31,7 @@ def viewer_of(deal: Deal, account: Caller | None, view_as: str = "me") -> Viewer
     return Viewer.spectator()
 
 
-@router.get("/deals/{deal_id}")
+@router.get("/deals/{deal_id}", response_model=DealView, response_model_exclude_unset=True)
 def get_deal(
     deal_id: UUID, canasta: CanastaDep, account: MaybeAccount, view_as: ViewAs = "me"
 ) -> dict[str, Any]:
@@ -65,7 +67,11 @@ async def send_command(
     return Response(render(answer), answer.status, media_type="application/json")
 
 
-@router.get("/deals/{deal_id}/events")
+@router.get(
+    "/deals/{deal_id}/events",
+    response_model=list[DealEventView],
+    response_model_exclude_unset=True,
+)
 def events(
     deal_id: UUID,
     canasta: CanastaDep,
@@ -90,7 +96,7 @@ def redacted_events(
     return out
 
 
-@router.get("/deals/{deal_id}/replay")
+@router.get("/deals/{deal_id}/replay", response_model=DealView, response_model_exclude_unset=True)
 def replay(
     deal_id: UUID,
     canasta: CanastaDep,
