@@ -7,7 +7,9 @@ every answer the test receives (every command's, every view's: the deal as each 
 spectator and with ``?as=spectator``, the events, replays at several steps, the table, the
 lobby, the scores, ``/me``, the draw and discard logs, the audit routes) is validated with
 JSON Schema against ``GET /openapi.json`` itself (``tests/support/openapi.py``); so is every
-message of every viewer's deal stream and of the table's stream. The document has no untyped
+message of every viewer's deal stream and of the table's stream. A second deal is stopped
+half-way (``DealAbandoned``, ``GameStopped``); a stacked deck and a game that ends
+(``DeckStacked`` for the auditor, ``GameEnded``) are checked too. The document has no untyped
 answer: every success of every operation declares the fields of what it sends.
 """
 
@@ -23,6 +25,7 @@ from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
 from app.autoplay import default_teams
+from domain.cards import full_deck
 from domain.legal import legal_command, seat_to_act
 from tests.support.http import PLAYERS, Game, open_table, register_player, state_reader
 from tests.support.openapi import CheckedClient, Contract, untyped
@@ -196,3 +199,27 @@ def test_no_success_answer_of_the_openapi_document_is_untyped(client: TestClient
                         data = schema["properties"]["data"]["contentSchema"]
                         problems += [f"{where} data: {p}" for p in untyped(doc, data)]
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+def test_a_stacked_deck_and_a_finished_game_match_the_served_schema(
+    make_client: Callable[..., TestClient],
+) -> None:
+    """A prepared deck (tests only: the auditor sees ``DeckStacked``) and a game that ends
+    (``GameEnded``, the lobby's finished tables, the winners)."""
+    client = make_client(auditors=[AUDITOR], allow_stacked_decks=True)
+    http = CheckedClient(client, Contract(client.get("/openapi.json").json()))
+    auditor = register_player(http, AUDITOR)
+    deck = full_deck(2)
+    random.Random(3).shuffle(deck)
+    start = {"deck": deck, "dealer": 0, "scores_before": {"A": 9000}}
+    game = open_table(http, PLAYERS[:2], start_body=start)
+    canasta = canasta_of(client)
+    game.play_deal(state_reader(canasta), random.Random(4), after_each=peeker(http, game))
+    read_everything(http, game, auditor)
+    audit = http.get(f"/audit/deals/{game.deal_id}", headers=auditor).json()
+    assert audit["events"][1]["kind"] == "DeckStacked" and audit["audit"]["ok"]
+    table = http.get(f"/tables/{game.table}").json()
+    assert table["status"] == "finished" and table["winners"] == ["A"]
+    table_events = http.stream_data(f"/tables/{game.table}/stream")
+    assert table_events[-2]["kind"] == "GameEnded" and set(table_events[-1]) == {"step"}
