@@ -17,6 +17,10 @@ jump; nothing else is. The stream first sends ``retry:`` (the reconnection delay
 whose data is ``{"step": N}`` (the final step), and closes. A browser's ``EventSource``
 reconnects whenever a stream closes, so a client calls ``close()`` on ``end``.
 
+The OpenAPI document describes one message of each stream (``sse_response``: ``data`` is a
+``DealEventView`` or a ``TableEventView``, and ``StreamEnd`` for ``end``); docs/api.md
+describes the messages for people.
+
 Resumption: a client sends back the last id it saw as the ``Last-Event-ID`` header (browsers'
 ``EventSource`` does so by itself on reconnection) or as ``?after=N``; the stream continues with
 the first event after that step (the header wins when both are given). A client that resumes
