@@ -8,9 +8,9 @@ A deal's events reach clients in three ways, and each has its own union, discrim
   command and as the ``data`` of ``GET /deals/{id}/stream``. Secret kinds (the shuffle's seed,
   a stacked deck) are never shown; a few fields are there only for the player entitled to
   them (his own dealt, drawn and picked-up cards: ``cards``).
-- ``DealEventRecord``: an event with everything the store keeps (the auditor's view: every
-  field, the hash-chain link ``chain`` and the time ``at`` it was recorded), in the audit
-  routes.
+- ``DealEventRecord`` (``app.schemas_records``): an event with everything the store keeps
+  (the auditor's view: every field, the hash-chain link ``chain`` and the time ``at`` it was
+  recorded), in the audit routes.
 - ``TableEventView``: a table's events (``GET /tables/{id}/stream``), all public.
 
 The field names and their presence follow ``event_view`` and the stored event classes
@@ -20,7 +20,6 @@ deals of every entry against the schemas the served OpenAPI document holds.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
@@ -82,11 +81,13 @@ class Breakdown(BaseModel):
 # --- a deal's events as players and spectators see them --------------------------------------
 
 
-class _View(Shown):
+class EventBase(Shown):
+    """What every event shows: its step (and, in each model, its ``kind``)."""
+
     step: Step
 
 
-class StartedView(_View):
+class StartedView(EventBase):
     """The deal begins: its seating and the public commitment to the seed (R-DEAL-3)."""
 
     kind: Literal["Started"]
@@ -101,13 +102,13 @@ class StartedView(_View):
     commitment: str
 
 
-class DeckCutView(_View):
+class DeckCutView(EventBase):
     kind: Literal["DeckCut"]
     seat: SeatNo
     n: Annotated[int, Field(ge=1)]
 
 
-class CardsDealtView(_View):
+class CardsDealtView(EventBase):
     """The deal's cards: how many each seat got; ``cards`` (his own, in the order dealt)
     only in a seated player's view (R-VIEW-1)."""
 
@@ -118,14 +119,14 @@ class CardsDealtView(_View):
     )
 
 
-class PonytailsDealtView(_View):
+class PonytailsDealtView(EventBase):
     """Face-down ponytails (ponytail): counts only, nobody sees the cards."""
 
     kind: Literal["PonytailsDealt"]
     counts: dict[SeatKey, Count]
 
 
-class PonytailPickedUpView(_View):
+class PonytailPickedUpView(EventBase):
     kind: Literal["PonytailPickedUp"]
     seat: SeatNo
     count: Count
@@ -134,7 +135,7 @@ class PonytailPickedUpView(_View):
     )
 
 
-class CardsDrawnView(_View):
+class CardsDrawnView(EventBase):
     """Cards drawn from the stock; ``replacement`` when they replace a red three."""
 
     kind: Literal["CardsDrawn"]
@@ -146,37 +147,37 @@ class CardsDrawnView(_View):
     )
 
 
-class RedThreeLaidView(_View):
+class RedThreeLaidView(EventBase):
     kind: Literal["RedThreeLaid"]
     seat: SeatNo
     card: Card
 
 
-class CardTurnedUpView(_View):
+class CardTurnedUpView(EventBase):
     kind: Literal["CardTurnedUp"]
     card: Card
     crosswise: bool
 
 
-class PlayStartedView(_View):
+class PlayStartedView(EventBase):
     kind: Literal["PlayStarted"]
     seat: SeatNo
 
 
-class PartnerAskedView(_View):
+class PartnerAskedView(EventBase):
     kind: Literal["PartnerAsked"]
     seat: SeatNo
     partner: SeatNo
 
 
-class PartnerAnsweredView(_View):
+class PartnerAnsweredView(EventBase):
     kind: Literal["PartnerAnswered"]
     seat: SeatNo
     asker: SeatNo
     yes: bool
 
 
-class PileTakenView(_View):
+class PileTakenView(EventBase):
     """The pile taken: its top card and size (the other cards are not listed, R-VIEW-2)."""
 
     kind: Literal["PileTaken"]
@@ -185,7 +186,7 @@ class PileTakenView(_View):
     size: Annotated[int, Field(ge=1)]
 
 
-class MeldLaidView(_View):
+class MeldLaidView(EventBase):
     kind: Literal["MeldLaid"]
     seat: SeatNo
     side: Side
@@ -193,7 +194,7 @@ class MeldLaidView(_View):
     cards: list[Card]
 
 
-class MeldExtendedView(_View):
+class MeldExtendedView(EventBase):
     """Cards added to the side's meld number ``index`` (0 first) of that rank."""
 
     kind: Literal["MeldExtended"]
@@ -204,30 +205,30 @@ class MeldExtendedView(_View):
     cards: list[Card]
 
 
-class CardDiscardedView(_View):
+class CardDiscardedView(EventBase):
     kind: Literal["CardDiscarded"]
     seat: SeatNo
     card: Card
 
 
-class WentOutView(_View):
+class WentOutView(EventBase):
     kind: Literal["WentOut"]
     seat: SeatNo
     concealed: bool
 
 
-class PileDeclinedView(_View):
+class PileDeclinedView(EventBase):
     kind: Literal["PileDeclined"]
     seat: SeatNo
 
 
-class DealScoredView(_View):
+class DealScoredView(EventBase):
     kind: Literal["DealScored"]
     reason: str = Field(description="how the deal ended (went_out, pile_declined, ...)")
     scores: dict[Side, Breakdown]
 
 
-class DealAbandonedView(_View):
+class DealAbandonedView(EventBase):
     kind: Literal["DealAbandoned"]
     reason: str
 
@@ -260,191 +261,10 @@ class DealEventView(RootModel[_DealEventView]):
     """One event of a deal as a player or a spectator may see it, by ``kind``."""
 
 
-# --- a deal's events with everything the store keeps (the auditor's) --------------------------
-
-
-class _Record(_View):
-    chain: str = Field(description="the hash-chain link of this event to its predecessor")
-    at: datetime = Field(description="when the event was recorded (covered by the chain)")
-
-
-class StartedRecord(_Record):
-    kind: Literal["Started"]
-    table_id: str
-    number: Annotated[int, Field(ge=1)]
-    variant: Entry
-    decks: Annotated[int, Field(ge=1)]
-    options: dict[str, bool]
-    players: Annotated[int, Field(ge=2, le=6)]
-    player_ids: list[str] = Field(description="the account in each room seat")
-    order: list[SeatNo]
-    side_of: list[Side]
-    dealer: SeatNo
-    cutter: SeatNo
-    scores_before: dict[Side, int]
-    commitment: str
-
-
-class DeckShuffledRecord(_Record):
-    kind: Literal["DeckShuffled"]
-    seed: str = Field(description="the secret seed, hex (R-DEAL-3)")
-
-
-class DeckStackedRecord(_Record):
-    kind: Literal["DeckStacked"]
-    order: list[Card] = Field(description="a prepared deck, top first (tests only)")
-
-
-class DeckCutRecord(_Record):
-    kind: Literal["DeckCut"]
-    seat: SeatNo
-    n: Annotated[int, Field(ge=1)]
-
-
-#: A card dealt: [room seat, card].
-Dealt = tuple[SeatNo, Card]
-
-
-class CardsDealtRecord(_Record):
-    kind: Literal["CardsDealt"]
-    cards: list[Dealt] = Field(description="[seat, card] in the order dealt")
-
-
-class PonytailsDealtRecord(_Record):
-    kind: Literal["PonytailsDealt"]
-    cards: list[Dealt] = Field(description="[seat, card] of the face-down ponytails")
-
-
-class PonytailPickedUpRecord(_Record):
-    kind: Literal["PonytailPickedUp"]
-    seat: SeatNo
-    cards: list[Card]
-
-
-class CardsDrawnRecord(_Record):
-    kind: Literal["CardsDrawn"]
-    seat: SeatNo
-    cards: list[Card]
-    replacement: bool
-
-
-class RedThreeLaidRecord(_Record):
-    kind: Literal["RedThreeLaid"]
-    seat: SeatNo
-    card: Card
-
-
-class CardTurnedUpRecord(_Record):
-    kind: Literal["CardTurnedUp"]
-    card: Card
-    crosswise: bool
-
-
-class PlayStartedRecord(_Record):
-    kind: Literal["PlayStarted"]
-    seat: SeatNo
-
-
-class PartnerAskedRecord(_Record):
-    kind: Literal["PartnerAsked"]
-    seat: SeatNo
-    partner: SeatNo
-
-
-class PartnerAnsweredRecord(_Record):
-    kind: Literal["PartnerAnswered"]
-    seat: SeatNo
-    asker: SeatNo
-    yes: bool
-
-
-class PileTakenRecord(_Record):
-    kind: Literal["PileTaken"]
-    seat: SeatNo
-    top: Card
-    size: Annotated[int, Field(ge=1)]
-    cards: list[Card] = Field(description="every card of the pile taken, bottom first")
-
-
-class MeldLaidRecord(_Record):
-    kind: Literal["MeldLaid"]
-    seat: SeatNo
-    side: Side
-    rank: MeldRank
-    cards: list[Card]
-
-
-class MeldExtendedRecord(_Record):
-    kind: Literal["MeldExtended"]
-    seat: SeatNo
-    side: Side
-    rank: MeldRank
-    index: Count
-    cards: list[Card]
-
-
-class CardDiscardedRecord(_Record):
-    kind: Literal["CardDiscarded"]
-    seat: SeatNo
-    card: Card
-
-
-class WentOutRecord(_Record):
-    kind: Literal["WentOut"]
-    seat: SeatNo
-    concealed: bool
-
-
-class PileDeclinedRecord(_Record):
-    kind: Literal["PileDeclined"]
-    seat: SeatNo
-
-
-class DealScoredRecord(_Record):
-    kind: Literal["DealScored"]
-    reason: str
-    scores: dict[Side, Breakdown]
-
-
-class DealAbandonedRecord(_Record):
-    kind: Literal["DealAbandoned"]
-    reason: str
-
-
-_DealEventRecord = Annotated[
-    StartedRecord
-    | DeckShuffledRecord
-    | DeckStackedRecord
-    | DeckCutRecord
-    | CardsDealtRecord
-    | PonytailsDealtRecord
-    | PonytailPickedUpRecord
-    | CardsDrawnRecord
-    | RedThreeLaidRecord
-    | CardTurnedUpRecord
-    | PlayStartedRecord
-    | PartnerAskedRecord
-    | PartnerAnsweredRecord
-    | PileTakenRecord
-    | MeldLaidRecord
-    | MeldExtendedRecord
-    | CardDiscardedRecord
-    | WentOutRecord
-    | PileDeclinedRecord
-    | DealScoredRecord
-    | DealAbandonedRecord,
-    Field(discriminator="kind"),
-]
-
-
-class DealEventRecord(RootModel[_DealEventRecord]):
-    """One stored event of a deal with all its fields, by ``kind`` (auditors only)."""
-
-
 # --- a table's events (GET /tables/{id}/stream) ----------------------------------------------
 
 
-class TableCreated(_View):
+class TableCreated(EventBase):
     kind: Literal["Created"]
     host: str
     entry: Entry
@@ -453,24 +273,24 @@ class TableCreated(_View):
     target: int
 
 
-class TablePlayerSeated(_View):
+class TablePlayerSeated(EventBase):
     kind: Literal["PlayerSeated"]
     seat: SeatNo
     player: str
 
 
-class TableTeamsChosen(_View):
+class TableTeamsChosen(EventBase):
     kind: Literal["TeamsChosen"]
     sides: dict[Side, list[SeatNo]]
 
 
-class TableGameStarted(_View):
+class TableGameStarted(EventBase):
     kind: Literal["GameStarted"]
     sides: dict[Side, list[SeatNo]]
     totals: dict[Side, int]
 
 
-class TableDealOpened(_View):
+class TableDealOpened(EventBase):
     kind: Literal["DealOpened"]
     deal_id: str = Field(description="the new deal's id: watch GET /deals/{deal_id}/stream")
     number: Annotated[int, Field(ge=1)]
@@ -478,19 +298,19 @@ class TableDealOpened(_View):
     order: list[SeatNo]
 
 
-class TableDealRecorded(_View):
+class TableDealRecorded(EventBase):
     kind: Literal["DealRecorded"]
     deal_id: str
     scores: dict[Side, int] = Field(description="the deal's total per side")
     totals: dict[Side, int] = Field(description="each side's total after it")
 
 
-class TableGameEnded(_View):
+class TableGameEnded(EventBase):
     kind: Literal["GameEnded"]
     winners: list[Side]
 
 
-class TableGameStopped(_View):
+class TableGameStopped(EventBase):
     kind: Literal["GameStopped"]
     completed_deals: Count
 

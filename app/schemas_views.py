@@ -10,8 +10,8 @@ A deal view comes in two shapes, so that each is exact:
   pile's cards (R-VIEW-4).
 
 The request bodies and the command answer are in ``app.schemas``; the events in
-``app.schemas_events``; the read models' answers (lobby, scores, logs) in
-``app.routes.views``.
+``app.schemas_events`` and ``app.schemas_records``; the read models' answers (lobby, scores,
+logs) in ``app.routes.views``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from app.schemas_events import (
     Breakdown,
     Card,
     Count,
-    DealEventRecord,
     Entry,
     MeldRank,
     SeatKey,
@@ -33,6 +32,7 @@ from app.schemas_events import (
     Shown,
     Side,
 )
+from app.schemas_records import DealEventRecord
 
 Phase = Literal["shuffle", "cut", "dealing", "draw", "play", "answer", "over"]
 
