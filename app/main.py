@@ -17,6 +17,7 @@ from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
 from app.routes import audit, check, deals, moves, players, sessions, stream, tables, views
+from app.schemas_views import Health
 from app.sessions import CSRF_HEADER
 from app.settings import Settings, eventsourcing_env
 
@@ -89,11 +90,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (players, sessions, tables, deals, check, moves, views, stream, audit):
         api.include_router(router.router, responses=errors.RESPONSES)
     docs_ui.install(api)
+    stream.document_streams(api)
 
     @api.get("/health", tags=["operations"])
-    def health() -> dict[str, str]:
+    def health() -> Health:
         """Liveness probe."""
-        return {"status": "ok"}
+        return Health(status="ok")
 
     return api
 

@@ -7,6 +7,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.schemas_events import DealEventView
 from domain import commands as c
 
 # A card in full notation (R-CARD-1), or TOP in a take_pile's first meld. Length-bounded so
@@ -192,7 +193,7 @@ class ErrorOut(BaseModel):
 
 class CommandOut(BaseModel):
     step: int
-    events: list[dict[str, Any]]
+    events: list[DealEventView] = Field(description="what the command recorded, as you see it")
     replayed: bool = False
 
 

@@ -20,11 +20,13 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from fastapi import APIRouter, Query
+from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 
 from app.application import CanastaApp, error_body
 from app.deps import AuditorDep, CanastaDep
 from app.schemas import ErrorOut
+from app.schemas_views import AuditReplay, DealAudit, TableAudit
 from domain.audit import AuditReport, TableAuditReport, audit_deal, audit_table, fold, kind_of
 from domain.deal import Deal
 from domain.errors import NotFound
@@ -149,10 +151,18 @@ def history(events: list[Any]) -> dict[str, Any]:
 
 
 # --- routes -------------------------------------------------------------------------------
+#
+# The answers are declared (``response_model``) but sent as they are, not validated against
+# their models: an audit shows what the store holds, and a row someone tampered with may
+# hold anything. Refusing to show it (a validation error) would defeat the audit.
 
 
-@router.get("/deals/{deal_id}", responses=_ERRORS)
-def audit_deal_route(deal_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> dict[str, Any]:
+def _as_stored(content: dict[str, Any]) -> JSONResponse:
+    return JSONResponse(jsonable_encoder(content))
+
+
+@router.get("/deals/{deal_id}", response_model=DealAudit, responses=_ERRORS)
+def audit_deal_route(deal_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> Any:
     """The complete history of a deal (seed, deck, every hand, the stock after the cut, every
     event with all its fields) and its audit: the hash chain, the seed against the published
     commitment, and every command re-decided by the rules against the stored events."""
@@ -162,10 +172,14 @@ def audit_deal_route(deal_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -
     if unreadable is not None:
         out["unreadable_step"] = unreadable
     out["audit"] = report.to_dict()
-    return out
+    return _as_stored(out)
 
 
-@router.get("/deals/{deal_id}/replay", responses={**_ERRORS, 409: {"model": ErrorOut}})
+@router.get(
+    "/deals/{deal_id}/replay",
+    response_model=AuditReplay,
+    responses={**_ERRORS, 409: {"model": ErrorOut}},
+)
 def audit_replay(
     deal_id: UUID,
     canasta: CanastaDep,
@@ -190,12 +204,12 @@ def audit_replay(
         step=step,
         event=_event_out(events[step - 1], folded.state),
     )
-    return view
+    return _as_stored(view)
 
 
-@router.get("/tables/{table_id}", responses=_ERRORS)
-def audit_table_route(table_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> dict[str, Any]:
+@router.get("/tables/{table_id}", response_model=TableAudit, responses=_ERRORS)
+def audit_table_route(table_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> Any:
     """The audit report of every deal the table opened, and the table's own checks: each
     recorded deal score equals the deal's DealScored totals, the totals add up, and each deal
     started from the totals before it."""
-    return table_report(canasta, table_id).to_dict()
+    return _as_stored(table_report(canasta, table_id).to_dict())

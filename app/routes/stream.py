@@ -17,6 +17,10 @@ jump; nothing else is. The stream first sends ``retry:`` (the reconnection delay
 whose data is ``{"step": N}`` (the final step), and closes. A browser's ``EventSource``
 reconnects whenever a stream closes, so a client calls ``close()`` on ``end``.
 
+The OpenAPI document describes one message of each stream (``sse_response``: ``data`` is a
+``DealEventView`` or a ``TableEventView``, and ``StreamEnd`` for ``end``); docs/api.md
+describes the messages for people.
+
 Resumption: a client sends back the last id it saw as the ``Last-Event-ID`` header (browsers'
 ``EventSource`` does so by itself on reconnection) or as ``?after=N``; the stream continues with
 the first event after that step (the header wins when both are given). A client that resumes
@@ -44,15 +48,18 @@ from uuid import UUID
 
 import anyio
 import anyio.to_thread
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, FastAPI, Header, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import StreamingResponse
 from fastapi.sse import format_sse_event
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
 from starlette.concurrency import run_in_threadpool
 
 from app.application import CanastaApp
 from app.deps import CanastaDep, MaybeAccount
 from app.routes.deals import ViewAs, viewer_of
+from app.schemas_events import DealEventView, StreamEnd, TableEventView
 from projections.visibility import event_view
 
 router = APIRouter(tags=["live"])
@@ -95,6 +102,78 @@ After = Annotated[
 ]
 
 
+# --- the messages, as the OpenAPI document describes them ---------------------------------------
+
+_REF = "#/components/schemas/{model}"
+#: The models a stream message's ``data`` follows (added to the document's components).
+STREAM_MODELS: tuple[type[BaseModel], ...] = (DealEventView, TableEventView, StreamEnd)
+
+
+def sse_response(data: type[BaseModel], what: str) -> dict[int | str, dict[str, Any]]:
+    """The 200 answer of a stream in the OpenAPI document: ``text/event-stream``, whose
+    schema describes ONE message (the stream is a sequence of them): ``event``, ``id`` and
+    ``data``, a JSON text whose own schema is ``contentSchema`` (``data``'s model, or
+    ``StreamEnd`` for the last message, ``event: end``)."""
+    message = {
+        "title": f"{data.__name__}Message",
+        "type": "object",
+        "description": f"One Server-Sent Events message of the stream ({what}). The stream "
+        "first sends `retry:` (the reconnection delay, in ms) alone, then one message per "
+        "event: `event:` its kind, `id:` its step, `data:` the event as JSON; `: heartbeat` "
+        "comments while idle; and after the last event a message `event: end` without `id` "
+        'whose data is {"step": N}, the final step; then it closes.',
+        "properties": {
+            "event": {"type": "string", "description": "the event's kind, or end"},
+            "id": {
+                "type": "string",
+                "pattern": "^[0-9]+$",
+                "description": "the event's step: send it back as Last-Event-ID to resume",
+            },
+            "retry": {
+                "type": "string",
+                "pattern": "^[0-9]+$",
+                "description": "the reconnection delay in ms (the first message, alone)",
+            },
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": {
+                    "oneOf": [
+                        {"$ref": _REF.format(model=data.__name__)},
+                        {"$ref": _REF.format(model=StreamEnd.__name__)},
+                    ]
+                },
+            },
+        },
+    }
+    return {
+        200: {
+            "description": "Server-Sent Events (text/event-stream)",
+            "content": {"text/event-stream": {"schema": message}},
+        }
+    }
+
+
+def document_streams(api: FastAPI) -> None:
+    """Put the models of the streams' messages into ``api``'s OpenAPI components, where
+    ``sse_response`` refers to them (a streaming route has no response model of its own)."""
+    generate = api.openapi
+
+    def openapi() -> dict[str, Any]:
+        if api.openapi_schema is not None:
+            return api.openapi_schema
+        doc = generate()
+        _, defs = models_json_schema(
+            [(model, "serialization") for model in STREAM_MODELS], ref_template=_REF
+        )
+        schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+        for name, schema in defs.get("$defs", {}).items():
+            schemas.setdefault(name, schema)
+        return doc
+
+    api.openapi = openapi  # type: ignore[method-assign]
+
+
 def table_event_view(event: Any) -> dict[str, Any]:
     """One stored table event as anybody may see it."""
     kind = type(event).__name__
@@ -106,7 +185,7 @@ def table_event_view(event: Any) -> dict[str, Any]:
 @router.get(
     "/deals/{deal_id}/stream",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "SSE stream"}},
+    responses=sse_response(DealEventView, "a deal's events as the requester may see them"),
 )
 async def deal_stream(
     deal_id: UUID,
@@ -134,7 +213,7 @@ async def deal_stream(
 @router.get(
     "/tables/{table_id}/stream",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "SSE stream"}},
+    responses=sse_response(TableEventView, "a table's events"),
 )
 async def table_stream(
     table_id: UUID,

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 
 from app.deps import AccountDep, CanastaDep, MaybeAccount
 from app.schemas import Created, DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn
+from app.schemas_views import SeatTaken, TableForYou, TableView
 from domain.table import Table
 
 router = APIRouter(tags=["tables"])
@@ -43,7 +44,7 @@ def create_table(body: TableIn, account: AccountDep, canasta: CanastaDep) -> Cre
     return Created(id=table_id)
 
 
-@router.get("/tables/{table_id}")
+@router.get("/tables/{table_id}", response_model=TableForYou)
 def get_table(table_id: UUID, canasta: CanastaDep, account: MaybeAccount) -> dict[str, Any]:
     """The table, public; with a bearer token also ``your_last_seq``, the requester's last
     sequence number at this table (R-CMD-1; 0 before his first command; null without a
@@ -53,12 +54,12 @@ def get_table(table_id: UUID, canasta: CanastaDep, account: MaybeAccount) -> dic
     return view
 
 
-@router.post("/tables/{table_id}/seats")
-def join(table_id: UUID, body: JoinIn, account: AccountDep, canasta: CanastaDep) -> dict[str, int]:
-    return {"seat": canasta.join_table(table_id, account.name, body.seat)}
+@router.post("/tables/{table_id}/seats", response_model=SeatTaken)
+def join(table_id: UUID, body: JoinIn, account: AccountDep, canasta: CanastaDep) -> SeatTaken:
+    return SeatTaken(seat=canasta.join_table(table_id, account.name, body.seat))
 
 
-@router.put("/tables/{table_id}/teams")
+@router.put("/tables/{table_id}/teams", response_model=TableView)
 def choose_teams(
     table_id: UUID, body: TeamsIn, account: AccountDep, canasta: CanastaDep
 ) -> dict[str, Any]:
@@ -90,7 +91,7 @@ def next_deal(
     return DealRef(deal=canasta.start_next_deal(table_id, account.name, deck=body.deck))
 
 
-@router.post("/tables/{table_id}/stop")
+@router.post("/tables/{table_id}/stop", response_model=TableView)
 def stop(table_id: UUID, account: AccountDep, canasta: CanastaDep) -> dict[str, Any]:
     canasta.stop_game(table_id, account.name)
     return table_view(canasta.get_table(table_id))
