@@ -171,8 +171,10 @@ def test_every_answer_and_stream_message_of_whole_deals_matches_the_served_schem
     assert table_events[-2]["kind"] == "GameStopped" and set(table_events[-1]) == {"step"}
 
     kinds = {data.get("kind") for data in shown}
-    expected = {"Started", "CardsDealt", "CardsDrawn", "CardDiscarded", "MeldLaid"}
+    expected = {"Started", "CardsDealt", "CardsDrawn", "CardDiscarded"}
     expected |= {"DealScored", "DealAbandoned", "PlayStarted", "DeckCut"}
+    if entry != "modern_american":  # its high minimum: a random deal may end with no meld
+        expected.add("MeldLaid")
     assert expected <= kinds, expected - kinds
     missing = READ_ROUTES - set(http.contract.checked)
     assert not missing, f"never checked: {missing}"
@@ -187,6 +189,9 @@ def test_no_success_answer_of_the_openapi_document_is_untyped(client: TestClient
             assert successes, f"{method} {path} documents no success"
             for status, answer in successes.items():
                 content = answer.get("content", {})
+                if status == "204":  # No Content: nothing to type (DELETE /sessions)
+                    assert not content, f"{method} {path} 204 declares a body"
+                    continue
                 assert content, f"{method} {path} {status} has no content"
                 for media_type, body in content.items():
                     where = f"{method.upper()} {path} {status} {media_type}"
