@@ -45,6 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         canasta = CanastaApp(
             env=eventsourcing_env(config), allow_stacked_decks=config.allow_stacked_decks
         )
+        canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
         read_models = ReadModels(config, app=canasta)
         read_models.start()
         tune_gc(config.gc_gen0_threshold)
