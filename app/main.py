@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 import anyio.to_thread
 from fastapi import FastAPI
 
-from app import errors
+from app import errors, openapi_contract
 from app.application import CanastaApp
 from app.command_lane import CommandLane
 from app.http_methods import HeadAsGet
@@ -80,6 +80,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def health() -> dict[str, str]:
         """Liveness probe."""
         return {"status": "ok"}
+
+    openapi_contract.install(api)  # links between operations, optional tokens
 
     return api
 
