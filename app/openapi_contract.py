@@ -8,6 +8,8 @@ between operations, and which operations take the bearer token optionally.
   ``current_deal``) the deal's id for the deal's operations. The caller's token is handed on
   (``$request.header.Authorization``). A client (or a conformance tool such as schemathesis'
   stateful phase) can follow them from a registration to a deal.
+- **413**: every operation that takes a body documents the answer to a body above the limit
+  (``app.limits``).
 - **Optional tokens**: an operation that answers anonymous spectators as well as players
   (the deal view, its events, its replay, its stream) lists the empty requirement ``{}``
   beside the bearer token, so that a client knows the token is optional there.
@@ -26,6 +28,7 @@ from fastapi.routing import APIRoute
 from app.deps import optional_account, required_account
 
 AUTH = "$request.header.Authorization"
+TOO_LARGE = "request body above CANASTA_MAX_BODY_BYTES (code: body_too_large)"
 TABLE = "/tables/{table_id}"
 DEAL = "/deals/{deal_id}"
 
@@ -159,6 +162,12 @@ def install(api: FastAPI) -> None:
                     link["parameters"].pop("header.Authorization", None)
             answer = source["responses"][status]
             answer["links"] = {**answer.get("links", {}), **answer_links}
+        for operations in paths.values():  # app.limits: a body above the limit, on every route
+            for operation in operations.values():
+                if "requestBody" in operation and "422" in operation["responses"]:
+                    operation["responses"].setdefault(
+                        "413", {**operation["responses"]["422"], "description": TOO_LARGE}
+                    )
         for method, path in optional_token_operations(api):
             operation = paths.get(path, {}).get(method)
             if (

@@ -102,3 +102,15 @@ def test_an_integer_written_with_a_zero_fraction_is_that_integer(
     for not_an_integer in (1.5, True, "1"):
         answer = client.post("/tables", json={"players": not_an_integer}, headers=ann)
         assert answer.status_code == 422, not_an_integer
+
+
+def test_every_operation_with_a_body_documents_the_size_limit(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    with_a_body = [(m, p, o) for m, p, o in _operations(document) if "requestBody" in o]
+    assert with_a_body
+    for method, path, operation in with_a_body:
+        assert "413" in operation["responses"], (method, path)
+        big = {"name": "x" * 20_000}
+        answer = client.request(method.upper(), path, json=big)
+        assert answer.status_code == 413, (method, path)
+        assert answer.json()["error"]["code"] == "body_too_large"
