@@ -21,6 +21,7 @@ from app.application import CanastaApp
 from app.main import create_app
 from app.settings import Settings, eventsourcing_env
 from domain.accounts import Account, Token, token_hash
+from tests.api.test_audit import run_cli
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store_v1"
 
@@ -108,6 +109,24 @@ def test_an_old_store_with_two_spellings_keeps_both_and_allows_no_new_clash(
         assert again_app.claim_names() == 0
     finally:
         again_app.close()
+
+
+def test_the_command_line_finds_a_name_in_any_case_on_an_old_store(tmp_path: Path) -> None:
+    """``canasta grant-auditor`` claims an old store's names itself (no server has opened it
+    yet) and names the account in its own spelling."""
+    tokens = _old_store(tmp_path, ["ann", "ANN", "Bob"])
+    env = {"CANASTA_DATA_DIR": str(tmp_path)}
+    done = run_cli("grant-auditor", "BOB", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "granted the auditor role to Bob" in done.stdout
+    done = run_cli("grant-auditor", "aNn", env=env)  # the claim: the first registered
+    assert "granted the auditor role to ann" in done.stdout, done.stdout + done.stderr
+    with TestClient(create_app(Settings(database_url=None, data_dir=tmp_path))) as client:
+        roles = {
+            name: client.get("/me", headers={"Authorization": f"Bearer {token}"}).json()["roles"]
+            for name, token in tokens.items()
+        }
+    assert roles == {"ann": ["auditor"], "ANN": [], "Bob": ["auditor"]}
 
 
 def test_the_old_fixture_store_claims_its_names(tmp_path: Path) -> None:
