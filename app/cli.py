@@ -103,25 +103,22 @@ def _open_store() -> tuple[Settings, CanastaApp] | None:
 
 
 def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
-    from eventsourcing.application import AggregateNotFoundError
-
-    from domain.accounts import AUDITOR, Account, account_id
+    from app.deps import named_auditor
+    from domain.accounts import AUDITOR
     from domain.errors import NotFound
 
     opened = _open_store()
     if opened is None:
         return 2
     settings, canasta = opened
-    name = args.name
     try:
-        account: object
-        try:
-            account = canasta.repository.get(account_id(name))
-        except AggregateNotFoundError:
-            account = None
-        if not isinstance(account, Account):
-            print(f"no account {name!r} in {_store(settings)}", file=sys.stderr)
+        canasta.claim_names()  # an older store: its names found in any case, as by the server
+        try:  # the name in any case; the account's own spelling from here on
+            account = canasta.account(args.name)
+        except NotFound:
+            print(f"no account {args.name!r} in {_store(settings)}", file=sys.stderr)
             return 1
+        name = account.name
         if (AUDITOR in account.roles) == granted:
             state = "already holds" if granted else "does not hold"
             print(f"{name} {state} the {AUDITOR} role; nothing changed ({_store(settings)})")
@@ -133,7 +130,7 @@ def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
                 return 1
             done = f"granted the {AUDITOR} role to" if granted else f"revoked the {AUDITOR} role of"
             print(f"{done} {name} ({_store(settings)})")
-        if not granted and name in settings.auditors:
+        if not granted and named_auditor(canasta, settings, name):
             print(f"note: {name} is still an auditor through CANASTA_AUDITORS")
         return 0
     finally:

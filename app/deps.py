@@ -13,8 +13,8 @@ from app.auth import account_name
 from app.infra.projection_runner import ReadModels
 from app.sessions import COOKIE, CSRF_HEADER, check_csrf, session_account
 from app.settings import Settings
-from domain.accounts import AUDITOR
-from domain.errors import DomainError, Forbidden
+from domain.accounts import AUDITOR, name_key
+from domain.errors import DomainError, Forbidden, NotFound
 
 
 class Unauthenticated(DomainError):
@@ -114,9 +114,26 @@ AccountDep = Annotated[Caller, Depends(required_account)]
 def roles_of(canasta: CanastaApp, settings: Settings, name: str) -> list[str]:
     """The caller's roles now: granted in the store, or named in the settings."""
     roles = list(canasta.account(name).roles)
-    if name in settings.auditors and AUDITOR not in roles:
+    if AUDITOR not in roles and named_auditor(canasta, settings, name):
         roles.append(AUDITOR)
     return roles
+
+
+def named_auditor(canasta: CanastaApp, settings: Settings, name: str) -> bool:
+    """Whether ``CANASTA_AUDITORS`` names this account. A configured name is looked up like
+    any name, in any case (``canasta.account``): ``Audrey`` there names the account
+    ``audrey``; where an older store holds two accounts of one name in different cases, the
+    exact spelling names its own account only."""
+    if name in settings.auditors:
+        return True
+    for configured in settings.auditors:
+        if name_key(configured) == name_key(name):
+            try:
+                if canasta.account(configured).name == name:
+                    return True
+            except NotFound:
+                pass
+    return False
 
 
 def auditor(account: AccountDep, canasta: CanastaDep, settings: SettingsDep) -> Caller:

@@ -69,6 +69,21 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
+def unparsable_body(exc: StarletteHTTPException) -> str | None:
+    """Why FastAPI could not parse a body, when that is what its 400 means: bytes that are
+    not UTF-8, nesting deeper than the parser goes, an integer with more digits than Python
+    reads (``json.JSONDecodeError`` alone already becomes a ``RequestValidationError``).
+    Such a body is malformed like any other: 422 ``malformed``, not 400 ``http_error``."""
+    cause = exc.__cause__
+    if exc.status_code != 400 or not isinstance(cause, ValueError | RecursionError):
+        return None
+    if isinstance(cause, UnicodeDecodeError):
+        return "not UTF-8"
+    if isinstance(cause, RecursionError):
+        return "nested too deeply"
+    return "not valid JSON (a number too long?)"
+
+
 def install(api: FastAPI) -> None:
     @api.exception_handler(DomainError)
     async def domain_error(_request: Request, exc: DomainError) -> JSONResponse:
@@ -85,6 +100,8 @@ def install(api: FastAPI) -> None:
 
     @api.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if unparsable_body(exc):
+            return JSONResponse(error_body("malformed", f"body: {unparsable_body(exc)}"), 422)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         headers = dict(exc.headers or {})
         if exc.status_code == 405:  # RFC 9110: a 405 names the methods the path allows

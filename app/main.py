@@ -10,7 +10,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app import docs_ui, errors
+from app import docs_ui, errors, openapi_contract
 from app.application import CanastaApp
 from app.command_lane import CommandLane
 from app.http_methods import HeadAsGet
@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         canasta = CanastaApp(
             env=eventsourcing_env(config), allow_stacked_decks=config.allow_stacked_decks
         )
+        canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
         read_models = ReadModels(config, app=canasta)
         read_models.start()
         tune_gc(config.gc_gen0_threshold)
@@ -96,6 +97,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def health() -> Health:
         """Liveness probe."""
         return Health(status="ok")
+
+    openapi_contract.install(api)  # links between operations, optional tokens
 
     return api
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from app.schemas_events import DealEventView
 from domain import commands as c
@@ -13,8 +13,18 @@ from domain import commands as c
 # A card in full notation (R-CARD-1), or TOP in a take_pile's first meld. Length-bounded so
 # that no request can make the server work hard; whether it is a real card is the engine's call.
 CardName = Annotated[str, Field(min_length=2, max_length=6, pattern=r"^[0-9A-Z/]+$")]
+
+
+def _integral(value: Any) -> Any:
+    """``4.0`` is the integer 4, as JSON Schema's ``integer`` reads it (a client may send
+    it); ``1.5``, ``true`` and ``"1"`` stay what they are, and the strict check refuses them."""
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+#: After a strict integer's ``Field`` (placed after it, the OpenAPI document keeps its bounds).
+Integral = BeforeValidator(_integral)
 #: JSON numbers only: ``true`` or ``"1"`` is not a seat (nor a count, ``n``, ``seq`` or step).
-Seat = Annotated[int, Field(strict=True, ge=0, le=5)]
+Seat = Annotated[int, Field(strict=True, ge=0, le=5), Integral]
 Name = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9._-]+$")]
 
 
@@ -42,9 +52,9 @@ class Options(Strict):
 
 class TableIn(Strict):
     entry: Literal["classic", "extra_six", "modern_american", "ponytail"] = "classic"
-    players: Annotated[int, Field(strict=True, ge=2, le=6)] = 4
+    players: Annotated[int, Field(strict=True, ge=2, le=6), Integral] = 4
     options: Options = Options()
-    target: Annotated[int, Field(strict=True, ge=1, le=1_000_000)] | None = None
+    target: Annotated[int, Field(strict=True, ge=1, le=1_000_000), Integral] | None = None
 
 
 class JoinIn(Strict):
@@ -63,8 +73,8 @@ class StartIn(Strict):
     dealer: Seat | None = None
     scores_before: (
         dict[
-            Annotated[str, Field(pattern=r"^[ABC]$")],
-            Annotated[int, Field(strict=True, ge=-(10**7), le=10**7)],
+            Literal["A", "B", "C"],  # the document says so (propertyNames), not just the server
+            Annotated[int, Field(strict=True, ge=-(10**7), le=10**7), Integral],
         ]
         | None
     ) = None
@@ -86,7 +96,7 @@ Melds = Annotated[list[MeldIn], Field(max_length=20)]
 
 class CutIn(Strict):
     type: Literal["cut"]
-    n: Annotated[int, Field(strict=True, ge=1, le=400)]
+    n: Annotated[int, Field(strict=True, ge=1, le=400), Integral]
 
 
 class DrawIn(Strict):
@@ -165,8 +175,8 @@ class ExpectIn(Strict):
     """What the sender believes is current (R-CMD-1)."""
 
     game: UUID
-    deal: Annotated[int, Field(strict=True, ge=1, le=10_000)]
-    step: Annotated[int, Field(strict=True, ge=1, le=10**9)]
+    deal: Annotated[int, Field(strict=True, ge=1, le=10_000), Integral]
+    step: Annotated[int, Field(strict=True, ge=1, le=10**9), Integral]
     turn: Seat | None
     phase: Literal["cut", "draw", "play", "answer", "over"]
 
@@ -177,6 +187,7 @@ class CommandIn(Strict):
         Field(
             strict=True, ge=1, le=2**53, description="the sender's sequence number at this table"
         ),
+        Integral,
     ]
     expect: ExpectIn
     command: CommandBody

@@ -1,8 +1,12 @@
 """Player accounts and their bearer tokens (R-CMD-2), as aggregates.
 
-An account's id is derived from its name and a token's id from the token's hash, so a
-name is unique and a token is found without any index: the store itself refuses a second
-account of the same name. Only a SHA-256 hash of a token is ever stored.
+An account's id is derived from its name and a token's id from the token's hash, so a token
+is found without any index. Names are unique without regard to case (``ann`` and ``ANN`` are
+one name): every account registered holds a ``NameClaim`` whose id is derived from the
+name's key (its lower-case form), saved in the same transaction as the account, so the store
+itself refuses a second account whose name differs only in case, across every process that
+shares it. An account keeps the spelling it was registered with (the key is only used for
+uniqueness and lookups). Only a SHA-256 hash of a token is ever stored.
 """
 
 from __future__ import annotations
@@ -16,17 +20,39 @@ from eventsourcing.domain import Aggregate, event
 from domain.errors import SetupError
 
 AUDITOR = "auditor"
-NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,32}")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}", re.ASCII)
 
 
 def check_name(name: str) -> None:
-    """R-CMD-2: an account name is 1 to 32 letters, digits, '.', '_' or '-'."""
+    """R-CMD-2: an account name is 1 to 32 ASCII letters, digits, '.', '_' or '-', and starts
+    with a letter or a digit (so neither ``.`` nor ``..``, nor a name that looks like an
+    option or a hidden file)."""
     if not NAME_PATTERN.fullmatch(name):
-        raise SetupError("R-CMD-2", "a name is 1 to 32 letters, digits, '.', '_' or '-'")
+        raise SetupError(
+            "R-CMD-2",
+            "a name is 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or a digit",
+        )
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same: the name in lower case (names are ASCII, so this is
+    their case folding)."""
+    return name.lower()
 
 
 def account_id(name: str) -> UUID:
+    """The account of this exact spelling (ids of stored accounts: never change it)."""
     return uuid5(NAMESPACE_URL, f"canasta-ledger:account:{name}")
+
+
+def name_claim_id(name: str) -> UUID:
+    """The claim on a name, the same for every spelling of it."""
+    return uuid5(NAMESPACE_URL, f"canasta-ledger:name:{name_key(name)}")
+
+
+#: The aggregate whose existence says that every account of the store holds its claim (see
+#: ``AccountService.claim_names``).
+NAMES_CLAIMED_ID = uuid5(NAMESPACE_URL, "canasta-ledger:names-claimed")
 
 
 def token_hash(token: str) -> str:
@@ -56,6 +82,31 @@ class Account(Aggregate):
     def revoke(self, role: str) -> None:
         if role in self.roles:
             self.roles.remove(role)
+
+
+class NameClaim(Aggregate):
+    """The one account a name (in any case) belongs to; ``name`` is that account's spelling."""
+
+    @event("Claimed")
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @classmethod
+    def create_id(cls, name: str) -> UUID:
+        return name_claim_id(name)
+
+
+class NamesClaimed(Aggregate):
+    """Recorded once per store, when every account registered before names were claimed
+    (stores of older versions) holds its claim or shares its name with an older account."""
+
+    @event("Recorded")
+    def __init__(self) -> None:
+        pass
+
+    @classmethod
+    def create_id(cls) -> UUID:
+        return NAMES_CLAIMED_ID
 
 
 class Token(Aggregate):

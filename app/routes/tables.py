@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 from uuid import UUID
 
 from fastapi import APIRouter
@@ -76,7 +77,7 @@ def start(
         table_id,
         account.name,
         dealer=body.dealer,
-        scores_before=body.scores_before,
+        scores_before=cast("Mapping[str, int] | None", body.scores_before),  # sides A, B, C
         deck=body.deck,
         sit_out=body.sit_out,
     )

@@ -90,6 +90,13 @@ def test_first_dealer_plays_the_first_deal(dealer: int, ok: bool) -> None:
         ("ann bob", False),
         ("änn", False),
         ("ann/1", False),
+        (".", False),
+        ("..", False),
+        (".ann", False),
+        ("-ann", False),
+        ("_ann", False),
+        ("9lives", True),
+        ("ann.", True),
     ],
 )
 def test_account_names(name: str, ok: bool) -> None:
