@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import app.main  # noqa: F401  (imports every module that defines a refusal)
 from app.errors import status_of
+from domain import errors as domain_errors
 from domain.errors import DomainError
 from tests.docs.test_docs import CODE_DIRS, REPO, RULE_ID, defined_ids
 
@@ -85,10 +86,11 @@ def sent_codes() -> list[Sent]:
             parents = {
                 child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)
             }
+            named = _module_constants(tree)
             for node in ast.walk(tree):
                 where = f"{path.relative_to(REPO)}:{getattr(node, 'lineno', 0)}"
                 if isinstance(node, ast.Call):
-                    sent.extend(_from_call(node, classes, parents, where))
+                    sent.extend(_from_call(node, classes, parents, where, named))
                 elif isinstance(node, ast.Dict):
                     sent.extend(_from_status_map(node, parents, where))
     return sent
@@ -99,6 +101,7 @@ def _from_call(
     classes: dict[str, type[DomainError]],
     parents: dict[ast.AST, ast.AST],
     where: str,
+    named: dict[str, str],
 ) -> list[Sent]:
     name = _name(call.func)
     if name == "error_body":
@@ -107,19 +110,44 @@ def _from_call(
     if name not in classes or (name == "DomainError" and not call.args):
         return []
     cls = classes[name]
-    if "code" in inspect.signature(cls.__init__).parameters:
-        given = (
-            call.args[0]
-            if call.args
-            else next((k.value for k in call.keywords if k.arg == "code"), None)
-        )
-        code = _literal(given)
+    params = list(inspect.signature(cls.__init__).parameters)  # self first
+    if "code" in params:
+        given = next((k.value for k in call.keywords if k.arg == "code"), None)
+        if given is None and call.args and params[1] == "code":
+            given = call.args[0]
+        code = _literal(given) or _named_code(given, named)
         if code is None:
             return []  # computed: a rule id (see the module's docstring)
-        instance = cls(code, "")
+        instance = cls.__new__(cls)
+        DomainError.__init__(instance, code, "")
     else:
         instance = cls("")  # type: ignore[call-arg]
     return [Sent(instance.code, status_of(instance), where)]
+
+
+def _module_constants(tree: ast.Module) -> dict[str, str]:
+    """The module's own string constants (``CSRF_CODE = "csrf_header_required"``)."""
+    return {
+        node.targets[0].id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+
+
+def _named_code(node: ast.expr | None, named: dict[str, str]) -> str | None:
+    """A code named by a constant of its own module or of ``domain.errors``
+    (``code=RACE_LOST``)."""
+    name = node.id if isinstance(node, ast.Name) else None
+    if isinstance(node, ast.Attribute):
+        name = node.attr
+    if name in named:
+        return named[name]
+    value = getattr(domain_errors, name, None) if name else None
+    return value if isinstance(value, str) and name and name.isupper() else None
 
 
 def _from_status_map(node: ast.Dict, parents: dict[ast.AST, ast.AST], where: str) -> list[Sent]:
@@ -170,6 +198,10 @@ def test_the_scan_finds_the_codes_it_should() -> None:
         ("malformed", 422),
         ("internal", 500),
         ("R-CMD-1", 409),
+        ("race_lost", 409),
+        ("name_taken", 409),
+        ("seq_too_far", 409),
+        ("csrf_header_required", 403),
         ("R-CMD-2", 401),
         ("R-VIEW-4", 403),
         ("R-HIST-1", 409),
