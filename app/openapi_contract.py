@@ -46,6 +46,8 @@ TABLE_OPERATIONS = [
 DEAL_OPERATIONS = [
     ("get", DEAL),
     ("post", DEAL + "/commands"),
+    ("post", DEAL + "/commands/check"),
+    ("get", DEAL + "/moves"),
     ("get", DEAL + "/events"),
     ("get", DEAL + "/replay"),
     ("get", DEAL + "/discard-log"),
@@ -151,13 +153,17 @@ def install(api: FastAPI) -> None:
             return api.openapi_schema
         document = build()
         paths = document["paths"]
+        optional = optional_token_operations(api)
         for (method, path, status), answer_links in links().items():
             source = paths[path][method]
             for link in answer_links.values():
-                # the token is handed on from a request that may carry one to one that takes it
+                # the token is handed on from a request that carries one (it is required
+                # there) to one that takes it
                 target_path, target_method = _target(link["operationRef"])
-                if not (
-                    source.get("security") and paths[target_path][target_method].get("security")
+                if (
+                    not source.get("security")
+                    or (method, path) in optional
+                    or not paths[target_path][target_method].get("security")
                 ):
                     link["parameters"].pop("header.Authorization", None)
             answer = source["responses"][status]
@@ -168,7 +174,7 @@ def install(api: FastAPI) -> None:
                     operation["responses"].setdefault(
                         "413", {**operation["responses"]["422"], "description": TOO_LARGE}
                     )
-        for method, path in optional_token_operations(api):
+        for method, path in optional:
             operation = paths.get(path, {}).get(method)
             if (
                 operation is not None

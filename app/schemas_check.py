@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.schemas import CommandIn
+from app.schemas import CommandIn, Integral
 
 
 class CheckIn(CommandIn):
@@ -24,6 +24,7 @@ class CheckIn(CommandIn):
                 le=2**53,
                 description="optional: checked as the command would check it, never used",
             ),
+            Integral,
         ]
         | None
     ) = None  # type: ignore[assignment]

@@ -85,7 +85,12 @@ def test_optional_tokens_are_declared_and_required_ones_are_enforced(
         else:
             assert answer.status_code == 401, (method, path, answer.text)
             assert answer.json()["error"]["code"] == "R-CMD-2"
-    assert optional == {"/deals/{deal_id}", "/deals/{deal_id}/events", "/deals/{deal_id}/replay"}
+    assert optional == {
+        "/deals/{deal_id}",
+        "/deals/{deal_id}/events",
+        "/deals/{deal_id}/replay",
+        "/tables/{table_id}",  # your_last_seq with a token
+    }
 
 
 def test_an_integer_written_with_a_zero_fraction_is_that_integer(

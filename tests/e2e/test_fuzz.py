@@ -147,6 +147,12 @@ def api_schema(seeded: Seeded) -> Any:
         *checks.positive_data_acceptance.expected_statuses,
         *RULE_REFUSALS,
     ]
+    # A body above the documented size is refused before it is parsed (413 body_too_large):
+    # a rejection of invalid data like any other.
+    checks.negative_data_rejection.expected_statuses = [
+        *checks.negative_data_rejection.expected_statuses,
+        "413",
+    ]
     # The stateful phase sends valid requests only (it follows links; the invalid ones are
     # generated per operation, below), whose tokens the test chooses (``Machine``).
     config.projects.default.phases.stateful.generation.modes = [GenerationMode.POSITIVE]
