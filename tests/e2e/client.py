@@ -34,6 +34,7 @@ from domain.rules import decide
 from domain.state import DealState
 from domain.variants import get_variant
 from tests.support.http import expectation
+from tests.support.openapi import Contract
 
 JSON = dict[str, Any]
 TIMEOUT_SECONDS = 30.0
@@ -68,6 +69,8 @@ class Api:
 
     def __init__(self, base_url: str) -> None:
         self.base_url = base_url
+        #: When set, every answer is checked against the served OpenAPI document.
+        self.contract: Contract | None = None
         self.http = httpx.Client(
             base_url=base_url,
             timeout=TIMEOUT_SECONDS,
@@ -97,7 +100,14 @@ class Api:
         assert response.status_code < 500, "server error: " + where
         if expect is not None:
             assert response.status_code == expect, where
+        if self.contract is not None:
+            self.contract.check(response)
         return response
+
+    def check_against_the_document(self) -> Contract:
+        """From now on, every answer is checked against the server's ``/openapi.json``."""
+        self.contract = Contract(self.call("GET", "/openapi.json", expect=200).json())
+        return self.contract
 
     # --- accounts and tables -------------------------------------------------------------
     def register(self, name: str) -> Player:

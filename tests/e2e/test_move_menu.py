@@ -3,7 +3,8 @@
 Players that know no rule play complete deals of every entry and player count: each command is
 one of the moves the acting player's menu lists, chosen at random (seeded, preferring melds,
 ``app.autoplay.menu_choice``), sent with the menu's ``expect`` and ``next_seq`` exactly as
-given. Not one command may be refused. Who acts is learnt from the menus too: the player whose
+given. Not one command may be refused, and every answer (menus, commands, views, events,
+every stream message) is checked against the server's own OpenAPI document. Who acts is learnt from the menus too: the player whose
 menu is not empty. On SQLite (one worker) and on PostgreSQL (two workers, so that a menu and the command
 sent from it are often served by different processes).
 """
@@ -117,10 +118,21 @@ def test_a_player_choosing_only_from_the_menu_is_never_refused(
     )
     game.set_up()
     deal_id = game.start()
+    contract = game.api.check_against_the_document()  # every answer from here on
     sent = play_deal_from_menus(game, deal_id, random.Random(f"menu:{entry}:{players}"))
     view = game.api.deal(deal_id)
     assert view["phase"] == "over" and view["scores"], view
     assert view["step"] > sent  # the automatic events (deal, turn-up, scores) come on top
+    # what each player and a spectator read of the finished deal, streams included, fits
+    # the served document too (docs/api.md)
+    for player in [*game.seats, None]:
+        game.api.call("GET", f"/deals/{deal_id}/events", player=player, expect=200)
+        game.api.call("GET", f"/deals/{deal_id}/replay", player=player, params={"step": 5})
+        stream = game.api.call("GET", f"/deals/{deal_id}/stream", player=player, expect=200)
+        shown = contract.check_stream(stream.request.url.path, stream.text)
+        assert len(shown) > sent // 2, "the stream of a finished deal holds its history"
+    assert contract.checked[("GET", "/deals/{deal_id}/moves")] > sent
+    assert contract.checked[("POST", "/deals/{deal_id}/commands")] == sent
     for player in game.seats:
         body = moves_of(game.api, deal_id, player)
         assert body["moves"] == [] and body["go_out"]["lacks"][0] == "not_your_turn"
