@@ -147,6 +147,9 @@ def api_schema(seeded: Seeded) -> Any:
         *checks.positive_data_acceptance.expected_statuses,
         *RULE_REFUSALS,
     ]
+    # Unknown query parameters are ignored, not refused (docs/api.md: a client may add a
+    # cache-buster), so they are not "invalid data" here.
+    config.projects.default.generation.update(allow_extra_parameters=False)
     # A body above the documented size is refused before it is parsed (413 body_too_large):
     # a rejection of invalid data like any other.
     checks.negative_data_rejection.expected_statuses = [
