@@ -34,8 +34,9 @@ def open_lobby(context: BrowserContext) -> tuple[Page, list[str]]:
     return page, urls
 
 
-def sign_up(page: Page, name: str) -> str:
-    """Signs up by the form; returns the token the page shows once, and dismisses it."""
+def sign_up(page: Page, name: str, shot: str | None = None) -> str:
+    """Signs up by the form; returns the token the page shows once, and dismisses it (after
+    a screenshot named ``shot`` if given)."""
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Create my account").click()
     box = page.get_by_role("region", name="Your token: keep it safe")
@@ -44,6 +45,8 @@ def sign_up(page: Page, name: str) -> str:
     token = page.get_by_label("Token", exact=True).input_value()
     assert token
     expect(page.get_by_text(f"Signed in as {name}")).to_be_visible()
+    if shot:
+        screenshot(page, shot)
     page.get_by_role("button", name="I have saved my token").click()
     expect(box).to_be_hidden()
     return token
@@ -63,7 +66,7 @@ def test_two_players_sign_up_create_a_table_sit_down_and_start(
     new_context: NewContext, web_server: Backend
 ) -> None:
     ann, ann_urls = open_lobby(new_context())
-    ann_token = sign_up(ann, "ann")
+    ann_token = sign_up(ann, "ann", shot="lobby-token-shown")
     # The token is not kept by the page once the session is open: not in storage, not in a field.
     assert ann_token not in json.dumps(ann.evaluate("() => ({...localStorage, ...sessionStorage})"))
     assert ann_token not in ann.content()
@@ -140,6 +143,13 @@ def test_the_lobby_fits_a_phone_without_horizontal_scrolling(new_context: NewCon
     page.keyboard.press("Enter")
     expect(page.get_by_text("Signed in as cleo-with-a-rather-long-name")).to_be_visible()
     page.get_by_role("button", name="I have saved my token").click()
+    # A target is offered only where the entry has a choice (R-GAME-1).
+    page.get_by_label("Entry").select_option("modern_american")
+    expect(page.get_by_label("Target score")).to_be_visible()
+    assert "7500" in page.get_by_label("Target score").inner_text()
+    page.get_by_label("Entry").select_option("classic")
+    expect(page.get_by_label("Target score")).to_be_hidden()
+    page.get_by_label("Players").focus()
     tab_to(page, "Create the table")
     page.keyboard.press("Enter")
     cleos = page.get_by_role(
