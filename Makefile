@@ -34,9 +34,11 @@ $(STAMP): pyproject.toml
 run: venv
 	$(VENV)/bin/uvicorn app.main:app --host 127.0.0.1 --port 8000
 
-# Starts a throwaway PostgreSQL, runs pytest against it, always stops it again,
-# and exits with pytest's exit code.
+# Installs Debian's chromium for the browser tests when missing (scripts/chromium.sh), starts a
+# throwaway PostgreSQL, runs pytest against it, always stops it again, and exits with pytest's
+# exit code.
 test: venv
+	@scripts/chromium.sh >/dev/null
 	@$(PG) start
 	@trap '$(PG) stop' EXIT; \
 	TEST_DATABASE_URL="$$($(PG) url)" $(VENV)/bin/pytest -q $(PYTEST_ARGS)

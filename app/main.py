@@ -10,7 +10,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app import docs_ui, errors, openapi_contract
+from app import docs_ui, errors, openapi_contract, web_ui
 from app.application import CanastaApp
 from app.command_lane import CommandLane
 from app.http_methods import HeadAsGet
@@ -91,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (players, sessions, tables, deals, check, moves, views, stream, audit):
         api.include_router(router.router, responses=errors.RESPONSES)
     docs_ui.install(api)
+    web_ui.install(api)
     stream.document_streams(api)
 
     @api.get("/health", tags=["operations"])

@@ -1,0 +1,359 @@
+// The lobby (docs/web.md): sign up or in, list the open tables and those in play, create a
+// table, take a seat, start. Public API only; signed in by the session cookie (docs/browsers.md),
+// so the token lives in this page only between POST /players and POST /sessions.
+
+const POLL_MS = 3000;
+const LANGS = ["en", "zh"];
+// The entries and their targets (R-GAME-1); only modern_american lets the host choose one.
+const ENTRIES = {
+  classic: { target: 5000, targets: [] },
+  extra_six: { target: 10000, targets: [] },
+  modern_american: { target: 8500, targets: [2500, 5000, 7500, 10000] },
+  ponytail: { target: 50000, targets: [] },
+};
+
+let strings = {};
+let me = null; // the signed-in player's name, or null
+let pollTimer = null;
+
+const $ = (id) => document.getElementById(id);
+
+function t(key, values = {}) {
+  const text = strings[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+}
+
+async function loadLanguage(lang) {
+  const answer = await fetch(`/web/i18n/${lang}.json`, { credentials: "same-origin" });
+  strings = await answer.json();
+  document.documentElement.lang = lang;
+  document.title = t("title");
+  for (const node of document.querySelectorAll("[data-i18n]")) {
+    node.textContent = t(node.dataset.i18n);
+  }
+  fillEntries();
+  showWho();
+}
+
+function chosenLanguage() {
+  const saved = localStorage.getItem("canasta-lang");
+  if (LANGS.includes(saved)) return saved;
+  return (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
+}
+
+// --- the API ----------------------------------------------------------------------------------
+
+class Refused extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+// Every request goes to this page's own origin with the session cookie; anything that may
+// change something carries the CSRF header.
+async function api(method, path, { body, token } = {}) {
+  const headers = {};
+  if (method !== "GET") headers["X-Canasta-CSRF"] = "1";
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let answer;
+  try {
+    answer = await fetch(path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new Refused(0, "network", t("network_error"));
+  }
+  if (answer.status === 204) return null;
+  const data = await answer.json().catch(() => null);
+  if (!answer.ok) {
+    const error = data?.error ?? { code: String(answer.status), message: answer.statusText };
+    throw new Refused(answer.status, error.code, error.message);
+  }
+  return data;
+}
+
+function showError(error) {
+  const box = $("error");
+  if (error instanceof Refused && error.status !== 0) {
+    box.textContent = t("error", { message: error.message, code: error.code });
+  } else {
+    box.textContent = error instanceof Refused ? error.message : String(error);
+  }
+  box.hidden = false;
+}
+
+function clearMessages() {
+  $("error").hidden = true;
+  $("error").textContent = "";
+  $("notice").textContent = "";
+}
+
+function notice(key, values) {
+  $("notice").textContent = t(key, values);
+}
+
+// Runs an action from a form or button: messages cleared first, a refusal shown, the lists
+// refreshed afterwards.
+async function act(action) {
+  clearMessages();
+  try {
+    await action();
+  } catch (error) {
+    showError(error);
+  }
+  await refresh();
+}
+
+// --- signing up and in --------------------------------------------------------------------------
+
+function showWho() {
+  $("who").hidden = me === null;
+  $("sign-out").hidden = me === null;
+  $("who").textContent = me === null ? "" : t("signed_in_as", { name: me });
+  $("account").hidden = me !== null;
+  $("create").hidden = me === null;
+}
+
+async function whoAmI() {
+  try {
+    me = (await api("GET", "/me")).name;
+  } catch {
+    me = null; // no session, or it ended: signed out
+  }
+  showWho();
+}
+
+// Opens a browser session with the token; from here on the cookie stands for it.
+async function signIn(token) {
+  me = (await api("POST", "/sessions", { token })).name;
+  showWho();
+}
+
+async function signUp(event) {
+  event.preventDefault();
+  const name = $("sign-up-name").value.trim();
+  await act(async () => {
+    const created = await api("POST", "/players", { body: { name } });
+    // Shown once, then forgotten by the page: only the box holds it until it is dismissed.
+    $("token-shown").value = created.token;
+    $("token-box").hidden = false;
+    await signIn(created.token);
+    $("sign-up-form").reset();
+    $("token-shown").focus();
+    $("token-shown").select();
+  });
+}
+
+async function signInAgain(event) {
+  event.preventDefault();
+  const field = $("sign-in-token");
+  await act(async () => {
+    await signIn(field.value.trim());
+    field.value = "";
+  });
+}
+
+async function signOut() {
+  await act(async () => {
+    await api("DELETE", "/sessions");
+    me = null;
+    showWho();
+    notice("signed_out");
+  });
+}
+
+function tokenSaved() {
+  $("token-shown").value = "";
+  $("token-box").hidden = true;
+  $("create-entry").focus();
+}
+
+// --- creating a table --------------------------------------------------------------------------
+
+function fillEntries() {
+  const select = $("create-entry");
+  const chosen = select.value || "classic";
+  select.replaceChildren(
+    ...Object.keys(ENTRIES).map((entry) => new Option(t(`entry_${entry}`), entry)),
+  );
+  select.value = chosen;
+  fillTargets();
+}
+
+function fillTargets() {
+  const entry = ENTRIES[$("create-entry").value];
+  const select = $("create-target");
+  select.replaceChildren(
+    new Option(t("target_default", { target: entry.target }), ""),
+    ...entry.targets.map((target) => new Option(String(target), String(target))),
+  );
+  $("create-target-field").hidden = entry.targets.length === 0;
+}
+
+async function createTable(event) {
+  event.preventDefault();
+  const body = {
+    entry: $("create-entry").value,
+    players: Number($("create-players").value),
+    options: { always_frozen: $("create-frozen").checked },
+  };
+  if ($("create-target").value) body.target = Number($("create-target").value);
+  await act(async () => {
+    await api("POST", "/tables", { body });
+    notice("created");
+  });
+}
+
+// --- the lists ---------------------------------------------------------------------------------
+
+function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value);
+  }
+  node.append(...children);
+  return node;
+}
+
+function tableCard(table) {
+  const entry = t(`entry_${table.entry}`);
+  const heading = t("table_label", { entry, players: table.players, host: table.host });
+  const card = element("article", { class: "table-card", "aria-label": heading });
+  card.dataset.table = table.id;
+  const notes = [t(`status_${table.status}`)];
+  if (table.status === "open") notes.push(t("free_seats", { count: table.free_seats }));
+  notes.push(t("target_note", { target: table.target }));
+  if (table.options?.always_frozen) notes.push(t("frozen_note"));
+  card.append(
+    element("h3", { text: heading }),
+    element(
+      "p",
+      { class: "meta" },
+      element("span", { class: `status status-${table.status}`, text: notes[0] }),
+      ` · ${notes.slice(1).join(" · ")}`,
+    ),
+  );
+
+  const seats = element("ul", { class: "seats", "aria-label": t("seats") });
+  table.seats.forEach((name, index) => {
+    const label = t("seat", { number: index + 1 });
+    const who = name === null
+      ? element("span", { class: "free", text: t("free_seat") })
+      : `${name}${name === me ? ` (${t("you")})` : ""}`;
+    seats.append(element("li", { class: "seat" }, `${label}: `, who));
+  });
+  const facts = element("dl", {}, element("dt", { text: t("seats") }),
+    element("dd", {}, seats));
+  if (table.totals) {
+    const scores = Object.entries(table.totals)
+      .map(([side, total]) => `${t("side", { side })}: ${total}`)
+      .join(" · ");
+    facts.append(element("dt", { text: t("scores") }), element("dd", { class: "scores", text: scores }));
+  }
+  card.append(facts);
+
+  const actions = element("div", { class: "actions" });
+  const seated = me !== null && table.seats.includes(me);
+  if (me !== null && table.status === "open" && !seated && table.free_seats > 0) {
+    const take = element("button", { type: "button", text: t("take_seat") });
+    take.addEventListener("click", () => act(async () => {
+      const { seat } = await api("POST", `/tables/${table.id}/seats`, { body: {} });
+      notice("seated", { seat: seat + 1 });
+    }));
+    actions.append(take);
+  }
+  if (me !== null && me === table.host && table.status === "open" && table.free_seats === 0) {
+    const start = element("button", { type: "button", text: t("start") });
+    start.addEventListener("click", () => act(async () => {
+      await api("POST", `/tables/${table.id}/start`);
+      notice("started");
+    }));
+    actions.append(start);
+  }
+  if (table.status === "playing") {
+    // The table page comes next (docs/web.md); until then this opens the table's JSON.
+    actions.append(element("a", { class: "button", href: `/tables/${table.id}`, text: t("open_table") }));
+  }
+  if (actions.childElementCount > 0) card.append(actions);
+  return element("li", {}, card);
+}
+
+function showTables(listId, tables) {
+  const list = $(listId);
+  // Keep the keyboard focus where it was across a refresh (a button of the same table).
+  const focused = document.activeElement;
+  const focusTable = focused?.closest?.(`#${listId} [data-table]`)?.dataset.table;
+  const focusText = focused?.textContent;
+  list.replaceChildren(
+    ...(tables.length === 0
+      ? [element("li", { class: "empty", text: t("no_tables") })]
+      : tables.map(tableCard)),
+  );
+  if (focusTable) {
+    const again = [...list.querySelectorAll(`[data-table="${focusTable}"] button, [data-table="${focusTable}"] a`)]
+      .find((node) => node.textContent === focusText);
+    again?.focus();
+  }
+}
+
+let refreshing = null;
+
+async function refresh() {
+  // One refresh at a time; a call during one waits for it.
+  if (refreshing) return refreshing;
+  refreshing = (async () => {
+    try {
+      const [open, playing] = await Promise.all([
+        api("GET", "/tables?status=open"),
+        api("GET", "/tables?status=playing"),
+      ]);
+      showTables("open-tables", open);
+      showTables("playing-tables", playing);
+    } catch (error) {
+      showError(error);
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
+}
+
+function poll() {
+  clearTimeout(pollTimer);
+  pollTimer = setTimeout(async () => {
+    if (!document.hidden) await refresh();
+    poll();
+  }, POLL_MS);
+}
+
+// --- start ---------------------------------------------------------------------------------------
+
+async function main() {
+  const lang = chosenLanguage();
+  $("lang").value = lang;
+  await loadLanguage(lang);
+  $("lang").addEventListener("change", async () => {
+    localStorage.setItem("canasta-lang", $("lang").value);
+    await loadLanguage($("lang").value);
+    await refresh();
+  });
+  $("sign-up-form").addEventListener("submit", signUp);
+  $("sign-in-form").addEventListener("submit", signInAgain);
+  $("sign-out").addEventListener("click", signOut);
+  $("token-done").addEventListener("click", tokenSaved);
+  $("create-entry").addEventListener("change", fillTargets);
+  $("create-form").addEventListener("submit", createTable);
+  await whoAmI();
+  await refresh();
+  document.body.dataset.ready = "true";
+  poll();
+}
+
+main();

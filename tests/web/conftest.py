@@ -1,0 +1,95 @@
+"""Browser tests: Playwright drives Debian's Chromium against a real server.
+
+The server is ``uvicorn app.main:app`` on the embedded SQLite store, as ``make run`` starts it
+(``tests/e2e``'s helpers). Playwright's own browsers are not downloaded: the installed
+``chromium`` is launched by path (``CANASTA_CHROMIUM``, default ``/usr/bin/chromium``;
+``make test`` installs it with apt-get when missing, scripts/chromium.sh). A missing browser
+fails the tests: they are never skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, sync_playwright
+
+from tests.e2e.conftest import Backend, make_backend
+from tests.e2e.server import REPO
+
+CHROMIUM = Path(os.environ.get("CANASTA_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: Screenshots of the pages (gitignored), to look at after a run.
+SCREENSHOTS = REPO / ".screenshots"
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+PHONE: ViewportSize = {"width": 375, "height": 812}
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    """One server per test module (SQLite, one worker); its log must stay clean."""
+    backend = make_backend("sqlite", tmp_path_factory.mktemp("web"))
+    backend.server.start()
+    try:
+        yield backend
+    finally:
+        backend.close()
+        backend.server.stop()
+    backend.server.assert_clean_log()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless; a missing one fails with how to install it."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: the browser tests need it. `make test` installs it "
+            "(scripts/chromium.sh), or: apt-get install chromium (or set CANASTA_CHROMIUM)",
+            pytrace=False,
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+#: Opens a new browser context (its own cookies: one person) with the given viewport.
+NewContext = Callable[..., BrowserContext]
+
+
+@pytest.fixture
+def new_context(browser: Browser, web_server: Backend) -> Iterator[NewContext]:
+    """Browser contexts on the server's origin, closed after the test."""
+    opened: list[BrowserContext] = []
+
+    def new(viewport: ViewportSize = DESKTOP, locale: str = "en-GB") -> BrowserContext:
+        context = browser.new_context(
+            base_url=web_server.server.url, viewport=viewport, locale=locale
+        )
+        context.set_default_timeout(15_000)
+        opened.append(context)
+        return context
+
+    yield new
+    for context in opened:
+        context.close()
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """Saves the whole page as ``.screenshots/<name>.png``."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
