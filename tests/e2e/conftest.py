@@ -69,7 +69,12 @@ def started_backend(
     request: pytest.FixtureRequest, workdir: Path, extra_env: dict[str, str] | None = None
 ) -> Iterator[Backend]:
     url = request.getfixturevalue("migrated_postgres_url") if request.param == "postgres" else None
-    backend = make_backend(request.param, workdir, url, extra_env)
+    yield from running(make_backend(request.param, workdir, url, extra_env))
+
+
+def running(backend: Backend) -> Iterator[Backend]:
+    """The backend with its server started; afterwards closed, stopped, and its server's
+    log checked clean (for fixtures: ``yield from running(...)``)."""
     backend.server.start()
     try:
         yield backend

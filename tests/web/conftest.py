@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, sync_playwright
 
-from tests.e2e.conftest import Backend, make_backend
+from tests.e2e.conftest import Backend, make_backend, running
 from tests.e2e.server import REPO
 
 CHROMIUM = Path(os.environ.get("CANASTA_CHROMIUM", "/usr/bin/chromium"))
@@ -38,14 +38,7 @@ PHONE: ViewportSize = {"width": 375, "height": 812}
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """One server per test module (SQLite, one worker); its log must stay clean."""
-    backend = make_backend("sqlite", tmp_path_factory.mktemp("web"))
-    backend.server.start()
-    try:
-        yield backend
-    finally:
-        backend.close()
-        backend.server.stop()
-    backend.server.assert_clean_log()
+    yield from running(make_backend("sqlite", tmp_path_factory.mktemp("web")))
 
 
 @pytest.fixture(scope="module")
