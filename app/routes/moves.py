@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from uuid import UUID
 
 from fastapi import APIRouter
 
+from app.application import Expected
 from app.deps import AccountDep, CanastaDep
 from app.schemas import ErrorOut
 from app.schemas_moves import MovesOut, moves_out
@@ -26,16 +28,9 @@ def moves(deal_id: UUID, canasta: CanastaDep, account: AccountDep) -> MovesOut:
     if account.name not in st.player_ids:
         raise Forbidden("R-CMD-2", "the move menu is for the players seated at this table")
     seat = st.player_ids.index(account.name)
-    expect = {
-        "game": st.table_id,
-        "deal": st.number,
-        "step": deal.version,
-        "turn": st.turn,
-        "phase": st.phase,
-    }
     return moves_out(
         menu(st, seat),
-        expect=expect,
+        expect=asdict(Expected.now(deal)),
         step=deal.version,
         phase=st.phase,
         next_seq=canasta.last_seq(st.table_id, account.name) + 1,

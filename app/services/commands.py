@@ -21,7 +21,7 @@ It reads the deal, the log and the table through one of two readers:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 from uuid import UUID
 
@@ -60,16 +60,20 @@ class Expected:
     turn: int | None = None
     phase: str | None = None
 
-    def mismatch(self, deal: Deal) -> str | None:
+    @classmethod
+    def now(cls, deal: Deal) -> Expected:
+        """What is current in ``deal``: the ``expect`` a command sent now must carry."""
         st = deal.state
-        real = {
-            "game": UUID(st.table_id),
-            "deal": st.number,
-            "step": deal.version,
-            "turn": st.turn,
-            "phase": st.phase,
-        }
-        for name, value in real.items():
+        return cls(
+            game=UUID(st.table_id),
+            deal=st.number,
+            step=deal.version,
+            turn=st.turn,
+            phase=st.phase,
+        )
+
+    def mismatch(self, deal: Deal) -> str | None:
+        for name, value in asdict(Expected.now(deal)).items():
             believed = getattr(self, name)
             if believed is not None and believed != value:
                 return f"stale command: {name} is {value}, not {believed}; reload and retry"
