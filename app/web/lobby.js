@@ -2,8 +2,11 @@
 // table, take a seat, start. Public API only; signed in by the session cookie (docs/browsers.md),
 // so the token lives in this page only between POST /players and POST /sessions.
 
+import {
+  $, api, element, errorText, setUpLanguage, t, whoAmI,
+} from "./common.js";
+
 const POLL_MS = 3000;
-const LANGS = ["en", "zh"];
 // The entries and their targets (R-GAME-1); only modern_american lets the host choose one.
 const ENTRIES = {
   classic: { target: 5000, targets: [] },
@@ -12,79 +15,19 @@ const ENTRIES = {
   ponytail: { target: 50000, targets: [] },
 };
 
-let strings = {};
 let me = null; // the signed-in player's name, or null
 let pollTimer = null;
 
-const $ = (id) => document.getElementById(id);
-
-function t(key, values = {}) {
-  const text = strings[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
-}
-
-async function loadLanguage(lang) {
-  const answer = await fetch(`/web/i18n/${lang}.json`, { credentials: "same-origin" });
-  strings = await answer.json();
-  document.documentElement.lang = lang;
+// Redraws what the page built itself in the chosen language.
+function translate() {
   document.title = t("title");
-  for (const node of document.querySelectorAll("[data-i18n]")) {
-    node.textContent = t(node.dataset.i18n);
-  }
   fillEntries();
   showWho();
 }
 
-function chosenLanguage() {
-  const saved = localStorage.getItem("canasta-lang");
-  if (LANGS.includes(saved)) return saved;
-  return (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
-}
-
-// --- the API ----------------------------------------------------------------------------------
-
-class Refused extends Error {
-  constructor(status, code, message) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-// Every request goes to this page's own origin with the session cookie; anything that may
-// change something carries the CSRF header.
-async function api(method, path, { body, token } = {}) {
-  const headers = {};
-  if (method !== "GET") headers["X-Canasta-CSRF"] = "1";
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (token) headers.Authorization = `Bearer ${token}`;
-  let answer;
-  try {
-    answer = await fetch(path, {
-      method,
-      headers,
-      credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new Refused(0, "network", t("network_error"));
-  }
-  if (answer.status === 204) return null;
-  const data = await answer.json().catch(() => null);
-  if (!answer.ok) {
-    const error = data?.error ?? { code: String(answer.status), message: answer.statusText };
-    throw new Refused(answer.status, error.code, error.message);
-  }
-  return data;
-}
-
 function showError(error) {
   const box = $("error");
-  if (error instanceof Refused && error.status !== 0) {
-    box.textContent = t("error", { message: error.message, code: error.code });
-  } else {
-    box.textContent = error instanceof Refused ? error.message : String(error);
-  }
+  box.textContent = errorText(error);
   box.hidden = false;
 }
 
@@ -120,12 +63,8 @@ function showWho() {
   $("create").hidden = me === null;
 }
 
-async function whoAmI() {
-  try {
-    me = (await api("GET", "/me")).name;
-  } catch {
-    me = null; // no session, or it ended: signed out
-  }
+async function findWho() {
+  me = await whoAmI(); // null: no session, or it ended: signed out
   showWho();
 }
 
@@ -211,16 +150,6 @@ async function createTable(event) {
 }
 
 // --- the lists ---------------------------------------------------------------------------------
-
-function element(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (name === "text") node.textContent = value;
-    else node.setAttribute(name, value);
-  }
-  node.append(...children);
-  return node;
-}
 
 function tableCard(table) {
   const entry = t(`entry_${table.entry}`);
@@ -336,21 +265,18 @@ function poll() {
 // --- start ---------------------------------------------------------------------------------------
 
 async function main() {
-  const lang = chosenLanguage();
-  $("lang").value = lang;
-  await loadLanguage(lang);
-  $("lang").addEventListener("change", async () => {
-    localStorage.setItem("canasta-lang", $("lang").value);
-    await loadLanguage($("lang").value);
+  await setUpLanguage($("lang"), async () => {
+    translate();
     await refresh();
   });
+  translate();
   $("sign-up-form").addEventListener("submit", signUp);
   $("sign-in-form").addEventListener("submit", signInAgain);
   $("sign-out").addEventListener("click", signOut);
   $("token-done").addEventListener("click", tokenSaved);
   $("create-entry").addEventListener("change", fillTargets);
   $("create-form").addEventListener("submit", createTable);
-  await whoAmI();
+  await findWho();
   await refresh();
   document.body.dataset.ready = "true";
   poll();

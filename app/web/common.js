@@ -1,0 +1,184 @@
+// What every page shares (docs/web.md): the string catalogue, the API client (same origin,
+// session cookie, CSRF header), DOM helpers and the cards' faces and spoken names.
+
+export const LANGS = ["en", "zh"];
+
+let strings = {};
+
+export const $ = (id) => document.getElementById(id);
+
+// The catalogue's text for `key`, with {name} placeholders filled.
+export function t(key, values = {}) {
+  const text = strings[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+}
+
+// Loads a language's catalogue and fills every [data-i18n] node of the page.
+export async function loadLanguage(lang) {
+  const answer = await fetch(`/web/i18n/${lang}.json`, { credentials: "same-origin" });
+  strings = await answer.json();
+  document.documentElement.lang = lang;
+  for (const node of document.querySelectorAll("[data-i18n]")) {
+    node.textContent = t(node.dataset.i18n);
+  }
+}
+
+// The language saved by the language menu, else the browser's.
+export function chosenLanguage() {
+  const saved = localStorage.getItem("canasta-lang");
+  if (LANGS.includes(saved)) return saved;
+  return (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
+}
+
+// Wires a <select> of languages: shows the chosen one, and on change saves it, loads it and
+// calls `changed` so the page can redraw what it built itself.
+export async function setUpLanguage(select, changed = async () => {}) {
+  const lang = chosenLanguage();
+  select.value = lang;
+  await loadLanguage(lang);
+  select.addEventListener("change", async () => {
+    localStorage.setItem("canasta-lang", select.value);
+    await loadLanguage(select.value);
+    await changed();
+  });
+}
+
+// --- the API ----------------------------------------------------------------------------------
+
+export class Refused extends Error {
+  constructor(status, code, message, details = null) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+// Every request goes to this page's own origin with the session cookie; anything that may
+// change something carries the CSRF header. A refusal throws Refused with the server's code.
+export async function api(method, path, { body, token } = {}) {
+  const headers = { Accept: "application/json" };
+  if (method !== "GET") headers["X-Canasta-CSRF"] = "1";
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let answer;
+  try {
+    answer = await fetch(path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new Refused(0, "network", t("network_error"));
+  }
+  if (answer.status === 204) return null;
+  const data = await answer.json().catch(() => null);
+  if (!answer.ok) {
+    const error = data?.error ?? { code: String(answer.status), message: answer.statusText };
+    throw new Refused(answer.status, error.code, error.message, error.details ?? null);
+  }
+  return data;
+}
+
+// "Refused: <message> (<code>)" for a server's refusal, the message alone otherwise.
+export function errorText(error) {
+  if (error instanceof Refused && error.status !== 0) {
+    return t("error", { message: error.message, code: error.code });
+  }
+  return error instanceof Refused ? error.message : String(error);
+}
+
+// Who the session cookie signs in, or null.
+export async function whoAmI() {
+  try {
+    return (await api("GET", "/me")).name;
+  } catch {
+    return null;
+  }
+}
+
+// --- the DOM ----------------------------------------------------------------------------------
+
+// element("p", {class: "x", text: "hello"}, child...): attributes, then children.
+export function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value === true ? "" : value);
+  }
+  node.append(...children);
+  return node;
+}
+
+// --- cards ------------------------------------------------------------------------------------
+// A card's code is "<face>/<deck>": "QH/2" is the queen of hearts of deck 2, "BJ/1" and "LJ/1"
+// the jokers (big and little). The hidden card of a view is null.
+
+const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+
+export function parseCard(code) {
+  const [face, deck] = code.split("/");
+  if (face === "BJ" || face === "LJ") {
+    return { code, face, rank: face, suit: null, deck: Number(deck), joker: true };
+  }
+  return { code, face, rank: face.slice(0, -1), suit: face.slice(-1), deck: Number(deck), joker: false };
+}
+
+// The rank as cards print it ("10", "Q"); a joker is "★".
+export function rankText(rank) {
+  return rank === "BJ" || rank === "LJ" ? "★" : rank;
+}
+
+// Short printed face: "Q♥", "10♣", "★" for a joker.
+export function cardText(code) {
+  const card = parseCard(code);
+  return card.joker ? t(`joker_short_${card.rank}`) : `${card.rank}${SUIT_SYMBOLS[card.suit]}`;
+}
+
+// The spoken name, for screen readers and words: "queen of hearts, deck 2".
+export function cardName(code) {
+  const card = parseCard(code);
+  const name = card.joker
+    ? t(`joker_${card.rank}`)
+    : t("card_name", { rank: t(`rank_${card.rank}`), suit: t(`suit_${card.suit}`) });
+  return t("card_of_deck", { card: name, deck: card.deck });
+}
+
+export function isWild(code) {
+  const card = parseCard(code);
+  return card.joker || card.rank === "2";
+}
+
+export function isRed(code) {
+  const card = parseCard(code);
+  return card.suit === "H" || card.suit === "D";
+}
+
+// A card as the page draws it: rank over suit symbol, red or black (and the symbol, so colour
+// is never the only cue), marked wild or three; `tag` "button" makes it selectable.
+export function cardElement(code, { tag = "span", attributes = {} } = {}) {
+  const card = parseCard(code);
+  const classes = ["card", isRed(code) ? "red" : "black"];
+  if (isWild(code)) classes.push("wild");
+  if (card.rank === "3") classes.push(isRed(code) ? "red-three" : "black-three");
+  const node = element(tag, {
+    class: classes.join(" "),
+    "aria-label": cardName(code),
+    title: cardName(code),
+    ...attributes,
+  });
+  node.dataset.card = code;
+  node.append(
+    element("span", { class: "rank", "aria-hidden": "true", text: rankText(card.rank) }),
+    element("span", { class: "suit", "aria-hidden": "true", text: card.joker ? "" : SUIT_SYMBOLS[card.suit] }),
+  );
+  if (isWild(code)) node.append(element("span", { class: "mark", "aria-hidden": "true", text: t("wild_mark") }));
+  return node;
+}
+
+// A face-down card (the back), for counts.
+export function cardBack(label) {
+  return element("span", { class: "card back", "aria-label": label, title: label });
+}
