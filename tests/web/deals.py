@@ -30,6 +30,7 @@ from typing import Any
 
 from app.scenario.deck import build_setup
 from domain.cards import CARDS
+from tests.support.http import Game, open_table
 
 
 @dataclass(frozen=True)
@@ -218,3 +219,59 @@ def classic_four(cut: int = 54) -> ScriptedDeal:
         scores=scores,
         red_threes={"A": ["3H/1"]},
     )
+
+
+# --- playing a script over HTTP (tests/web/test_deals.py, test_secrecy_checker.py) -------------
+
+NAMES = ("ann", "bob", "cyd", "dee", "eve", "fay")
+
+
+def start_table(http: Any, deal: ScriptedDeal, names: tuple[str, ...] = NAMES) -> Game:
+    """Registers the players, seats ``names[i]`` in room seat i at a new table of the deal's
+    entry (``names[0]`` hosts) and starts it with the stacked deck; ``http`` must be a
+    client of a server set up for tests."""
+    game = open_table(http, list(names[: deal.players]), entry=deal.entry, start=False)
+    game.start(deal.start_body)
+    return game
+
+
+def shape(body: dict[str, Any]) -> Any:
+    """A command body with every card replaced by its rank (the menu lists one per shape)."""
+    out: dict[str, Any] = {}
+    for key, value in body.items():
+        if key == "melds":
+            out[key] = [
+                (m["rank"], sorted(c if c == "TOP" else CARDS[c].rank for c in m["cards"]))
+                for m in value
+            ]
+        elif key in ("discard", "card") and value is not None:
+            out[key] = CARDS[value].rank
+        else:
+            out[key] = value
+    return out
+
+
+def play_step(http: Any, game: Game, step: Step) -> list[dict[str, Any]]:
+    """Checks the menu offers the step's command to its seat, then sends it (with the
+    menu's ``expect`` and ``next_seq``); returns the events it recorded (spectator's view)."""
+    name = game.names[step.seat]
+    headers = game.headers[name]
+    menu = http.get(f"/deals/{game.deal_id}/moves", headers=headers).json()
+    assert menu["moves"], f"{step.move}: the menu offers seat {step.seat} nothing"
+    assert step.command in menu["moves"], (
+        f"{step.move}: {step.command} is not in the menu {menu['moves']}"
+    )
+    assert shape(step.command) in [shape(m) for m in menu["moves"]]
+    for seat, other in enumerate(game.names):  # nobody else may move now
+        if seat != step.seat:
+            others = http.get(f"/deals/{game.deal_id}/moves", headers=game.headers[other])
+            assert others.json()["moves"] == [], f"{step.move}: seat {seat} may move too"
+    before = menu["step"]
+    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": step.command}
+    answer = http.post(f"/deals/{game.deal_id}/commands", json=body, headers=headers)
+    assert answer.status_code == 200, f"{step.move}: {answer.text}"
+    events: list[dict[str, Any]] = http.get(
+        f"/deals/{game.deal_id}/events", params={"after": before}
+    ).json()
+    assert tuple(e["kind"] for e in events) == step.events, step.move
+    return events
