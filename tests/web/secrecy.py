@@ -25,6 +25,7 @@ Usage (the auditor's headers: a bearer token or a browser context's ``request`` 
 signed-in auditor's cookie, anything with ``.get(path)`` answering JSON)::
 
     seen = [Seen(step, page.content(), "page"), Seen(step, body, "GET /deals/x"), ...]
+    # or: recorder = PageRecorder(page) (tests/web/recorder.py) ...; seen = recorder.seen()
     secrets = read_history(http, deal_id, headers=auditor)
     assert secrets.violations(seen) == []          # a spectator
     assert secrets.violations(mine, seat=2) == []  # what seat 2's player was given
