@@ -7,6 +7,7 @@ import { api, element, t } from "./common.js";
 
 // The seat counts where the host names the teams (R-SEAT-2, R-SEAT-3), and the teams to pick
 // from: classic at 5 (3 + 2) and 6 (3 + 3); extra_six at 6 (3 + 3, or three teams of 2).
+// The API does not list them: tests/web/test_host_teams.py checks them against the rules.
 const TEAM_TABLES = {
   classic: { 5: ["A", "B"], 6: ["A", "B"] },
   extra_six: { 6: ["A", "B", "C"] },
