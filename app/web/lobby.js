@@ -1,10 +1,12 @@
 // The lobby (docs/web.md): sign up or in, list the open tables and those in play, create a
-// table, take a seat, start. Public API only; signed in by the session cookie (docs/browsers.md),
-// so the token lives in this page only between POST /players and POST /sessions.
+// table, take a seat; the host's controls are in host.js. Public API only; signed in by the
+// session cookie (docs/browsers.md), so the token lives in this page only between
+// POST /players and POST /sessions.
 
 import {
   $, api, element, errorText, setUpLanguage, t, whoAmI,
 } from "./common.js";
+import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
 
 const POLL_MS = 3000;
 // The entries and their targets (R-GAME-1); only modern_american lets the host choose one.
@@ -151,7 +153,7 @@ async function createTable(event) {
 
 // --- the lists ---------------------------------------------------------------------------------
 
-function tableCard(table) {
+function tableCard(table, details) {
   const entry = t(`entry_${table.entry}`);
   const heading = t("table_label", { entry, players: table.players, host: table.host });
   const card = element("article", { class: "table-card", "aria-label": heading });
@@ -176,7 +178,9 @@ function tableCard(table) {
     const who = name === null
       ? element("span", { class: "free", text: t("free_seat") })
       : `${name}${name === me ? ` (${t("you")})` : ""}`;
-    seats.append(element("li", { class: "seat" }, `${label}: `, who));
+    const side = Object.entries(table.sides ?? {}).find(([, members]) => members.includes(index));
+    const team = side ? ` · ${t("side", { side: side[0] })}` : "";
+    seats.append(element("li", { class: "seat" }, `${label}: `, who, team));
   });
   const facts = element("dl", {}, element("dt", { text: t("seats") }),
     element("dd", {}, seats));
@@ -198,23 +202,13 @@ function tableCard(table) {
     }));
     actions.append(take);
   }
-  if (me !== null && me === table.host && table.status === "open" && table.free_seats === 0) {
-    const start = element("button", { type: "button", text: t("start") });
-    start.addEventListener("click", () => act(async () => {
-      await api("POST", `/tables/${table.id}/start`);
-      notice("started");
-    }));
-    actions.append(start);
-  }
-  if (table.status === "playing") {
-    // The table page comes next (docs/web.md); until then this opens the table's JSON.
-    actions.append(element("a", { class: "button", href: `/tables/${table.id}`, text: t("open_table") }));
-  }
+  actions.append(...hostControls(table, me, details.get(table.id), act, notice));
+  if (table.status === "playing") actions.append(tableLink(table, me));
   if (actions.childElementCount > 0) card.append(actions);
   return element("li", {}, card);
 }
 
-function showTables(listId, tables) {
+function showTables(listId, tables, details = new Map()) {
   const list = $(listId);
   // Keep the keyboard focus where it was across a refresh (a button of the same table).
   const focused = document.activeElement;
@@ -223,7 +217,7 @@ function showTables(listId, tables) {
   list.replaceChildren(
     ...(tables.length === 0
       ? [element("li", { class: "empty", text: t("no_tables") })]
-      : tables.map(tableCard)),
+      : tables.map((table) => tableCard(table, details))),
   );
   if (focusTable) {
     const again = [...list.querySelectorAll(`[data-table="${focusTable}"] button, [data-table="${focusTable}"] a`)]
@@ -243,8 +237,9 @@ async function refresh() {
         api("GET", "/tables?status=open"),
         api("GET", "/tables?status=playing"),
       ]);
+      const details = await hostedDetails(playing, me);
       showTables("open-tables", open);
-      showTables("playing-tables", playing);
+      showTables("playing-tables", playing, details);
     } catch (error) {
       showError(error);
     } finally {
@@ -257,7 +252,8 @@ async function refresh() {
 function poll() {
   clearTimeout(pollTimer);
   pollTimer = setTimeout(async () => {
-    if (!document.hidden) await refresh();
+    // Not while the page is hidden, nor while the host has a team menu open.
+    if (!document.hidden && !choosing()) await refresh();
     poll();
   }, POLL_MS);
 }
