@@ -139,7 +139,9 @@ export function describeEvent(event, names = null) {
   if (!describe) return t("event_unknown", { kind: String(event?.kind ?? "?"), step: event?.step ?? "?" });
   try {
     const sentence = describe(event, who, names);
-    return sentence.charAt(0).toUpperCase() + sentence.slice(1); // "seat 3 drew" starts one
+    // "seat 3 drew a card" starts a sentence: "Seat 3 ..." (a player's name stays as it is).
+    const named = Boolean(names?.[event.seat]);
+    return !named && who && sentence.startsWith(who) ? sentence.charAt(0).toUpperCase() + sentence.slice(1) : sentence;
   } catch {
     // A tampered record may hold anything: say what it claims to be rather than fail.
     return t("event_unreadable", { kind: String(event.kind), step: event.step ?? "?" });
