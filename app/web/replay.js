@@ -4,21 +4,16 @@
 // The step is in the address (?step=N), so a link opens at that step.
 
 import { $, api, element, errorText, setUpLanguage, t, whoAmI } from "./common.js";
+import { renderDeal } from "./deal_render.js";
 import { describeEvent, secretStep } from "./words.js";
 
 const dealId = location.pathname.split("/")[2];
-const views = new Map(); // step -> the DealView at that step (a step's view never changes)
+const views = new Map(); // step -> the DealView at that step, a promise (it never changes)
 let deal = null; // the deal now (GET /deals/{id}): its last step, its table
 let events = new Map(); // step -> the event as this viewer sees it (secret steps absent)
 let names = null; // the players' names by room seat
 let last = 1;
 let step = 1;
-let renderDeal = null;
-
-// The deal's picture: the table page's read-only renderer (deal_render.js).
-async function loadRenderer() {
-  ({ renderDeal } = await import("./deal_render.js"));
-}
 
 function wordsAt(n) {
   const event = events.get(n);
@@ -55,11 +50,11 @@ async function show(n) {
     item.querySelector("button").toggleAttribute("aria-current", Number(item.dataset.step) === step);
   }
   const wanted = step;
+  let view;
   try {
-    if (!views.has(wanted)) {
-      views.set(wanted, await api("GET", `/deals/${dealId}/replay?step=${wanted}`));
-    }
+    view = await viewAt(wanted);
   } catch (error) {
+    views.delete(wanted); // asked again next time
     if (wanted !== step) return;
     $("step-error").textContent = errorText(error);
     $("step-error").hidden = false;
@@ -67,12 +62,18 @@ async function show(n) {
   }
   if (wanted !== step) return;
   $("step-error").hidden = true;
-  draw();
+  draw(view);
+  const ahead = step + 1; // the likely next one, asked before it is wanted
+  if (ahead <= last) viewAt(ahead).catch(() => views.delete(ahead));
 }
 
-function draw() {
-  const view = views.get(step);
-  if (!view) return;
+// The view at step `n` (GET /deals/{id}/replay?step=n), asked once.
+function viewAt(n) {
+  if (!views.has(n)) views.set(n, api("GET", `/deals/${dealId}/replay?step=${n}`));
+  return views.get(n);
+}
+
+function draw(view) {
   $("viewer-note").textContent = viewerNote(view);
   $("view").hidden = false;
   renderDeal($("deal"), view, { names: names ?? [] });
@@ -113,7 +114,6 @@ async function start() {
     deal = await api("GET", `/deals/${dealId}`);
     const list = await api("GET", `/deals/${dealId}/events`);
     events = new Map(list.map((event) => [event.step, event]));
-    await loadRenderer();
   } catch (error) {
     refuse(error);
     document.body.dataset.ready = "true";

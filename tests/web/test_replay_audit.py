@@ -21,6 +21,7 @@ import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
+from domain.cards import full_deck
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import Game, Headers, open_table, register_player, state_reader
 from tests.support.store import sqlite_row, sqlite_tamper
@@ -30,6 +31,9 @@ pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, no
 
 AUDITOR = "audrey"
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+#: The deck and player seed of the shortest deal found (about 110 steps): the replay test
+#: walks every step.
+SHORT_SEED = 36
 FITS = "() => document.scrollingElement.scrollWidth <= window.innerWidth"
 
 
@@ -37,20 +41,32 @@ FITS = "() => document.scrollingElement.scrollWidth <= window.innerWidth"
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server: ``audrey`` is an auditor (CANASTA_AUDITORS)."""
     workdir = tmp_path_factory.mktemp("replay-audit")
-    yield from running(make_backend("sqlite", workdir, extra_env={"CANASTA_AUDITORS": AUDITOR}))
+    env = {"CANASTA_AUDITORS": AUDITOR, "CANASTA_ALLOW_STACKED_DECKS": "true"}
+    yield from running(make_backend("sqlite", workdir, extra_env=env))
 
 
 @dataclass
 class Played:
-    game: Game
+    game: Game  # a deal on a shuffled deck, for the audit
     steps: int
+    short: Game  # a short deal on a stacked deck, for the replay
+    short_steps: int
     auditor: Headers
     outsider: Headers
 
 
-def play(backend: Backend, http: httpx.Client, prefix: str, seed: int) -> Game:
-    """A 2-player classic deal, played to its end over HTTP."""
-    game = open_table(http, [f"{prefix}-ann", f"{prefix}-bob"])
+def play(
+    backend: Backend, http: httpx.Client, prefix: str, seed: int, stacked: bool = False
+) -> Game:
+    """A 2-player classic deal, played to its end over HTTP by the seeded random player; on
+    a deck shuffled by the server, or (``stacked``) on one shuffled by ``seed``: then the
+    whole deal is known in advance (ann deals)."""
+    body = None
+    if stacked:
+        deck = full_deck(2)
+        random.Random(seed).shuffle(deck)
+        body = {"deck": deck, "dealer": 0}
+    game = open_table(http, [f"{prefix}-ann", f"{prefix}-bob"], start_body=body)
     game.play_deal(state_reader(backend.shadow()), random.Random(seed))
     return game
 
@@ -60,8 +76,15 @@ def played(web_server: Backend) -> Iterator[Played]:
     """A finished deal (never tampered with), the auditor's and an outsider's headers."""
     with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
         game = play(web_server, http, "r", seed=1)
-        steps = http.get(f"/deals/{game.deal_id}", headers=game.host).json()["step"]
-        yield Played(game, steps, register_player(http, AUDITOR), register_player(http, "olga"))
+        short = play(web_server, http, "s", seed=SHORT_SEED, stacked=True)
+        yield Played(
+            game,
+            http.get(f"/deals/{game.deal_id}", headers=game.host).json()["step"],
+            short,
+            http.get(f"/deals/{short.deal_id}", headers=short.host).json()["step"],
+            register_player(http, AUDITOR),
+            register_player(http, "olga"),
+        )
 
 
 def sign_in(context: BrowserContext, headers: Headers) -> None:
@@ -84,13 +107,25 @@ def card_text(code: str) -> str:
     return {"BJ": "★", "LJ": "☆"}.get(face) or face[:-1] + SUITS[face[-1]]
 
 
-def expect_step(page: Page, step: int, last: int) -> None:
-    """The page shows ``step``: the view drawn for it, its words, the slider and the address."""
-    expect(page.locator("#view")).to_have_attribute("data-step", str(step))
-    expect(page.locator("#deal .deal")).to_have_attribute("data-step", str(step))
-    expect(page.locator("#words")).to_contain_text(f"Step {step}: ")
-    expect(page.get_by_label(f"Step {step} of {last}")).to_have_value(str(step))
-    assert page.url.endswith(f"?step={step}")
+SHOWN = """() => ({
+    words: document.querySelector("#words").textContent,
+    value: document.querySelector("#step").value,
+    label: document.querySelector("label[for=step]").textContent,
+    url: location.href,
+})"""
+
+
+def expect_step(page: Page, step: int, last: int) -> str:
+    """The page shows ``step``: the view drawn for it, its words, the slider and the address
+    (one wait and one read: the replay test does this for every step). Returns the words."""
+    drawn = f"#view[data-step='{step}'] #deal .deal[data-step='{step}']"
+    page.locator(drawn).wait_for(state="attached")
+    shown = page.evaluate(SHOWN)
+    assert shown["words"].startswith(f"Step {step}: "), shown
+    assert shown["value"] == str(step) and shown["label"] == f"Step {step} of {last}", shown
+    assert shown["url"].endswith(f"/replay?step={step}"), shown
+    words: str = shown["words"]
+    return words
 
 
 # --- replay -------------------------------------------------------------------------------------
@@ -99,7 +134,7 @@ def expect_step(page: Page, step: int, last: int) -> None:
 def test_every_step_of_a_finished_deal_renders_through_the_controls(
     new_context: NewContext, played: Played
 ) -> None:
-    game, last = played.game, played.steps
+    game, last = played.short, played.short_steps
     context = new_context()
     sign_in(context, game.headers[game.names[0]])
     events = context.request.get(
@@ -114,7 +149,7 @@ def test_every_step_of_a_finished_deal_renders_through_the_controls(
     )
     expect(page.get_by_role("button", name="Previous")).to_be_disabled()
 
-    slider = page.get_by_label(f"Step 1 of {last}")
+    slider = page.get_by_role("slider")
     slider.focus()
     for step in range(2, last + 1):
         if step % 10 == 0:
@@ -122,8 +157,7 @@ def test_every_step_of_a_finished_deal_renders_through_the_controls(
             slider.focus()
         else:
             page.keyboard.press("ArrowRight")
-        expect_step(page, step, last)
-        words = page.locator("#words").inner_text()
+        words = expect_step(page, step, last)
         assert "event_" not in words and "undefined" not in words, words
         event = by_step.get(step)
         if event is None:
@@ -154,7 +188,7 @@ def test_every_step_of_a_finished_deal_renders_through_the_controls(
 
 
 def test_a_shared_step_link_opens_at_that_step(new_context: NewContext, played: Played) -> None:
-    game, last = played.game, played.steps
+    game, last = played.short, played.short_steps
     context = new_context()
     sign_in(context, game.headers[game.names[1]])
     step = last // 3
@@ -170,7 +204,7 @@ def test_a_shared_step_link_opens_at_that_step(new_context: NewContext, played: 
 def test_a_spectator_replay_shows_no_hand_and_fits_a_phone(
     new_context: NewContext, played: Played
 ) -> None:
-    game, last = played.game, played.steps
+    game, last = played.short, played.short_steps
     context = new_context(viewport=PHONE)  # not signed in: a spectator
     page = context.new_page()
     answers: list[dict[str, Any]] = []
