@@ -185,7 +185,7 @@ function brokenNote(step) {
   return note;
 }
 
-function eventRow(record, broken) {
+function eventRow(record, broken, next = null) {
   const step = record.step;
   const at = record.at ? new Date(record.at) : null;
   const row = element(
@@ -195,7 +195,7 @@ function eventRow(record, broken) {
       "div",
       { class: "event-head" },
       element("span", { class: "step-no", text: t("audit_step", { step }) }),
-      element("span", { class: "words", text: describeEvent(record, names) }),
+      element("span", { class: "words", text: describeEvent(record, names, next) }),
       at && !Number.isNaN(at.getTime())
         ? element("time", { datetime: record.at, class: "muted", text: at.toLocaleTimeString() })
         : "",
@@ -222,9 +222,10 @@ function eventRow(record, broken) {
 
 function showHistory() {
   const broken = brokenSteps(audit.audit);
-  const rows = (audit.events ?? []).map((record) => eventRow(record, broken.includes(record.step)));
+  const records = audit.events ?? [];
+  const rows = records.map((record, i) => eventRow(record, broken.includes(record.step), records[i + 1]));
   const unreadable = audit.unreadable_step;
-  if (unreadable && !(audit.events ?? []).some((record) => record.step === unreadable)) {
+  if (unreadable && !records.some((record) => record.step === unreadable)) {
     rows.push(eventRow({ step: unreadable, kind: "?" }, true));
   }
   $("audit-events").replaceChildren(...rows);

@@ -17,7 +17,7 @@ let step = 1;
 
 function wordsAt(n) {
   const event = events.get(n);
-  return event ? describeEvent(event, names) : secretStep();
+  return event ? describeEvent(event, names, events.get(n + 1)) : secretStep();
 }
 
 function clamp(n) {

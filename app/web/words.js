@@ -65,6 +65,17 @@ function scoresText(scores) {
     .join(", ");
 }
 
+// The hand cards that went with the pile's top: the meld laid or extended right after the
+// take (R-PILE-*: the top is melded at once), less the top itself.
+function pileMates(taken, next) {
+  if (!next || !["MeldLaid", "MeldExtended"].includes(next.kind) || next.seat !== taken.seat) return [];
+  const cards = [...(next.cards ?? [])];
+  const top = cards.indexOf(taken.top);
+  if (top < 0) return [];
+  cards.splice(top, 1);
+  return cards;
+}
+
 function drawn(event, who) {
   const cards = event.cards ?? [];
   const count = event.count ?? cards.length;
@@ -73,7 +84,7 @@ function drawn(event, who) {
   return count === 1 ? t(`${prefix}_one`, { who }) : t(`${prefix}_many`, { who, count });
 }
 
-// One describer per kind: (event, who = the acting seat's name, names) -> sentence.
+// One describer per kind: (event, who = the acting seat's name, names, next event) -> sentence.
 export const DESCRIBE = {
   // --- a deal's events --------------------------------------------------------------------
   Started: (e, _who, names) =>
@@ -104,7 +115,11 @@ export const DESCRIBE = {
   PartnerAsked: (e, who, names) => t("event_PartnerAsked", { who, partner: seatName(e.partner, names) }),
   PartnerAnswered: (e, who, names) =>
     t(e.yes ? "event_PartnerAnswered_yes" : "event_PartnerAnswered_no", { who, asker: seatName(e.asker, names) }),
-  PileTaken: (e, who) => t("event_PileTaken", { who, size: e.size, top: cardText(e.top) }),
+  PileTaken: (e, who, _names, next) => {
+    const values = { who, size: e.size, top: cardText(e.top) };
+    const mates = pileMates(e, next);
+    return mates.length ? t("event_PileTaken_with", { ...values, cards: cardsText(mates) }) : t("event_PileTaken", values);
+  },
   MeldLaid: (e, who) => t("event_MeldLaid", { who, cards: cardsText(e.cards) }),
   MeldExtended: (e, who) =>
     t("event_MeldExtended", { who, cards: cardsText(e.cards), rank: meldRank(e.rank), side: sideText(e.side) }),
@@ -132,13 +147,14 @@ function sidesText(sides, names) {
     .join("; ");
 }
 
-// One event in words. `names`: the players' names by room seat (null: "seat N").
-export function describeEvent(event, names = null) {
+// One event in words. `names`: the players' names by room seat (null: "seat N"). `next`, the
+// event after it when known, lets a pile taken name the hand cards that went with its top.
+export function describeEvent(event, names = null, next = null) {
   const describe = DESCRIBE[event?.kind];
   const who = event?.seat === undefined || event?.seat === null ? "" : seatName(event.seat, names);
   if (!describe) return t("event_unknown", { kind: String(event?.kind ?? "?"), step: event?.step ?? "?" });
   try {
-    const sentence = describe(event, who, names);
+    const sentence = describe(event, who, names, next);
     // "seat 3 drew a card" starts a sentence: "Seat 3 ..." (a player's name stays as it is).
     const named = Boolean(names?.[event.seat]);
     return !named && who && sentence.startsWith(who) ? sentence.charAt(0).toUpperCase() + sentence.slice(1) : sentence;

@@ -164,6 +164,11 @@ def test_every_step_of_a_finished_deal_renders_through_the_controls(
             assert "secret" in words  # the shuffle: no public event at this step
         elif event["kind"] == "CardDiscarded":
             assert f"discarded {card_text(event['card'])}." in words, words
+        elif event["kind"] == "PileTaken":  # and the hand cards melded with its top, if any
+            top, melded = card_text(event["top"]), list(by_step[step + 1]["cards"])
+            melded.remove(event["top"])
+            mates = " with " + " ".join(map(card_text, melded)) if melded else ""
+            assert f"took the pile ({event['size']} cards, {top} on top){mates}." in words, words
         elif event["kind"] == "CardsDrawn" and event["seat"] == 0:
             # his own draw, with its card(s): the player sees what he drew
             assert all(card_text(card) in words for card in event["cards"]), words
@@ -344,3 +349,58 @@ def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
     page.evaluate("() => window.scrollTo(0, 0)")
     page.get_by_role("button", name="Go to the first broken link").click()
     expect(broken).to_be_in_viewport()
+
+
+# --- the words ----------------------------------------------------------------------------------
+
+DESCRIBE = """async ([events, names]) => {
+    const { describeEvent } = await import("/web/words.js");
+    return events.map(([event, next]) => describeEvent(event, names, next));
+}"""
+
+
+def test_events_in_words_say_what_the_viewer_may_see(
+    new_context: NewContext, played: Played
+) -> None:
+    page = open_page(new_context(), f"/deals/{played.short.deal_id}/replay?step=1")
+    nine = {"step": 7, "kind": "MeldLaid", "seat": 1, "side": "B", "rank": "9"}
+    cases = [
+        ({"step": 5, "kind": "CardsDrawn", "seat": 1, "count": 1, "replacement": False}, None),
+        ({"step": 5, "kind": "CardsDrawn", "seat": 0, "count": 2, "replacement": False}, None),
+        (
+            {"step": 5, "kind": "CardsDrawn", "seat": 0, "count": 1, "replacement": True}
+            | {"cards": ["7D/1"]},
+            None,
+        ),
+        (
+            {"step": 6, "kind": "PileTaken", "seat": 1, "top": "9H/1", "size": 7},
+            nine | {"cards": ["9C/1", "9H/1", "9D/2"]},
+        ),
+        ({"step": 6, "kind": "MeldLaid", "seat": 1} | {"cards": ["QH/1", "QC/1", "QS/2"]}, None),
+        ({"step": 8, "kind": "CardDiscarded", "seat": 2, "card": "7D/1"}, None),
+        ({"step": 3, "kind": "CardTurnedUp", "card": "BJ/1", "crosswise": True}, None),
+        ({"step": 9, "kind": "PartnerAsked", "seat": 0, "partner": 2}, None),
+        (
+            {"step": 9, "kind": "DealScored", "reason": "went_out"}
+            | {"scores": {"A": {"total": 1200}, "B": {"total": -35}}},
+            None,
+        ),
+        ({"step": 9, "kind": "MeldLaid", "seat": 1, "cards": 7}, None),  # a forged record
+    ]
+    names = ["Ann", "Bob", None, "Dan"]
+    assert page.evaluate(DESCRIBE, [cases, names]) == [
+        "Bob drew a card.",  # a spectator's view: no card
+        "Ann drew 2 cards.",
+        "Ann drew 7♦ to replace a red three.",  # the drawer's own view: his card
+        "Bob took the pile (7 cards, 9♥ on top) with 9♣ 9♦.",
+        "Bob melded Q♥ Q♣ Q♠.",
+        "Seat 3 discarded 7♦.",
+        "The pile was started with ★, laid crosswise: the pile is frozen.",
+        "Ann asked seat 3: may I go out?",
+        "The deal is over (a player went out): Side A 1200, Side B -35.",
+        "A MeldLaid event at step 9 that cannot be read.",
+    ]
+    page.get_by_label("Language").select_option("zh")
+    expect(page.locator("html")).to_have_attribute("lang", "zh")
+    assert page.evaluate(DESCRIBE, [cases[5:6], names]) == ["3号座位弃出7♦。"]
+    expect(page.locator("#words")).to_contain_text("第1步：")  # the page redrew its words
