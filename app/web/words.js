@@ -94,7 +94,7 @@ export const DESCRIBE = {
       dealer: seatName(e.dealer, names),
       cutter: seatName(e.cutter, names),
     }),
-  DeckShuffled: () => t("event_DeckShuffled"),
+  DeckShuffled: (e) => (e.seed ? t("event_DeckShuffled_seed", { seed: String(e.seed) }) : t("event_DeckShuffled")),
   DeckStacked: () => t("event_DeckStacked"),
   DeckCut: (e, who) => t("event_DeckCut", { who, n: e.n }),
   CardsDealt: (e, _who, names) => {

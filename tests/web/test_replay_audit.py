@@ -228,6 +228,10 @@ def test_a_spectator_replay_shows_no_hand_and_fits_a_phone(
     assert all(answer["seat"] is None for answer in answers)
     screenshot(page, "replay-phone")
     assert page.evaluate(FITS), page.evaluate("() => document.scrollingElement.scrollWidth")
+    # A deal that does not exist: the server's refusal, not an empty page.
+    page.goto("/deals/00000000-0000-4000-8000-000000000000/replay")
+    expect(page.get_by_role("alert")).to_contain_text("This replay cannot be shown")
+    expect(page.get_by_role("alert")).to_contain_text(re.compile(r"Refused: .+ \(\S+\)"))
 
 
 # --- audit --------------------------------------------------------------------------------------
@@ -256,8 +260,9 @@ def test_the_audit_shows_a_clean_verdict_and_the_whole_history(
     expect(page.locator("#audit-events li[data-kind=CardsDealt] .words")).to_contain_text(
         "The cards were dealt: 15 to each player."
     )
-    expect(page.locator("#audit-events li[data-kind=DeckShuffled] .words")).to_contain_text(
-        "shuffled"
+    seed = page.locator("#card-facts code").nth(1).inner_text()
+    expect(page.locator("#audit-events li[data-kind=DeckShuffled] .words")).to_have_text(
+        f"The deck was shuffled with the seed {seed}."
     )
     draw = page.locator("#audit-events li[data-kind=CardsDrawn]").first
     expect(draw.locator(".words")).to_have_text(re.compile(r" drew [^a]"))
