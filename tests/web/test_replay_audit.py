@@ -355,6 +355,13 @@ def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
     page.get_by_role("button", name="Go to the first broken link").click()
     expect(broken).to_be_in_viewport()
 
+    phone = new_context(viewport=PHONE)
+    sign_in(phone, auditor)
+    page = open_page(phone, f"/audit/deals/{game.deal_id}")
+    expect(page.locator("#audit-events li.broken")).to_be_in_viewport()
+    screenshot(page, "audit-tampered-phone", full_page=False)
+    assert page.evaluate(FITS), page.evaluate("() => document.scrollingElement.scrollWidth")
+
 
 # --- the words ----------------------------------------------------------------------------------
 
