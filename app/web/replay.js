@@ -14,6 +14,7 @@ let events = new Map(); // step -> the event as this viewer sees it (secret step
 let names = null; // the players' names by room seat
 let last = 1;
 let step = 1;
+let refusal = null; // the server's refusal, when it refused
 
 function wordsAt(n) {
   const event = events.get(n);
@@ -42,12 +43,16 @@ async function show(n) {
   slider.value = String(step);
   $("step-label").textContent = t("replay_step", { step, last });
   slider.setAttribute("aria-valuetext", t("replay_step", { step, last }));
+  const focused = document.activeElement;
   $("first").disabled = $("previous").disabled = step === 1;
   $("next").disabled = $("last").disabled = step === last;
+  if (focused?.disabled) slider.focus(); // a button that ends its way keeps the keyboard here
   $("words").textContent = t("replay_words", { step, words: wordsAt(step) });
   history.replaceState(null, "", `${location.pathname}?step=${step}`);
   for (const item of $("step-list").children) {
-    item.querySelector("button").toggleAttribute("aria-current", Number(item.dataset.step) === step);
+    const button = item.querySelector("button");
+    if (Number(item.dataset.step) === step) button.setAttribute("aria-current", "step");
+    else button.removeAttribute("aria-current");
   }
   const wanted = step;
   let view;
@@ -94,6 +99,7 @@ function fillStepList() {
 // Redraws what the page built itself in the chosen language.
 async function translate() {
   document.title = t("replay_title", { number: deal?.number ?? "" });
+  if (refusal) refuse(refusal);
   if (!deal) return;
   $("replay-heading").textContent = t("replay_title", { number: deal.number });
   fillStepList();
@@ -101,6 +107,7 @@ async function translate() {
 }
 
 function refuse(error) {
+  refusal = error;
   $("refused-text").textContent = errorText(error);
   $("refused").hidden = false;
 }
@@ -115,6 +122,7 @@ async function start() {
     const list = await api("GET", `/deals/${dealId}/events`);
     events = new Map(list.map((event) => [event.step, event]));
   } catch (error) {
+    deal = null;
     refuse(error);
     document.body.dataset.ready = "true";
     return;
