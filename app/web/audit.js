@@ -5,7 +5,7 @@
 // the server's refusal (401: sign in; 403: not an auditor).
 
 import { $, api, cardElement, element, errorText, setUpLanguage, t, whoAmI } from "./common.js";
-import { describeEvent, seatName } from "./words.js";
+import { describeEvent, scoresText, seatName } from "./words.js";
 
 const dealId = location.pathname.split("/")[3];
 let audit = null; // GET /audit/deals/{id}
@@ -63,12 +63,6 @@ function check(ok, text) {
     " ",
     text,
   );
-}
-
-function scoresText(scores) {
-  return Object.entries(scores ?? {})
-    .map(([side, score]) => t("event_side_score", { side: t("side", { side }), score }))
-    .join(", ");
 }
 
 // The steps to highlight: where the chain breaks, where the rules disagree, an unreadable row.

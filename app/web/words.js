@@ -59,7 +59,8 @@ function meldRank(rank) {
   return rank === "W" ? t("event_rank_W") : rankText(rank);
 }
 
-function scoresText(scores) {
+// "Side A 1200, Side B -35" from a {side: breakdown} or a {side: total}.
+export function scoresText(scores) {
   return Object.entries(scores ?? {})
     .map(([side, score]) => t("event_side_score", { side: sideText(side), score: score?.total ?? score }))
     .join(", ");
