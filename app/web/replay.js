@@ -3,7 +3,7 @@
 // (GET /deals/{id}/replay?step=N: a seated player his own hand, anyone else the public table).
 // The step is in the address (?step=N), so a link opens at that step.
 
-import { $, api, element, errorText, setUpLanguage, t, whoAmI } from "./common.js";
+import { $, api, element, errorText, setUpLanguage, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { describeEvent, secretStep } from "./words.js";
 
@@ -114,9 +114,11 @@ function refuse(error) {
 
 async function start() {
   await setUpLanguage($("lang"), translate);
-  const me = await whoAmI();
+  const me = await api("GET", "/me").catch(() => null); // null: signed out
   $("who").hidden = me === null;
-  $("who").textContent = me === null ? "" : t("signed_in_as", { name: me });
+  $("who").textContent = me === null ? "" : t("signed_in_as", { name: me.name });
+  $("audit-link").hidden = !me?.roles?.includes("auditor");
+  $("audit-link").href = `/audit/deals/${dealId}`;
   try {
     deal = await api("GET", `/deals/${dealId}`);
     const list = await api("GET", `/deals/${dealId}/events`);

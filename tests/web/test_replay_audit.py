@@ -148,6 +148,7 @@ def test_every_step_of_a_finished_deal_renders_through_the_controls(
         f"Step 1: Deal 1 of Classic begins: {dealer} deals, {cutter} cuts."
     )
     expect(page.get_by_role("button", name="Previous")).to_be_disabled()
+    expect(page.get_by_role("link", name="Audit this deal")).to_be_hidden()  # not an auditor
 
     slider = page.get_by_role("slider")
     slider.focus()
@@ -278,6 +279,11 @@ def test_the_audit_shows_a_clean_verdict_and_the_whole_history(
     expect(page.get_by_role("link", name="Replay this deal")).to_have_attribute(
         "href", f"/deals/{game.deal_id}/replay"
     )
+    page.get_by_role("link", name="Replay this deal").click()  # and back, from the replay
+    expect(page.locator("#view[data-step='1']")).to_be_attached()
+    expect(page.locator("#viewer-note")).to_contain_text("spectator")  # he sits at no seat
+    page.get_by_role("link", name="Audit this deal").click()
+    expect(page.locator("#verdict-summary")).to_have_text(re.compile("^The record checks out"))
 
     phone = open_page(new_context(viewport=PHONE), "/")  # the same page on a phone
     sign_in(phone.context, played.auditor)
