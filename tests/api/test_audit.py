@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -34,6 +33,7 @@ from app.settings import Settings
 from domain.cards import full_deck
 from domain.shuffle import commitment, shuffled
 from tests.support.http import Game, open_table, register_player, state_reader
+from tests.support.store import sqlite_row, sqlite_tamper
 
 CANASTA = str(Path(sys.executable).parent / "canasta")
 PLAYERS = ["ann", "bob", "cid", "dan"]
@@ -80,27 +80,6 @@ def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
     return subprocess.run(
         [CANASTA, *args], env={**clean, **env}, capture_output=True, text=True, check=False
     )
-
-
-def sqlite_tamper(path: Path, deal: str, version: int, state: bytes) -> None:
-    with sqlite3.connect(path) as db:
-        cur = db.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
-            (state, UUID(deal).hex, version),
-        )
-        assert cur.rowcount == 1
-
-
-def sqlite_row(path: Path, deal: str, kind: str, nth: int) -> tuple[int, dict[str, Any]]:
-    """The ``nth`` stored event of ``kind`` of the deal: (version, decoded state)."""
-    with sqlite3.connect(path) as db:
-        rows = db.execute(
-            "SELECT originator_version, state FROM stored_events WHERE originator_id = ? "
-            "AND topic = ? ORDER BY originator_version",
-            (UUID(deal).hex, f"domain.events:{kind}"),
-        ).fetchall()
-    version, state = rows[nth]
-    return int(version), json.loads(state)
 
 
 # --- who may audit -------------------------------------------------------------------------

@@ -1,7 +1,11 @@
-"""Reading what the application stored, past its repository and snapshots."""
+"""Reading what the application stored, past its repository and snapshots, and tampering with
+it the way an intruder would (an UPDATE of a stored row in the SQLite file)."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -22,3 +26,25 @@ def fold_stored_events(app: CanastaApp, deal_id: UUID) -> Deal:
         aggregate = event.mutate(aggregate)
     assert isinstance(aggregate, Deal)
     return aggregate
+
+
+def sqlite_tamper(path: Path, deal: str, version: int, state: bytes) -> None:
+    """Overwrites the stored state of the deal's event ``version`` in the SQLite file."""
+    with sqlite3.connect(path) as db:
+        cur = db.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (state, UUID(deal).hex, version),
+        )
+        assert cur.rowcount == 1
+
+
+def sqlite_row(path: Path, deal: str, kind: str, nth: int) -> tuple[int, dict[str, Any]]:
+    """The ``nth`` stored event of ``kind`` of the deal: (version, decoded state)."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute(
+            "SELECT originator_version, state FROM stored_events WHERE originator_id = ? "
+            "AND topic = ? ORDER BY originator_version",
+            (UUID(deal).hex, f"domain.events:{kind}"),
+        ).fetchall()
+    version, state = rows[nth]
+    return int(version), json.loads(state)

@@ -80,9 +80,9 @@ def new_context(browser: Browser, web_server: Backend) -> Iterator[NewContext]:
         context.close()
 
 
-def screenshot(page: Page, name: str) -> Path:
-    """Saves the whole page as ``.screenshots/<name>.png``."""
+def screenshot(page: Page, name: str, *, full_page: bool = True) -> Path:
+    """Saves the whole page (or only what the window shows) as ``.screenshots/<name>.png``."""
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path

@@ -1,0 +1,290 @@
+// The audit of a deal (docs/web.md, "Replay and audit"), for auditors only (R-VIEW-4): the
+// verdict (hash chain, seed commitment, rules re-decided), the deck, the hands and the stock,
+// and the full history, each event in words with its stored record and the state at its step
+// on demand; the first broken link is highlighted and scrolled into view. Anyone else sees
+// the server's refusal (401: sign in; 403: not an auditor).
+
+import { $, api, cardElement, element, errorText, setUpLanguage, t, whoAmI } from "./common.js";
+import { describeEvent, scoresText, seatName } from "./words.js";
+
+const dealId = location.pathname.split("/")[3];
+let audit = null; // GET /audit/deals/{id}
+let names = null; // the players' names by room seat
+let refusal = null; // the server's refusal, when it refused
+
+// --- small pieces -----------------------------------------------------------------------------
+
+// A row of card faces; a value a tampered record holds that is no card is shown as text.
+function cardRow(cards) {
+  const row = element("div", { class: "cards" });
+  for (const code of Array.isArray(cards) ? cards : []) {
+    try {
+      row.append(cardElement(String(code)), " ");
+    } catch {
+      row.append(element("code", { text: JSON.stringify(code) }), " ");
+    }
+  }
+  if (!row.childElementCount) row.append(element("span", { class: "muted", text: t("audit_none") }));
+  return row;
+}
+
+// "seat 1: cards" for each seat of a {seat: cards} object.
+function handsBlock(hands) {
+  const list = element("dl", { class: "hands" });
+  for (const [seat, cards] of Object.entries(hands ?? {})) {
+    list.append(
+      element("dt", { text: t("audit_hand_of", { who: seatName(seat, names), count: cards?.length ?? 0 }) }),
+      element("dd", {}, cardRow(cards)),
+    );
+  }
+  return list;
+}
+
+// A folded list of cards: "<title> (N cards)".
+function cardsDetails(title, cards) {
+  return element(
+    "details",
+    { class: "card-list" },
+    element("summary", { text: t("audit_cards_count", { what: title, count: cards?.length ?? 0 }) }),
+    cardRow(cards),
+  );
+}
+
+function json(value) {
+  return element("pre", { class: "record" }, JSON.stringify(value, null, 2));
+}
+
+function check(ok, text) {
+  return element(
+    "li",
+    { class: ok ? "ok" : "bad" },
+    element("span", { class: "mark", "aria-hidden": "true", text: ok ? "✓" : "✗" }),
+    element("span", { class: "visually-hidden", text: ok ? t("audit_ok") : t("audit_failed") }),
+    " ",
+    text,
+  );
+}
+
+// The steps to highlight: where the chain breaks, where the rules disagree, an unreadable row.
+function brokenSteps(report) {
+  return [report.first_broken_step, report.first_mismatch_step, audit.unreadable_step].filter(
+    (n) => n !== null && n !== undefined,
+  );
+}
+
+// --- the verdict ------------------------------------------------------------------------------
+
+function showVerdict() {
+  const report = audit.audit;
+  $("audit-heading").textContent = t("audit_title", { number: audit.number ?? "?" });
+  const summary = $("verdict-summary");
+  summary.className = `verdict-summary ${report.ok ? "ok" : "bad"}`;
+  summary.textContent = report.ok ? t("audit_verdict_ok") : t("audit_verdict_failed");
+  const checks = [
+    report.chain_ok
+      ? check(true, t("audit_chain_ok", { count: report.events }))
+      : check(false, t("audit_chain_broken", { step: report.first_broken_step })),
+    report.commitment_ok
+      ? check(true, t(report.stacked ? "audit_commitment_ok_stacked" : "audit_commitment_ok"))
+      : check(false, t("audit_commitment_failed", { message: report.commitment_message ?? "" })),
+    report.rules_ok
+      ? check(true, t("audit_rules_ok", { count: report.commands }))
+      : check(false, t("audit_rules_failed", { step: report.first_mismatch_step, message: report.message ?? "" })),
+  ];
+  if (audit.unreadable_step) checks.push(check(false, t("audit_unreadable", { step: audit.unreadable_step })));
+  $("checks").replaceChildren(...checks);
+  $("stacked").hidden = !report.stacked;
+  $("stacked").textContent = t("audit_stacked");
+  $("outcome").textContent = report.complete
+    ? t("audit_complete", {
+        reason: t(`event_reason_${report.end_reason}`),
+        scores: scoresText(report.final_scores),
+      })
+    : t("audit_incomplete");
+  $("replay-link").href = `/deals/${dealId}/replay`;
+  $("to-broken").hidden = brokenSteps(report).length === 0;
+}
+
+// --- the deck, the hands, the stock -----------------------------------------------------------
+
+function showCards() {
+  const facts = element("div", { class: "facts" });
+  facts.append(
+    element("p", {}, element("strong", { text: t("audit_commitment") }), " ", element("code", { text: audit.commitment ?? "" })),
+  );
+  if (audit.seed) {
+    facts.append(element("p", {}, element("strong", { text: t("audit_seed") }), " ", element("code", { text: audit.seed })));
+  }
+  if (audit.stacked_deck) facts.append(cardsDetails(t("audit_stacked_deck"), audit.stacked_deck));
+  if (audit.deck) facts.append(cardsDetails(t("audit_deck"), audit.deck));
+  if (audit.stock_after_cut) facts.append(cardsDetails(t("audit_stock_after_cut"), audit.stock_after_cut));
+  if (audit.dealt) {
+    facts.append(element("h3", { text: t("audit_dealt") }), handsBlock(audit.dealt));
+  }
+  if (audit.final) {
+    facts.append(
+      element("h3", { text: t("audit_hands_at", { step: audit.folded_to }) }),
+      handsBlock(audit.final.hands),
+      cardsDetails(t("audit_stock"), audit.final.stock),
+      cardsDetails(t("audit_pile"), audit.final.pile_cards),
+    );
+  }
+  $("card-facts").replaceChildren(facts);
+}
+
+// --- the history ------------------------------------------------------------------------------
+
+// The state at a step (GET /audit/deals/{id}/replay?step=N), into `box`.
+async function loadState(step, box) {
+  box.replaceChildren(element("p", { class: "muted", text: t("audit_loading") }));
+  try {
+    const state = await api("GET", `/audit/deals/${dealId}/replay?step=${step}`);
+    box.replaceChildren(
+      element("h4", { text: t("audit_hands_at", { step }) }),
+      handsBlock(state.hands),
+      cardsDetails(t("audit_stock"), state.stock),
+      cardsDetails(t("audit_pile"), state.pile_cards),
+    );
+  } catch (error) {
+    box.replaceChildren(element("p", { class: "error", text: errorText(error) }));
+  }
+}
+
+// What is wrong at this step, when it is the first broken link.
+function brokenNote(step) {
+  const report = audit.audit;
+  const note = element("div", { class: "broken-note" });
+  note.append(element("p", { class: "broken-title", text: t("audit_first_broken") }));
+  if (report.first_broken_step === step) note.append(element("p", { text: t("audit_chain_breaks_here") }));
+  if (audit.unreadable_step === step) note.append(element("p", { text: t("audit_unreadable", { step }) }));
+  if (report.first_mismatch_step === step) {
+    note.append(element("p", { text: t("audit_rules_disagree_here", { message: report.message ?? "" }) }));
+    if (report.command) {
+      note.append(element("p", {}, t("audit_command"), " ", element("code", { text: report.command })));
+    }
+    note.append(
+      element(
+        "div",
+        { class: "compare" },
+        element(
+          "div",
+          {},
+          element("h4", { text: t("audit_expected") }),
+          report.expected ? json(report.expected) : element("p", { text: t("audit_expected_none") }),
+        ),
+        element("div", {}, element("h4", { text: t("audit_stored") }), json(report.stored)),
+      ),
+    );
+  }
+  return note;
+}
+
+function eventRow(record, broken, next = null) {
+  const step = record.step;
+  const at = record.at ? new Date(record.at) : null;
+  const row = element(
+    "li",
+    { class: broken ? "event broken" : "event", "data-step": step, "data-kind": record.kind, tabindex: broken ? "-1" : null },
+    element(
+      "div",
+      { class: "event-head" },
+      element("span", { class: "step-no", text: t("audit_step", { step }) }),
+      element("span", { class: "words", text: describeEvent(record, names, next) }),
+      at && !Number.isNaN(at.getTime())
+        ? element("time", { datetime: record.at, class: "muted", text: at.toLocaleTimeString() })
+        : "",
+    ),
+  );
+  if (broken) row.append(brokenNote(step));
+  const state = element("div", { class: "state" });
+  const details = element(
+    "details",
+    {},
+    element("summary", { text: t("audit_details") }),
+    json(record),
+    state,
+  );
+  details.addEventListener("toggle", () => {
+    if (details.open && !state.dataset.loaded) {
+      state.dataset.loaded = "true";
+      loadState(step, state);
+    }
+  });
+  row.append(details);
+  return row;
+}
+
+function showHistory() {
+  const broken = brokenSteps(audit.audit);
+  const records = audit.events ?? [];
+  const rows = records.map((record, i) => eventRow(record, broken.includes(record.step), records[i + 1]));
+  const unreadable = audit.unreadable_step;
+  if (unreadable && !records.some((record) => record.step === unreadable)) {
+    rows.push(eventRow({ step: unreadable, kind: "?" }, true));
+  }
+  $("audit-events").replaceChildren(...rows);
+  $("fold-error").hidden = !audit.fold_error;
+  $("fold-error").textContent = audit.fold_error ? t("audit_fold_error", { message: audit.fold_error }) : "";
+}
+
+function firstBrokenRow() {
+  return document.querySelector("#audit-events li.broken");
+}
+
+function goToBroken() {
+  const row = firstBrokenRow();
+  if (!row) return;
+  row.scrollIntoView({ block: "center" });
+  row.focus({ preventScroll: true });
+}
+
+// --- the page ---------------------------------------------------------------------------------
+
+function draw() {
+  document.title = t("audit_title", { number: audit?.number ?? "" });
+  if (!audit) return;
+  showVerdict();
+  showCards();
+  showHistory();
+}
+
+function refuse(error) {
+  refusal = error;
+  $("refused-text").textContent = errorText(error);
+  const hint = { 401: "audit_sign_in", 403: "audit_not_auditor" }[error.status];
+  $("refused-hint").replaceChildren();
+  if (hint) $("refused-hint").append(t(hint), " ", element("a", { href: "/", text: t("audit_lobby") }));
+  $("refused").hidden = false;
+}
+
+async function start() {
+  await setUpLanguage($("lang"), async () => {
+    draw();
+    if (refusal) refuse(refusal);
+  });
+  const me = await whoAmI();
+  $("who").hidden = me === null;
+  $("who").textContent = me === null ? "" : t("signed_in_as", { name: me });
+  try {
+    audit = await api("GET", `/audit/deals/${dealId}`);
+  } catch (error) {
+    document.title = t("audit_refused");
+    refuse(error);
+    document.body.dataset.ready = "true";
+    return;
+  }
+  if (audit.table) {
+    try {
+      names = (await api("GET", `/tables/${audit.table}`)).seats ?? null;
+    } catch {
+      names = null; // seat numbers instead of names
+    }
+  }
+  draw();
+  for (const id of ["verdict", "cards", "history"]) $(id).hidden = false;
+  $("to-broken").addEventListener("click", goToBroken);
+  goToBroken();
+  document.body.dataset.ready = "true";
+}
+
+start();

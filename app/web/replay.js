@@ -1,0 +1,153 @@
+// The replay of a deal (docs/web.md, "Replay and audit"): a step slider, previous and next,
+// each step's event in words and the deal as this viewer was allowed to see it at that step
+// (GET /deals/{id}/replay?step=N: a seated player his own hand, anyone else the public table).
+// The step is in the address (?step=N), so a link opens at that step.
+
+import { $, api, element, errorText, setUpLanguage, t } from "./common.js";
+import { renderDeal } from "./deal_render.js";
+import { describeEvent, secretStep } from "./words.js";
+
+const dealId = location.pathname.split("/")[2];
+const views = new Map(); // step -> the DealView at that step, a promise (it never changes)
+let deal = null; // the deal now (GET /deals/{id}): its last step, its table
+let events = new Map(); // step -> the event as this viewer sees it (secret steps absent)
+let names = null; // the players' names by room seat
+let last = 1;
+let step = 1;
+let refusal = null; // the server's refusal, when it refused
+
+function wordsAt(n) {
+  const event = events.get(n);
+  return event ? describeEvent(event, names, events.get(n + 1)) : secretStep();
+}
+
+function clamp(n) {
+  return Math.min(Math.max(Number.isFinite(n) ? Math.trunc(n) : 1, 1), last);
+}
+
+function stepFromAddress() {
+  const asked = new URLSearchParams(location.search).get("step");
+  return asked === null ? 1 : clamp(Number(asked));
+}
+
+function viewerNote(view) {
+  if (view.seat === null || view.seat === undefined) return t("replay_as_spectator");
+  return t("replay_as_player", { number: view.seat + 1 });
+}
+
+// Shows step `n`: controls and words at once, then the view when it arrives (a later move of
+// the slider wins over an earlier answer still on its way).
+async function show(n) {
+  step = clamp(n);
+  const slider = $("step");
+  slider.value = String(step);
+  $("step-label").textContent = t("replay_step", { step, last });
+  slider.setAttribute("aria-valuetext", t("replay_step", { step, last }));
+  const focused = document.activeElement;
+  $("first").disabled = $("previous").disabled = step === 1;
+  $("next").disabled = $("last").disabled = step === last;
+  if (focused?.disabled) slider.focus(); // a button that ends its way keeps the keyboard here
+  $("words").textContent = t("replay_words", { step, words: wordsAt(step) });
+  history.replaceState(null, "", `${location.pathname}?step=${step}`);
+  for (const item of $("step-list").children) {
+    const button = item.querySelector("button");
+    if (Number(item.dataset.step) === step) button.setAttribute("aria-current", "step");
+    else button.removeAttribute("aria-current");
+  }
+  const wanted = step;
+  let view;
+  try {
+    view = await viewAt(wanted);
+  } catch (error) {
+    views.delete(wanted); // asked again next time
+    if (wanted !== step) return;
+    $("step-error").textContent = errorText(error);
+    $("step-error").hidden = false;
+    return;
+  }
+  if (wanted !== step) return;
+  $("step-error").hidden = true;
+  draw(view);
+  const ahead = step + 1; // the likely next one, asked before it is wanted
+  if (ahead <= last) viewAt(ahead).catch(() => views.delete(ahead));
+}
+
+// The view at step `n` (GET /deals/{id}/replay?step=n), asked once.
+function viewAt(n) {
+  if (!views.has(n)) views.set(n, api("GET", `/deals/${dealId}/replay?step=${n}`));
+  return views.get(n);
+}
+
+function draw(view) {
+  $("viewer-note").textContent = viewerNote(view);
+  $("view").hidden = false;
+  renderDeal($("deal"), view, { names: names ?? [] });
+  $("view").dataset.step = String(step);
+  $("words").dataset.step = String(step);
+}
+
+function fillStepList() {
+  const list = $("step-list");
+  list.replaceChildren();
+  for (let n = 1; n <= last; n += 1) {
+    const button = element("button", { type: "button", class: "link-button" }, t("replay_words", { step: n, words: wordsAt(n) }));
+    button.addEventListener("click", () => show(n));
+    list.append(element("li", { "data-step": n }, button));
+  }
+}
+
+// Redraws what the page built itself in the chosen language.
+async function translate() {
+  document.title = t("replay_title", { number: deal?.number ?? "" });
+  if (refusal) refuse(refusal);
+  if (!deal) return;
+  $("replay-heading").textContent = t("replay_title", { number: deal.number });
+  fillStepList();
+  await show(step);
+}
+
+function refuse(error) {
+  refusal = error;
+  $("refused-text").textContent = errorText(error);
+  $("refused").hidden = false;
+}
+
+async function start() {
+  await setUpLanguage($("lang"), translate);
+  const me = await api("GET", "/me").catch(() => null); // null: signed out
+  $("who").hidden = me === null;
+  $("who").textContent = me === null ? "" : t("signed_in_as", { name: me.name });
+  $("audit-link").hidden = !me?.roles?.includes("auditor");
+  $("audit-link").href = `/audit/deals/${dealId}`;
+  try {
+    deal = await api("GET", `/deals/${dealId}`);
+    const list = await api("GET", `/deals/${dealId}/events`);
+    events = new Map(list.map((event) => [event.step, event]));
+  } catch (error) {
+    deal = null;
+    refuse(error);
+    document.body.dataset.ready = "true";
+    return;
+  }
+  try {
+    names = (await api("GET", `/tables/${deal.table}`)).seats ?? null;
+  } catch {
+    names = null; // seat numbers instead of names
+  }
+  last = Math.max(deal.step, ...events.keys());
+  const slider = $("step");
+  slider.max = String(last);
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  $("first").addEventListener("click", () => show(1));
+  $("previous").addEventListener("click", () => show(step - 1));
+  $("next").addEventListener("click", () => show(step + 1));
+  $("last").addEventListener("click", () => show(last));
+  $("table-link").href = `/deals/${dealId}`;
+  $("replay").hidden = false;
+  $("steps").hidden = false;
+  step = stepFromAddress();
+  await translate();
+  document.body.dataset.ready = "true";
+}
+
+start();

@@ -1,0 +1,171 @@
+// A deal's or a table's events in words (docs/web.md, "Replay and audit"): one sentence per
+// event, in the chosen language, from the event as the viewer got it. The same function reads
+// the three shapes an event comes in (app/schemas_events.py, app/schemas_records.py): a
+// player's or spectator's view (GET /deals/{id}/events, the streams, the replay), the
+// auditor's full record (GET /audit/deals/{id}), and a table's events. It says only what the
+// event holds: a spectator's "drew a card" has no card, the drawer's own view names it.
+
+import { cardText, rankText, t } from "./common.js";
+
+// The name of a room seat: the player's name when `names` (an array or an object by seat)
+// has it, else "seat N" (seats are numbered from 1 on screen, as in the lobby).
+export function seatName(seat, names = null) {
+  const name = names?.[seat];
+  return name ? String(name) : t("event_seat", { number: Number(seat) + 1 });
+}
+
+// "Q♥ Q♣ Q♠"
+export function cardsText(cards) {
+  return (cards ?? []).map(cardText).join(" ");
+}
+
+// A catalogue text that may not exist (a reason or an entry the catalogue does not know yet):
+// the key's text, else the raw value.
+function known(key, raw) {
+  const text = t(key);
+  return text === key ? String(raw) : text;
+}
+
+function sideText(side) {
+  return t("side", { side });
+}
+
+// Per seat counts, from a view's {seat: count} or a record's [[seat, card], ...].
+function countsOf(event) {
+  if (event.counts) return event.counts;
+  const counts = {};
+  for (const [seat] of event.cards ?? []) counts[seat] = (counts[seat] ?? 0) + 1;
+  return counts;
+}
+
+// "11 cards to each player" or "seat 1: 11, seat 2: 13" when they differ.
+function countsText(counts, names) {
+  const values = Object.values(counts);
+  if (values.length && values.every((n) => n === values[0])) {
+    return t("event_each", { count: values[0] });
+  }
+  return Object.entries(counts)
+    .map(([seat, n]) => t("event_seat_count", { who: seatName(seat, names), count: n }))
+    .join(", ");
+}
+
+// A view's own cards are codes; a record's dealt cards are [seat, code] pairs (not listed).
+function ownCards(event) {
+  const cards = event.cards ?? [];
+  return cards.length && typeof cards[0] === "string" ? cards : [];
+}
+
+function meldRank(rank) {
+  return rank === "W" ? t("event_rank_W") : rankText(rank);
+}
+
+// "Side A 1200, Side B -35" from a {side: breakdown} or a {side: total}.
+export function scoresText(scores) {
+  return Object.entries(scores ?? {})
+    .map(([side, score]) => t("event_side_score", { side: sideText(side), score: score?.total ?? score }))
+    .join(", ");
+}
+
+// The hand cards that went with the pile's top: the meld laid or extended right after the
+// take (R-PILE-*: the top is melded at once), less the top itself.
+function pileMates(taken, next) {
+  if (!next || !["MeldLaid", "MeldExtended"].includes(next.kind) || next.seat !== taken.seat) return [];
+  const cards = [...(next.cards ?? [])];
+  const top = cards.indexOf(taken.top);
+  if (top < 0) return [];
+  cards.splice(top, 1);
+  return cards;
+}
+
+function drawn(event, who) {
+  const cards = event.cards ?? [];
+  const count = event.count ?? cards.length;
+  const prefix = event.replacement ? "event_CardsDrawn_replacement" : "event_CardsDrawn";
+  if (cards.length) return t(`${prefix}_cards`, { who, cards: cardsText(cards) });
+  return count === 1 ? t(`${prefix}_one`, { who }) : t(`${prefix}_many`, { who, count });
+}
+
+// One describer per kind: (event, who = the acting seat's name, names, next event) -> sentence.
+export const DESCRIBE = {
+  // --- a deal's events --------------------------------------------------------------------
+  Started: (e, _who, names) =>
+    t("event_Started", {
+      number: e.number,
+      entry: known(`entry_${e.variant}`, e.variant),
+      dealer: seatName(e.dealer, names),
+      cutter: seatName(e.cutter, names),
+    }),
+  DeckShuffled: (e) => (e.seed ? t("event_DeckShuffled_seed", { seed: String(e.seed) }) : t("event_DeckShuffled")),
+  DeckStacked: () => t("event_DeckStacked"),
+  DeckCut: (e, who) => t("event_DeckCut", { who, n: e.n }),
+  CardsDealt: (e, _who, names) => {
+    const dealt = t("event_CardsDealt", { counts: countsText(countsOf(e), names) });
+    const mine = ownCards(e);
+    return mine.length ? `${dealt} ${t("event_your_cards", { cards: cardsText(mine) })}` : dealt;
+  },
+  PonytailsDealt: (e, _who, names) => t("event_PonytailsDealt", { counts: countsText(countsOf(e), names) }),
+  PonytailPickedUp: (e, who) => {
+    const cards = e.cards ?? [];
+    if (cards.length) return t("event_PonytailPickedUp_cards", { who, cards: cardsText(cards) });
+    return t("event_PonytailPickedUp", { who, count: e.count ?? 0 });
+  },
+  CardsDrawn: (e, who) => drawn(e, who),
+  RedThreeLaid: (e, who) => t("event_RedThreeLaid", { who, card: cardText(e.card) }),
+  CardTurnedUp: (e) => t(e.crosswise ? "event_CardTurnedUp_crosswise" : "event_CardTurnedUp", { card: cardText(e.card) }),
+  PlayStarted: (_e, who) => t("event_PlayStarted", { who }),
+  PartnerAsked: (e, who, names) => t("event_PartnerAsked", { who, partner: seatName(e.partner, names) }),
+  PartnerAnswered: (e, who, names) =>
+    t(e.yes ? "event_PartnerAnswered_yes" : "event_PartnerAnswered_no", { who, asker: seatName(e.asker, names) }),
+  PileTaken: (e, who, _names, next) => {
+    const values = { who, size: e.size, top: cardText(e.top) };
+    const mates = pileMates(e, next);
+    return mates.length ? t("event_PileTaken_with", { ...values, cards: cardsText(mates) }) : t("event_PileTaken", values);
+  },
+  MeldLaid: (e, who) => t("event_MeldLaid", { who, cards: cardsText(e.cards) }),
+  MeldExtended: (e, who) =>
+    t("event_MeldExtended", { who, cards: cardsText(e.cards), rank: meldRank(e.rank), side: sideText(e.side) }),
+  CardDiscarded: (e, who) => t("event_CardDiscarded", { who, card: cardText(e.card) }),
+  WentOut: (e, who) => t(e.concealed ? "event_WentOut_concealed" : "event_WentOut", { who }),
+  PileDeclined: (_e, who) => t("event_PileDeclined", { who }),
+  DealScored: (e) =>
+    t("event_DealScored", { reason: known(`event_reason_${e.reason}`, e.reason), scores: scoresText(e.scores) }),
+  DealAbandoned: (e) => t("event_DealAbandoned", { reason: known(`event_reason_${e.reason}`, e.reason) }),
+  // --- a table's events (GET /tables/{id}/stream) -----------------------------------------
+  Created: (e) =>
+    t("event_Created", { host: e.host, entry: known(`entry_${e.entry}`, e.entry), players: e.players }),
+  PlayerSeated: (e) => t("event_PlayerSeated", { player: e.player, seat: seatName(e.seat) }),
+  TeamsChosen: (e, _who, names) => t("event_TeamsChosen", { sides: sidesText(e.sides, names) }),
+  GameStarted: (e, _who, names) => t("event_GameStarted", { sides: sidesText(e.sides, names) }),
+  DealOpened: (e, _who, names) => t("event_DealOpened", { number: e.number, dealer: seatName(e.dealer, names) }),
+  DealRecorded: (e) => t("event_DealRecorded", { scores: scoresText(e.scores), totals: scoresText(e.totals) }),
+  GameEnded: (e) => t("event_GameEnded", { winners: (e.winners ?? []).map(sideText).join(", ") }),
+  GameStopped: (e) => t("event_GameStopped", { count: e.completed_deals }),
+};
+
+function sidesText(sides, names) {
+  return Object.entries(sides ?? {})
+    .map(([side, seats]) => `${sideText(side)}: ${seats.map((s) => seatName(s, names)).join(", ")}`)
+    .join("; ");
+}
+
+// One event in words. `names`: the players' names by room seat (null: "seat N"). `next`, the
+// event after it when known, lets a pile taken name the hand cards that went with its top.
+export function describeEvent(event, names = null, next = null) {
+  const describe = DESCRIBE[event?.kind];
+  const who = event?.seat === undefined || event?.seat === null ? "" : seatName(event.seat, names);
+  if (!describe) return t("event_unknown", { kind: String(event?.kind ?? "?"), step: event?.step ?? "?" });
+  try {
+    const sentence = describe(event, who, names, next);
+    // "seat 3 drew a card" starts a sentence: "Seat 3 ..." (a player's name stays as it is).
+    const named = Boolean(names?.[event.seat]);
+    return !named && who && sentence.startsWith(who) ? sentence.charAt(0).toUpperCase() + sentence.slice(1) : sentence;
+  } catch {
+    // A tampered record may hold anything: say what it claims to be rather than fail.
+    return t("event_unreadable", { kind: String(event.kind), step: event.step ?? "?" });
+  }
+}
+
+// A step the viewer's history does not show (the shuffle's seed or a prepared deck: secret).
+export function secretStep() {
+  return t("event_secret");
+}
