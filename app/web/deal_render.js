@@ -224,12 +224,13 @@ function handSection(view, { selectable, selected, onCardToggle }) {
     const kind = ["2", "BJ", "LJ"].includes(rank) ? "wild" : rank === "3" ? "three" : "natural";
     const group = element("li", { class: `group group-${kind}` });
     group.dataset.rank = rank;
-    group.append(element("span", { class: "group-label", text: `${rankText(rank)} ×${codes.length}` }));
+    const row = element("span", { class: "group-cards" });
+    group.append(element("span", { class: "group-label", text: `${rankText(rank)} ×${codes.length}` }), row);
     for (const code of codes) {
       const attributes = selectable ? { type: "button", "aria-pressed": String(chosen.has(code)) } : {};
       const card = cardElement(code, { tag: selectable ? "button" : "span", attributes });
       if (selectable && onCardToggle) card.addEventListener("click", () => onCardToggle(code));
-      group.append(card);
+      row.append(card);
     }
     groups.append(group);
   }
@@ -306,6 +307,7 @@ export function renderDeal(container, view, options = {}) {
   root.dataset.deal = view.id;
   root.append(element("h2", { class: "deal-title",
     text: t("table_deal_title", { number: view.number, entry: t(`entry_${view.variant}`) }) }));
+  if (view.phase === "over" || view.scores) root.append(endSection(view, names));
   root.append(seatsSection(view, names));
   const question = questionLine(view, names);
   if (question) root.append(question);
@@ -314,7 +316,6 @@ export function renderDeal(container, view, options = {}) {
   for (const side of Object.keys(view.melds).sort()) sides.append(sideSection(view, side, names, onMeldClick));
   root.append(sides);
   if (view.hand !== null && view.hand !== undefined) root.append(handSection(view, options));
-  if (view.phase === "over" || view.scores) root.append(endSection(view, names));
   container.replaceChildren(root);
 
   const again = focusCard ? root.querySelector(`#hand [data-card="${focusCard}"]`)

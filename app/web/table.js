@@ -95,7 +95,7 @@ function render() {
   } else {
     $("deal").replaceChildren();
   }
-  $("moves").hidden = !(view && view.seat !== null && menu);
+  $("moves").hidden = !(view && view.seat !== null && menu && view.phase !== "over");
   if (!$("moves").hidden) {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
@@ -228,29 +228,28 @@ function onDealEvent(message) {
   refresh();
 }
 
-// Follows /deals/{id}/stream: EventSource resends Last-Event-ID when it reconnects; the page
-// also drops any event at or below the last step it shows, and refetches the view when the
-// connection opens again after an error. A stream closed for good is reopened after the last step.
-function followDeal(dealId) {
-  const source = new EventSource(`/deals/${dealId}/stream${state.lastStep ? `?after=${state.lastStep}` : ""}`);
+// Follows /deals/{id}/stream. A dropped connection is reopened by the page itself after
+// REOPEN_MS with ?after=<the last step shown> (rather than relying on EventSource's own retry
+// and its Last-Event-ID), any event at or below that step is dropped should one come twice,
+// and the view and menu are read again once the stream is back, so nothing is missed.
+function followDeal(dealId, reopened = false) {
+  const after = state.lastStep ? `?after=${state.lastStep}` : "";
+  const source = new EventSource(`/deals/${dealId}/stream${after}`);
   state.dealSource = source;
-  let failed = false;
   for (const kind of DEAL_KINDS) source.addEventListener(kind, onDealEvent);
   source.addEventListener("end", () => {
     source.close();
     refresh();
   });
   source.addEventListener("open", () => {
-    if (failed) refresh();
-    failed = false;
+    if (reopened) refresh();
   });
   source.addEventListener("error", () => {
-    failed = true;
-    if (source.readyState === EventSource.CLOSED && state.dealSource === source) {
-      setTimeout(() => {
-        if (state.dealSource === source && state.dealId === dealId) followDeal(dealId);
-      }, REOPEN_MS);
-    }
+    source.close();
+    if (state.dealSource !== source) return;
+    setTimeout(() => {
+      if (state.dealSource === source && state.dealId === dealId) followDeal(dealId, true);
+    }, REOPEN_MS);
   });
 }
 

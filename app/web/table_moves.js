@@ -89,6 +89,9 @@ export function renderMoves(ctx) {
   const { menu, view, names, selected, play } = ctx;
   const box = $("move-buttons");
   const focusedMove = box.contains(document.activeElement) ? document.activeElement.dataset.move : null;
+  // A redraw keeps what the player typed in the cut's field, and his focus there.
+  const typedCut = $("cut-n")?.value;
+  const inCut = document.activeElement?.id === "cut-n";
   $("move-hint").textContent = hint(menu, view, names);
   const buttons = [];
   const chosen = [...selected];
@@ -97,7 +100,7 @@ export function renderMoves(ctx) {
   if (cuts.length) {
     const most = Math.max(...cuts.map((move) => move.n));
     const field = element("input", {
-      id: "cut-n", type: "number", min: "1", max: String(most), value: String(Math.ceil(most / 2)),
+      id: "cut-n", type: "number", min: "1", max: String(most), value: typedCut || String(Math.ceil(most / 2)),
     });
     buttons.push(element("div", { class: "cut" },
       element("label", { for: "cut-n", text: t("move_cut_count", { most }) }), field));
@@ -155,6 +158,7 @@ export function renderMoves(ctx) {
   box.replaceChildren(...parts);
   for (const node of box.querySelectorAll("button")) if (ctx.busy) node.disabled = true;
   if (focusedMove) box.querySelector(`[data-move="${focusedMove}"]:not([disabled])`)?.focus();
+  if (inCut) $("cut-n")?.focus();
   if (byType(menu, "meld").length && menu.melds.length) {
     $("move-hint").append(" ", t("move_hint_add"));
   }
