@@ -110,7 +110,9 @@ def move(page: Page, name: str) -> Any:
 
 
 def log_lines(page: Page) -> list[str]:
-    steps: list[str] = page.locator("#log li").evaluate_all("nodes => nodes.map(n => n.dataset.step)")
+    steps: list[str] = page.locator("#log li").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.step)"
+    )
     return steps
 
 
