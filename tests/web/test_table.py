@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
-from tests.web.conftest import PHONE, NewContext, screenshot
+from tests.web.conftest import PHONE, SCREENSHOTS, NewContext, screenshot
 from tests.web.test_lobby import open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
@@ -120,6 +120,19 @@ def at_step(page: Page, step: int) -> None:
     expect(page.locator(f'#deal .deal[data-step="{step}"]')).to_be_attached()
 
 
+#: In the page: milliseconds from the navigation's start to now (a hand card was just seen),
+#: and the bytes of the page and of every file it loaded (the streams still open excluded).
+MEASURE = """() => {
+  const entries = [...performance.getEntriesByType("navigation"),
+                   ...performance.getEntriesByType("resource")];
+  return {
+    first_card_ms: Math.round(performance.now()),
+    bytes: entries.reduce((sum, e) => sum + (e.encodedBodySize || 0), 0),
+    files: entries.length,
+  };
+}"""
+
+
 def test_two_players_play_by_clicking_and_a_spectator_watches_live(
     new_context: NewContext, web_server: Backend
 ) -> None:
@@ -199,6 +212,14 @@ def test_two_players_play_by_clicking_and_a_spectator_watches_live(
     for url in spectator_urls:
         assert "/moves" not in url and "/draw-log" not in url and "/audit" not in url, url
     assert "JH/1" not in watcher.content()  # ann's drawn cards
+
+    # What opening a table mid-deal costs, measured in the browser (docs/web.md).
+    ann.goto(f"/tables/{table}")
+    expect(card(ann, "JH/1")).to_be_attached()
+    metrics = ann.evaluate(MEASURE)
+    (SCREENSHOTS / "table-metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    assert metrics["first_card_ms"] < 5000, metrics
+    assert metrics["bytes"] < 250_000, metrics
 
 
 def tab_to(page: Page, selector: str, most: int = 80) -> None:
@@ -366,3 +387,8 @@ def test_the_end_of_a_deal_shows_the_breakdown_totals_and_the_next_deal(
     expect(eve.locator('#deal .deal[data-phase="cut"]')).to_be_attached()
     expect(eve.locator("#deal")).to_contain_text("Deal 2")
     expect(fay.locator("#deal")).to_contain_text("Deal 1")
+    fay.locator("#to-table").click()
+    expect(fay.locator("#deal")).to_contain_text("Deal 2")
+    # fay deals the second deal (R-DEAL-2), so eve cuts it.
+    expect(eve.locator("#cut-n")).to_be_visible()
+    expect(fay.locator("#status")).to_have_text("Waiting for eve.")
