@@ -172,7 +172,9 @@ function meldItem(meld, side, index, onMeldClick) {
   const label = meldLabel(meld);
   const kind = canastaKind(meld);
   const tag = onMeldClick ? "button" : "div";
-  const box = element(tag, { class: `meld${kind ? ` canasta canasta-${kind}` : ""}`, "aria-label": label });
+  const box = element(tag, {
+    class: `meld${kind ? ` canasta canasta-${kind}` : ""}`, "aria-label": label, role: onMeldClick ? null : "group",
+  });
   if (onMeldClick) {
     box.type = "button";
     box.addEventListener("click", () => onMeldClick(side, meld.rank, index));

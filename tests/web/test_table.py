@@ -392,3 +392,41 @@ def test_the_end_of_a_deal_shows_the_breakdown_totals_and_the_next_deal(
     # fay deals the second deal (R-DEAL-2), so eve cuts it.
     expect(eve.locator("#cut-n")).to_be_visible()
     expect(fay.locator("#status")).to_have_text("Waiting for eve.")
+
+
+def register(server: Backend, name: str) -> str:
+    answer = httpx.post(f"{server.server.url}/players", json={"name": name}, timeout=15)
+    assert answer.status_code == 201, answer.text
+    token: str = answer.json()["token"]
+    return token
+
+
+def test_four_players_a_partner_asked_and_answering_no(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    gus, gus_token = player(new_context, "gus")
+    ida, ida_token = player(new_context, "ida")
+    tokens = [register(web_server, "hal"), gus_token, register(web_server, "jan"), ida_token]
+    table: str = post(web_server, "/tables", tokens[0], {"entry": "classic", "players": 4})["id"]
+    for seat, token in enumerate(tokens):
+        post(web_server, f"/tables/{table}/seats", token, {"seat": seat})
+    deck = stacked_deck([], [], [])  # naturals first: no red three dealt, a natural turned up
+    post(web_server, f"/tables/{table}/start", tokens[0], {"deck": deck, "dealer": 0})
+    open_page(gus, f"/tables/{table}")
+    open_page(ida, f"/tables/{table}")
+    # gus (seat 1) cuts and, before drawing, asks his partner ida (seat 3) whether he may go out.
+    move(gus, "cut").click()
+    expect(gus.locator('li[data-seat="3"]')).to_contain_text("partner")
+    expect(gus.locator('li[data-seat="2"]')).not_to_contain_text("partner")
+    asking = gus.locator('#moves [data-move="ask_partner"][data-partner="3"]')
+    expect(asking).to_have_text("Ask ida: may I go out?")
+    asking.click()
+    expect(ida.locator('li[data-seat="3"][data-turn="true"]')).to_contain_text("to answer")
+    expect(ida.locator(".question")).to_have_text("gus asks ida: may I go out?")
+    expect(gus.locator("#moves")).to_contain_text("Not your move")
+    move(ida, "answer_no").click()
+    for page in (gus, ida):
+        expect(page.locator("#log")).to_contain_text("ida answered no.")
+        expect(page.locator(".question")).to_have_text("ida said no: gus may not go out this turn.")
+    move(gus, "draw").click()
+    expect(gus.locator("#hand [data-card]")).to_have_count(12)
