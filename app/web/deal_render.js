@@ -163,6 +163,8 @@ function meldLabel(meld) {
   const kind = canastaKind(meld);
   const rank = meld.rank === "W" ? t("meld_wild") : meld.rank === "3" ? t("meld_black_threes") : rankText(meld.rank);
   const parts = [t("meld_of", { rank, count: meld.cards.length })];
+  const wilds = meld.cards.filter(isWild).length;
+  if (wilds && meld.rank !== "W") parts.push(t("meld_wilds", { count: wilds }));
   if (kind) parts.push(t(`meld_canasta_${kind}`));
   if (meld.closed) parts.push(t("meld_closed"));
   return parts.join(" · ");
