@@ -21,7 +21,7 @@ import {
 } from "./common.js";
 import { renderDeal, seatName } from "./deal_render.js";
 import { logItem } from "./table_log.js";
-import { renderMoves } from "./table_moves.js";
+import { mayMeld, renderMoves } from "./table_moves.js";
 import { renderGame, renderWaiting } from "./table_game.js";
 
 const DEAL_KINDS = [
@@ -84,7 +84,7 @@ function render() {
   const { view, menu } = state;
   if (view) {
     const canPlay = menu !== null && menu.moves.length > 0 && !state.busy;
-    const meldable = canPlay && menu.moves.some((move) => move.type === "meld");
+    const meldable = canPlay && mayMeld(menu);
     renderDeal($("deal"), view, {
       names: names(),
       selectable: view.hand !== null && canPlay,

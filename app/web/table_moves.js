@@ -8,6 +8,20 @@ import { seatName } from "./deal_render.js";
 
 const byType = (menu, type) => (menu?.moves ?? []).filter((move) => move.type === type);
 
+// Melds and takes the menu cannot list (several melds at once, an initial meld of another
+// make-up, docs/api.md) are the client's to compose: the page offers "Meld" in every play step
+// the menu opens, and "Take the pile" in every draw step whose pile has a natural card on top
+// (R-PILE-1), even when the menu lists no move of that kind; the dry run judges them.
+export function mayMeld(menu) {
+  return byType(menu, "meld").length > 0 || (menu?.phase === "play" && menu.moves.length > 0);
+}
+
+function mayTake(menu, view) {
+  if (byType(menu, "take_pile").length > 0) return true;
+  if (menu?.phase !== "draw" || menu.moves.length === 0 || !view.pile.top) return false;
+  return !isWild(view.pile.top) && parseCard(view.pile.top).rank !== "3";
+}
+
 // The selected cards as melds: naturals grouped by rank (largest group first), wild cards
 // given to the groups in turn while naturals still outnumber them (R-MELD-3), all wild cards
 // a meld of rank W, black threes a meld of their own. The dry run judges the result.
@@ -111,9 +125,9 @@ export function renderMoves(ctx) {
   }
   if (byType(menu, "draw").length) buttons.push(button(t("move_draw"), "draw", () => play({ type: "draw" })));
   const takes = byType(menu, "take_pile");
-  if (takes.length) {
+  if (mayTake(menu, view)) {
     buttons.push(button(t("move_take_pile"), "take_pile", () => play(
-      chosen.length ? composeTake(chosen, view.pile.top) : takes[0], { check: true },
+      chosen.length || !takes.length ? composeTake(chosen, view.pile.top) : takes[0], { check: true },
     )));
   }
   if (byType(menu, "decline_pile").length) {
@@ -122,7 +136,7 @@ export function renderMoves(ctx) {
   if (byType(menu, "pick_up_ponytail").length) {
     buttons.push(button(t("move_pick_up_ponytail"), "pick_up_ponytail", () => play({ type: "pick_up_ponytail" })));
   }
-  if (byType(menu, "meld").length) {
+  if (mayMeld(menu)) {
     buttons.push(button(t("move_meld"), "meld", () => play({ type: "meld", melds: composeMelds(chosen) }, { check: true }),
       { disabled: chosen.length === 0 }));
   }
@@ -159,7 +173,7 @@ export function renderMoves(ctx) {
   for (const node of box.querySelectorAll("button")) if (ctx.busy) node.disabled = true;
   if (focusedMove) box.querySelector(`[data-move="${focusedMove}"]:not([disabled])`)?.focus();
   if (inCut) $("cut-n")?.focus();
-  if (byType(menu, "meld").length && menu.melds.length) {
+  if (mayMeld(menu) && menu.melds.length) {
     $("move-hint").append(" ", t("move_hint_add"));
   }
 }

@@ -192,13 +192,19 @@ def test_two_players_play_by_clicking_and_a_spectator_watches_live(
         expect(page.locator("#log")).to_contain_text("bob discarded 4♣.")
     screenshot(watcher, "table-spectator-desktop")
 
-    # Ann draws, adds nothing, melds three kings and a two (50), and discards.
-    move(ann, "draw").click()
-    expect(ann.locator("#hand [data-card]")).to_have_count(17)
-    for code in ("KS/1", "KH/1", "KD/1", "2C/1"):
+    # Ann takes the pile (top 4♣, frozen for her side: it has not melded) with her two fours
+    # and a two, and three kings from her hand for her initial meld (65). A take with one four
+    # alone is refused first by the dry run.
+    card(ann, "4D/1").click()
+    move(ann, "take_pile").click()
+    expect(ann.get_by_role("alert")).to_contain_text("(R-PILE-3)")
+    for code in ("4S/1", "2C/1", "KS/1", "KH/1", "KD/1"):
         card(ann, code).click()
-    move(ann, "meld").click()
-    expect(ann.locator('[data-meld="K"][data-side="A"]')).to_contain_text("K ×4")
+    move(ann, "take_pile").click()
+    expect(ann.locator('[data-meld="K"][data-side="A"]')).to_contain_text("K ×3")
+    expect(ann.locator('[data-meld="4"][data-side="A"]')).to_contain_text("4 ×4 · 1 wild")
+    expect(ann.locator("#hand [data-card]")).to_have_count(10)  # 15 - 6 + the 9♥ under the top
+    expect(watcher.locator("#log")).to_contain_text("ann took the pile (2 cards, top 4♣).")
     screenshot(ann, "table-player-desktop")
     card(ann, "6S/1").click()
     move(ann, "discard").click()
@@ -211,11 +217,11 @@ def test_two_players_play_by_clicking_and_a_spectator_watches_live(
     assert watcher.locator("#hand").count() == 0
     for url in spectator_urls:
         assert "/moves" not in url and "/draw-log" not in url and "/audit" not in url, url
-    assert "JH/1" not in watcher.content()  # ann's drawn cards
+    assert "QD/1" not in watcher.content()  # a card of ann's hand
 
     # What opening a table mid-deal costs, measured in the browser (docs/web.md).
     ann.goto(f"/tables/{table}")
-    expect(card(ann, "JH/1")).to_be_attached()
+    expect(card(ann, "QD/1")).to_be_attached()
     metrics = ann.evaluate(MEASURE)
     (SCREENSHOTS / "table-metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     assert metrics["first_card_ms"] < 5000, metrics
