@@ -70,6 +70,8 @@ function statusText() {
   if (!view) return table?.status === "open" ? t("table_status_open") : "";
   if (view.phase === "over") return t("table_status_over");
   const watching = view.seat === null;
+  const mine = table?.seats.indexOf(state.me) ?? -1;
+  if (watching && mine >= 0 && view.sitting_out.includes(mine)) return t("table_status_sitting_out");
   if (!watching && menu?.moves.length) return t("table_status_your_move");
   const asked = view.question && view.question.answer === null;
   const seat = asked ? view.question.partner : view.phase === "cut" ? view.cutter : view.turn;
@@ -83,7 +85,8 @@ function render() {
   renderGame(state, hostAction);
   const { view, menu } = state;
   if (view) {
-    const canPlay = menu !== null && menu.moves.length > 0 && !state.busy;
+    // Cards stay selectable while a command is on its way (only the move buttons wait).
+    const canPlay = menu !== null && menu.moves.length > 0;
     const meldable = canPlay && mayMeld(menu);
     renderDeal($("deal"), view, {
       names: names(),

@@ -215,7 +215,9 @@ def test_two_players_play_by_clicking_and_a_spectator_watches_live(
     steps = log_lines(watcher)
     assert steps == sorted(set(steps), key=int), steps
     assert watcher.locator("#hand").count() == 0
+    origin = web_server.server.url + "/"
     for url in spectator_urls:
+        assert url.startswith(origin), f"the page requested another host: {url}"
         assert "/moves" not in url and "/draw-log" not in url and "/audit" not in url, url
     assert "QD/1" not in watcher.content()  # a card of ann's hand
 
