@@ -14,7 +14,8 @@
 //           ask_partner|answer_yes|answer_no|clear|suggestion]  the move buttons; #cut-n;
 //   #log li[data-step][data-kind]  one line per event (never twice, none missed);
 //   #error (role=alert) a refusal, "Refused: <message> (<code>)"; #status the situation;
-//   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals; #waiting (before start).
+//   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals, #totals-table, #winner;
+//   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start).
 
 import {
   $, Refused, api, errorText, setUpLanguage, t, whoAmI,

@@ -102,13 +102,19 @@ function hint(menu, view, names) {
 export function renderMoves(ctx) {
   const { menu, view, names, selected, play } = ctx;
   const box = $("move-buttons");
+  const chosen = [...selected];
+  // Drawn again only when something it shows changed: a redraw must not disturb a player
+  // typing in the cut's field.
+  const key = JSON.stringify([menu?.step, menu?.next_seq, menu?.moves.length, view.step, chosen, ctx.busy,
+    document.documentElement.lang]);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
   const focusedMove = box.contains(document.activeElement) ? document.activeElement.dataset.move : null;
   // A redraw keeps what the player typed in the cut's field, and his focus there.
   const typedCut = $("cut-n")?.value;
   const inCut = document.activeElement?.id === "cut-n";
   $("move-hint").textContent = hint(menu, view, names);
   const buttons = [];
-  const chosen = [...selected];
 
   const cuts = byType(menu, "cut");
   if (cuts.length) {
