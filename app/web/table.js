@@ -105,7 +105,8 @@ function render() {
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
     });
   }
-  $("status").textContent = statusText();
+  const status = statusText();
+  if ($("status").textContent !== status) $("status").textContent = status; // announced once
 }
 
 function renderLog() {

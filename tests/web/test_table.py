@@ -423,7 +423,10 @@ def test_four_players_a_partner_asked_and_answering_no(
     open_page(gus, f"/tables/{table}")
     open_page(ida, f"/tables/{table}")
     # gus (seat 1) cuts and, before drawing, asks his partner ida (seat 3) whether he may go out.
+    gus.locator("#cut-n").fill(str(CUT))
     move(gus, "cut").click()
+    expect(gus.locator("#hand [data-card]")).to_have_count(11)
+    expect(gus.locator(".red-threes")).to_have_count(0)
     expect(gus.locator('li[data-seat="3"]')).to_contain_text("partner")
     expect(gus.locator('li[data-seat="2"]')).not_to_contain_text("partner")
     asking = gus.locator('#moves [data-move="ask_partner"][data-partner="3"]')
@@ -432,6 +435,7 @@ def test_four_players_a_partner_asked_and_answering_no(
     expect(ida.locator('li[data-seat="3"][data-turn="true"]')).to_contain_text("to answer")
     expect(ida.locator(".question")).to_have_text("gus asks ida: may I go out?")
     expect(gus.locator("#moves")).to_contain_text("Not your move")
+    screenshot(ida, "table-four-answer")
     move(ida, "answer_no").click()
     for page in (gus, ida):
         expect(page.locator("#log")).to_contain_text("ida answered no.")
