@@ -70,6 +70,13 @@ export function handGroups(hand) {
   );
 }
 
+// A face-down card beside the words that already say what it shows (hidden from readers).
+function back(label) {
+  const node = cardBack(label);
+  node.setAttribute("aria-hidden", "true");
+  return node;
+}
+
 function cards(codes, label, classes = "cards") {
   return element("ul", { class: classes, "aria-label": label },
     ...codes.map((code) => element("li", {}, cardElement(code))));
@@ -99,7 +106,7 @@ function seatItem(view, seat, names) {
   }
   const count = view.hand_counts[String(seat)] ?? 0;
   const label = t("table_hand_count", { count });
-  item.append(element("p", { class: "count" }, cardBack(label), element("span", { text: label })));
+  item.append(element("p", { class: "count" }, back(label), element("span", { text: label })));
   const ponytail = view.ponytail_counts?.[String(seat)];
   if (ponytail) item.append(element("p", { class: "count", text: t("table_ponytail_count", { count: ponytail }) }));
   const asked = view.question && view.question.answer === null;
@@ -139,7 +146,7 @@ function centerSection(view) {
     element("h3", { text: t("table_stock") }),
     view.stock_size === null
       ? element("p", { text: t("table_not_cut") })
-      : element("p", {}, cardBack(t("table_stock_size", { count: view.stock_size })),
+      : element("p", {}, back(t("table_stock_size", { count: view.stock_size })),
         element("span", { text: t("table_stock_size", { count: view.stock_size }) })));
   const pileBox = element("div", { class: "pile" }, element("h3", { text: t("table_pile") }));
   pileBox.dataset.frozen = String(pile.frozen || pile.always_frozen);
