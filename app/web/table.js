@@ -35,6 +35,7 @@ const TABLE_KINDS = [
   "GameEnded", "GameStopped",
 ];
 const REOPEN_MS = 1500;
+const MAX_REOPEN_MS = 30_000;
 
 const state = {
   me: null, // who the session cookie signs in, or null
@@ -234,10 +235,11 @@ function onDealEvent(message) {
 }
 
 // Follows /deals/{id}/stream. A dropped connection is reopened by the page itself after
-// REOPEN_MS with ?after=<the last step shown> (rather than relying on EventSource's own retry
-// and its Last-Event-ID), any event at or below that step is dropped should one come twice,
-// and the view and menu are read again once the stream is back, so nothing is missed.
-function followDeal(dealId, reopened = false) {
+// REOPEN_MS (longer after each failed attempt) with ?after=<the last step shown>, rather than
+// relying on EventSource's own retry and its Last-Event-ID; any event at or below that step is
+// dropped should one come twice, and the view and menu are read again once the stream is back,
+// so nothing is missed.
+function followDeal(dealId, reopened = false, failures = 0) {
   const after = state.lastStep ? `?after=${state.lastStep}` : "";
   const source = new EventSource(`/deals/${dealId}/stream${after}`);
   state.dealSource = source;
@@ -246,15 +248,19 @@ function followDeal(dealId, reopened = false) {
     source.close();
     refresh();
   });
+  let opened = false;
   source.addEventListener("open", () => {
+    opened = true;
     if (reopened) refresh();
   });
   source.addEventListener("error", () => {
     source.close();
     if (state.dealSource !== source) return;
+    // Again and again while it fails (a server away, a session ended), waiting longer each time.
+    const tries = opened ? 0 : failures + 1;
     setTimeout(() => {
-      if (state.dealSource === source && state.dealId === dealId) followDeal(dealId, true);
-    }, REOPEN_MS);
+      if (state.dealSource === source && state.dealId === dealId) followDeal(dealId, true, tries);
+    }, Math.min(REOPEN_MS * 2 ** tries, MAX_REOPEN_MS));
   });
 }
 
