@@ -70,6 +70,13 @@ export function handGroups(hand) {
   );
 }
 
+// A face-down card beside the words that already say what it shows (hidden from readers).
+function back(label) {
+  const node = cardBack(label);
+  node.setAttribute("aria-hidden", "true");
+  return node;
+}
+
 function cards(codes, label, classes = "cards") {
   return element("ul", { class: classes, "aria-label": label },
     ...codes.map((code) => element("li", {}, cardElement(code))));
@@ -99,7 +106,7 @@ function seatItem(view, seat, names) {
   }
   const count = view.hand_counts[String(seat)] ?? 0;
   const label = t("table_hand_count", { count });
-  item.append(element("p", { class: "count" }, cardBack(label), element("span", { text: label })));
+  item.append(element("p", { class: "count" }, back(label), element("span", { text: label })));
   const ponytail = view.ponytail_counts?.[String(seat)];
   if (ponytail) item.append(element("p", { class: "count", text: t("table_ponytail_count", { count: ponytail }) }));
   const asked = view.question && view.question.answer === null;
@@ -139,7 +146,7 @@ function centerSection(view) {
     element("h3", { text: t("table_stock") }),
     view.stock_size === null
       ? element("p", { text: t("table_not_cut") })
-      : element("p", {}, cardBack(t("table_stock_size", { count: view.stock_size })),
+      : element("p", {}, back(t("table_stock_size", { count: view.stock_size })),
         element("span", { text: t("table_stock_size", { count: view.stock_size }) })));
   const pileBox = element("div", { class: "pile" }, element("h3", { text: t("table_pile") }));
   pileBox.dataset.frozen = String(pile.frozen || pile.always_frozen);
@@ -163,6 +170,8 @@ function meldLabel(meld) {
   const kind = canastaKind(meld);
   const rank = meld.rank === "W" ? t("meld_wild") : meld.rank === "3" ? t("meld_black_threes") : rankText(meld.rank);
   const parts = [t("meld_of", { rank, count: meld.cards.length })];
+  const wilds = meld.cards.filter(isWild).length;
+  if (wilds && meld.rank !== "W") parts.push(t("meld_wilds", { count: wilds }));
   if (kind) parts.push(t(`meld_canasta_${kind}`));
   if (meld.closed) parts.push(t("meld_closed"));
   return parts.join(" · ");
@@ -172,7 +181,9 @@ function meldItem(meld, side, index, onMeldClick) {
   const label = meldLabel(meld);
   const kind = canastaKind(meld);
   const tag = onMeldClick ? "button" : "div";
-  const box = element(tag, { class: `meld${kind ? ` canasta canasta-${kind}` : ""}`, "aria-label": label });
+  const box = element(tag, {
+    class: `meld${kind ? ` canasta canasta-${kind}` : ""}`, "aria-label": label, role: onMeldClick ? null : "group",
+  });
   if (onMeldClick) {
     box.type = "button";
     box.addEventListener("click", () => onMeldClick(side, meld.rank, index));
@@ -224,12 +235,13 @@ function handSection(view, { selectable, selected, onCardToggle }) {
     const kind = ["2", "BJ", "LJ"].includes(rank) ? "wild" : rank === "3" ? "three" : "natural";
     const group = element("li", { class: `group group-${kind}` });
     group.dataset.rank = rank;
-    group.append(element("span", { class: "group-label", text: `${rankText(rank)} ×${codes.length}` }));
+    const row = element("span", { class: "group-cards" });
+    group.append(element("span", { class: "group-label", text: `${rankText(rank)} ×${codes.length}` }), row);
     for (const code of codes) {
       const attributes = selectable ? { type: "button", "aria-pressed": String(chosen.has(code)) } : {};
       const card = cardElement(code, { tag: selectable ? "button" : "span", attributes });
       if (selectable && onCardToggle) card.addEventListener("click", () => onCardToggle(code));
-      group.append(card);
+      row.append(card);
     }
     groups.append(group);
   }
@@ -306,6 +318,7 @@ export function renderDeal(container, view, options = {}) {
   root.dataset.deal = view.id;
   root.append(element("h2", { class: "deal-title",
     text: t("table_deal_title", { number: view.number, entry: t(`entry_${view.variant}`) }) }));
+  if (view.phase === "over" || view.scores) root.append(endSection(view, names));
   root.append(seatsSection(view, names));
   const question = questionLine(view, names);
   if (question) root.append(question);
@@ -314,7 +327,6 @@ export function renderDeal(container, view, options = {}) {
   for (const side of Object.keys(view.melds).sort()) sides.append(sideSection(view, side, names, onMeldClick));
   root.append(sides);
   if (view.hand !== null && view.hand !== undefined) root.append(handSection(view, options));
-  if (view.phase === "over" || view.scores) root.append(endSection(view, names));
   container.replaceChildren(root);
 
   const again = focusCard ? root.querySelector(`#hand [data-card="${focusCard}"]`)

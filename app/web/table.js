@@ -14,14 +14,15 @@
 //           ask_partner|answer_yes|answer_no|clear|suggestion]  the move buttons; #cut-n;
 //   #log li[data-step][data-kind]  one line per event (never twice, none missed);
 //   #error (role=alert) a refusal, "Refused: <message> (<code>)"; #status the situation;
-//   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals; #waiting (before start).
+//   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals, #totals-table, #winner;
+//   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start).
 
 import {
   $, Refused, api, errorText, setUpLanguage, t, whoAmI,
 } from "./common.js";
 import { renderDeal, seatName } from "./deal_render.js";
 import { logItem } from "./table_log.js";
-import { renderMoves } from "./table_moves.js";
+import { mayMeld, renderMoves } from "./table_moves.js";
 import { renderGame, renderWaiting } from "./table_game.js";
 
 const DEAL_KINDS = [
@@ -34,6 +35,7 @@ const TABLE_KINDS = [
   "GameEnded", "GameStopped",
 ];
 const REOPEN_MS = 1500;
+const MAX_REOPEN_MS = 30_000;
 
 const state = {
   me: null, // who the session cookie signs in, or null
@@ -70,6 +72,8 @@ function statusText() {
   if (!view) return table?.status === "open" ? t("table_status_open") : "";
   if (view.phase === "over") return t("table_status_over");
   const watching = view.seat === null;
+  const mine = table?.seats.indexOf(state.me) ?? -1;
+  if (watching && mine >= 0 && view.sitting_out.includes(mine)) return t("table_status_sitting_out");
   if (!watching && menu?.moves.length) return t("table_status_your_move");
   const asked = view.question && view.question.answer === null;
   const seat = asked ? view.question.partner : view.phase === "cut" ? view.cutter : view.turn;
@@ -83,8 +87,9 @@ function render() {
   renderGame(state, hostAction);
   const { view, menu } = state;
   if (view) {
-    const canPlay = menu !== null && menu.moves.length > 0 && !state.busy;
-    const meldable = canPlay && menu.moves.some((move) => move.type === "meld");
+    // Cards stay selectable while a command is on its way (only the move buttons wait).
+    const canPlay = menu !== null && menu.moves.length > 0;
+    const meldable = canPlay && mayMeld(menu);
     renderDeal($("deal"), view, {
       names: names(),
       selectable: view.hand !== null && canPlay,
@@ -95,13 +100,14 @@ function render() {
   } else {
     $("deal").replaceChildren();
   }
-  $("moves").hidden = !(view && view.seat !== null && menu);
+  $("moves").hidden = !(view && view.seat !== null && menu && view.phase !== "over");
   if (!$("moves").hidden) {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
     });
   }
-  $("status").textContent = statusText();
+  const status = statusText();
+  if ($("status").textContent !== status) $("status").textContent = status; // announced once
 }
 
 function renderLog() {
@@ -228,29 +234,33 @@ function onDealEvent(message) {
   refresh();
 }
 
-// Follows /deals/{id}/stream: EventSource resends Last-Event-ID when it reconnects; the page
-// also drops any event at or below the last step it shows, and refetches the view when the
-// connection opens again after an error. A stream closed for good is reopened after the last step.
-function followDeal(dealId) {
-  const source = new EventSource(`/deals/${dealId}/stream${state.lastStep ? `?after=${state.lastStep}` : ""}`);
+// Follows /deals/{id}/stream. A dropped connection is reopened by the page itself after
+// REOPEN_MS (longer after each failed attempt) with ?after=<the last step shown>, rather than
+// relying on EventSource's own retry and its Last-Event-ID; any event at or below that step is
+// dropped should one come twice, and the view and menu are read again once the stream is back,
+// so nothing is missed.
+function followDeal(dealId, reopened = false, failures = 0) {
+  const after = state.lastStep ? `?after=${state.lastStep}` : "";
+  const source = new EventSource(`/deals/${dealId}/stream${after}`);
   state.dealSource = source;
-  let failed = false;
   for (const kind of DEAL_KINDS) source.addEventListener(kind, onDealEvent);
   source.addEventListener("end", () => {
     source.close();
     refresh();
   });
+  let opened = false;
   source.addEventListener("open", () => {
-    if (failed) refresh();
-    failed = false;
+    opened = true;
+    if (reopened) refresh();
   });
   source.addEventListener("error", () => {
-    failed = true;
-    if (source.readyState === EventSource.CLOSED && state.dealSource === source) {
-      setTimeout(() => {
-        if (state.dealSource === source && state.dealId === dealId) followDeal(dealId);
-      }, REOPEN_MS);
-    }
+    source.close();
+    if (state.dealSource !== source) return;
+    // Again and again while it fails (a server away, a session ended), waiting longer each time.
+    const tries = opened ? 0 : failures + 1;
+    setTimeout(() => {
+      if (state.dealSource === source && state.dealId === dealId) followDeal(dealId, true, tries);
+    }, Math.min(REOPEN_MS * 2 ** tries, MAX_REOPEN_MS));
   });
 }
 

@@ -53,6 +53,12 @@ export function renderGame(state, act) {
       text: t("table_winner", { winners: winners.join(", ") }) }));
   }
   if (table.status === "stopped") parts.push(element("p", { class: "winner", text: t("table_stopped") }));
+  if (view) {
+    parts.push(element("p", {}, element("a", { id: "to-replay", href: `/deals/${view.id}/replay`, text: t("table_replay") })));
+  }
+  if (!state.follow) {
+    parts.push(element("p", {}, element("a", { id: "to-table", href: `/tables/${table.id}`, text: t("table_follow") })));
+  }
   $("totals").replaceChildren(...parts);
 
   const host = $("host-controls");

@@ -8,6 +8,20 @@ import { seatName } from "./deal_render.js";
 
 const byType = (menu, type) => (menu?.moves ?? []).filter((move) => move.type === type);
 
+// Melds and takes the menu cannot list (several melds at once, an initial meld of another
+// make-up, docs/api.md) are the client's to compose: the page offers "Meld" in every play step
+// the menu opens, and "Take the pile" in every draw step whose pile has a natural card on top
+// (R-PILE-1), even when the menu lists no move of that kind; the dry run judges them.
+export function mayMeld(menu) {
+  return byType(menu, "meld").length > 0 || (menu?.phase === "play" && menu.moves.length > 0);
+}
+
+function mayTake(menu, view) {
+  if (byType(menu, "take_pile").length > 0) return true;
+  if (menu?.phase !== "draw" || menu.moves.length === 0 || !view.pile.top) return false;
+  return !isWild(view.pile.top) && parseCard(view.pile.top).rank !== "3";
+}
+
 // The selected cards as melds: naturals grouped by rank (largest group first), wild cards
 // given to the groups in turn while naturals still outnumber them (R-MELD-3), all wild cards
 // a meld of rank W, black threes a meld of their own. The dry run judges the result.
@@ -88,16 +102,25 @@ function hint(menu, view, names) {
 export function renderMoves(ctx) {
   const { menu, view, names, selected, play } = ctx;
   const box = $("move-buttons");
+  const chosen = [...selected];
+  // Drawn again only when something it shows changed: a redraw must not disturb a player
+  // typing in the cut's field.
+  const key = JSON.stringify([menu?.step, menu?.next_seq, menu?.moves.length, view.step, chosen, ctx.busy,
+    document.documentElement.lang]);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
   const focusedMove = box.contains(document.activeElement) ? document.activeElement.dataset.move : null;
+  // A redraw keeps what the player typed in the cut's field, and his focus there.
+  const typedCut = $("cut-n")?.value;
+  const inCut = document.activeElement?.id === "cut-n";
   $("move-hint").textContent = hint(menu, view, names);
   const buttons = [];
-  const chosen = [...selected];
 
   const cuts = byType(menu, "cut");
   if (cuts.length) {
     const most = Math.max(...cuts.map((move) => move.n));
     const field = element("input", {
-      id: "cut-n", type: "number", min: "1", max: String(most), value: String(Math.ceil(most / 2)),
+      id: "cut-n", type: "number", min: "1", max: String(most), value: typedCut || String(Math.ceil(most / 2)),
     });
     buttons.push(element("div", { class: "cut" },
       element("label", { for: "cut-n", text: t("move_cut_count", { most }) }), field));
@@ -108,9 +131,9 @@ export function renderMoves(ctx) {
   }
   if (byType(menu, "draw").length) buttons.push(button(t("move_draw"), "draw", () => play({ type: "draw" })));
   const takes = byType(menu, "take_pile");
-  if (takes.length) {
+  if (mayTake(menu, view)) {
     buttons.push(button(t("move_take_pile"), "take_pile", () => play(
-      chosen.length ? composeTake(chosen, view.pile.top) : takes[0], { check: true },
+      chosen.length || !takes.length ? composeTake(chosen, view.pile.top) : takes[0], { check: true },
     )));
   }
   if (byType(menu, "decline_pile").length) {
@@ -119,7 +142,7 @@ export function renderMoves(ctx) {
   if (byType(menu, "pick_up_ponytail").length) {
     buttons.push(button(t("move_pick_up_ponytail"), "pick_up_ponytail", () => play({ type: "pick_up_ponytail" })));
   }
-  if (byType(menu, "meld").length) {
+  if (mayMeld(menu)) {
     buttons.push(button(t("move_meld"), "meld", () => play({ type: "meld", melds: composeMelds(chosen) }, { check: true }),
       { disabled: chosen.length === 0 }));
   }
@@ -155,7 +178,8 @@ export function renderMoves(ctx) {
   box.replaceChildren(...parts);
   for (const node of box.querySelectorAll("button")) if (ctx.busy) node.disabled = true;
   if (focusedMove) box.querySelector(`[data-move="${focusedMove}"]:not([disabled])`)?.focus();
-  if (byType(menu, "meld").length && menu.melds.length) {
+  if (inCut) $("cut-n")?.focus();
+  if (mayMeld(menu) && menu.melds.length) {
     $("move-hint").append(" ", t("move_hint_add"));
   }
 }
