@@ -1,0 +1,310 @@
+// The table page (docs/web.md, "The table page"): `/tables/{id}` shows the table's current deal
+// and follows the table to its next deal; `/deals/{id}` shows that deal. A seated player (session
+// cookie) sees his hand and plays from the move menu; anybody else watches the public view.
+// Public API only: GET /tables/{id}, GET /deals/{id}, GET /deals/{id}/moves (seated players
+// only), POST /deals/{id}/commands[/check], POST /tables/{id}/deals|stop, and the two streams.
+//
+// Stable hooks for tests (documented in docs/web.md):
+//   document.body.dataset.ready = "true"  once the first render is done;
+//   #deal .deal[data-step=N][data-phase=P][data-deal=id]  the deal shown and its step;
+//   #hand [data-card="QH/2"]  hand cards (buttons with aria-pressed for a player who may act);
+//   [data-meld=<rank>][data-side=A][data-meld-index=0]  melds (buttons on the player's side);
+//   li[data-seat=N] (data-turn="true" on the seat to act); .pile; .stock; table.breakdown;
+//   #moves [data-move=cut|draw|take_pile|meld|discard|decline_pile|pick_up_ponytail|
+//           ask_partner|answer_yes|answer_no|clear|suggestion]  the move buttons; #cut-n;
+//   #log li[data-step][data-kind]  one line per event (never twice, none missed);
+//   #error (role=alert) a refusal, "Refused: <message> (<code>)"; #status the situation;
+//   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals; #waiting (before start).
+
+import {
+  $, Refused, api, errorText, setUpLanguage, t, whoAmI,
+} from "./common.js";
+import { renderDeal, seatName } from "./deal_render.js";
+import { logItem } from "./table_log.js";
+import { mayMeld, renderMoves } from "./table_moves.js";
+import { renderGame, renderWaiting } from "./table_game.js";
+
+const DEAL_KINDS = [
+  "Started", "DeckCut", "CardsDealt", "PonytailsDealt", "PonytailPickedUp", "CardsDrawn",
+  "RedThreeLaid", "CardTurnedUp", "PlayStarted", "PartnerAsked", "PartnerAnswered", "PileTaken",
+  "MeldLaid", "MeldExtended", "CardDiscarded", "WentOut", "PileDeclined", "DealScored", "DealAbandoned",
+];
+const TABLE_KINDS = [
+  "Created", "PlayerSeated", "TeamsChosen", "GameStarted", "DealOpened", "DealRecorded",
+  "GameEnded", "GameStopped",
+];
+const REOPEN_MS = 1500;
+
+const state = {
+  me: null, // who the session cookie signs in, or null
+  tableId: null,
+  dealId: null,
+  follow: false, // /tables/{id}: switch to each new deal
+  table: null,
+  view: null,
+  menu: null,
+  selected: new Set(),
+  events: [], // the log's events, in order
+  lastStep: 0, // the last deal step the log shows
+  busy: false,
+  dealSource: null,
+  tableSource: null,
+};
+
+const names = () => state.table?.seats ?? [];
+
+function showError(error) {
+  $("error").textContent = errorText(error);
+  $("error").hidden = false;
+}
+
+function clearError() {
+  $("error").hidden = true;
+  $("error").textContent = "";
+}
+
+// --- drawing ---------------------------------------------------------------------------------
+
+function statusText() {
+  const { view, menu, table } = state;
+  if (!view) return table?.status === "open" ? t("table_status_open") : "";
+  if (view.phase === "over") return t("table_status_over");
+  const watching = view.seat === null;
+  if (!watching && menu?.moves.length) return t("table_status_your_move");
+  const asked = view.question && view.question.answer === null;
+  const seat = asked ? view.question.partner : view.phase === "cut" ? view.cutter : view.turn;
+  const waiting = seat === null ? "" : t("table_status_waiting", { name: seatName(seat, names()) });
+  return watching ? `${t("table_status_watching")} ${waiting}` : waiting;
+}
+
+function render() {
+  $("who").textContent = state.me ? t("signed_in_as", { name: state.me }) : t("table_signed_out");
+  renderWaiting(state);
+  renderGame(state, hostAction);
+  const { view, menu } = state;
+  if (view) {
+    const canPlay = menu !== null && menu.moves.length > 0 && !state.busy;
+    const meldable = canPlay && mayMeld(menu);
+    renderDeal($("deal"), view, {
+      names: names(),
+      selectable: view.hand !== null && canPlay,
+      selected: state.selected,
+      onCardToggle: toggle,
+      onMeldClick: meldable ? addToMeld : null,
+    });
+  } else {
+    $("deal").replaceChildren();
+  }
+  $("moves").hidden = !(view && view.seat !== null && menu && view.phase !== "over");
+  if (!$("moves").hidden) {
+    renderMoves({
+      menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
+    });
+  }
+  $("status").textContent = statusText();
+}
+
+function renderLog() {
+  $("log").replaceChildren(...state.events.map((event) => logItem(event, names())));
+}
+
+// --- selecting and playing --------------------------------------------------------------------
+
+function toggle(code) {
+  if (state.selected.has(code)) state.selected.delete(code);
+  else state.selected.add(code);
+  render();
+}
+
+function clearSelection() {
+  state.selected.clear();
+  render();
+}
+
+function addToMeld(side, rank) {
+  if (state.selected.size === 0) {
+    showError(new Refused(0, "selection", t("move_select_first")));
+    return;
+  }
+  play({ type: "meld", melds: [{ cards: [...state.selected], rank }] }, { check: true });
+}
+
+// Sends a command with the menu's expect and next_seq; a composed one is dry-run first
+// (POST /deals/{id}/commands/check) and not sent when it would be refused.
+async function play(command, { check = false } = {}) {
+  const { menu, dealId } = state;
+  if (!menu || state.busy) return;
+  clearError();
+  state.busy = true;
+  render();
+  try {
+    if (check) {
+      const verdict = await api("POST", `/deals/${dealId}/commands/check`, { body: { expect: menu.expect, command } });
+      if (!verdict.accepted) {
+        throw new Refused(400, verdict.error.code, verdict.error.message);
+      }
+    }
+    await api("POST", `/deals/${dealId}/commands`, { body: { seq: menu.next_seq, expect: menu.expect, command } });
+    state.selected.clear();
+  } catch (error) {
+    showError(error);
+  } finally {
+    state.busy = false;
+  }
+  await refresh();
+}
+
+async function hostAction(kind) {
+  clearError();
+  try {
+    if (kind === "next") await api("POST", `/tables/${state.tableId}/deals`);
+    if (kind === "stop") await api("POST", `/tables/${state.tableId}/stop`);
+  } catch (error) {
+    showError(error);
+  }
+  await refreshTable();
+}
+
+// --- reading: one refresh at a time, another queued behind it --------------------------------
+
+function serialised(work) {
+  let running = null;
+  let again = false;
+  return async function run() {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await work();
+        } catch (error) {
+          showError(error);
+        }
+      } while (again);
+    })();
+    try {
+      await running;
+    } finally {
+      running = null;
+    }
+  };
+}
+
+// The deal's view, and the menu for a player seated in it (never asked for anybody else).
+const refresh = serialised(async () => {
+  if (!state.dealId) return;
+  const dealId = state.dealId;
+  const view = await api("GET", `/deals/${dealId}`);
+  const menu = view.seat !== null ? await api("GET", `/deals/${dealId}/moves`) : null;
+  if (dealId !== state.dealId) return; // switched meanwhile
+  state.view = view;
+  state.menu = menu;
+  const hand = new Set(view.hand ?? []);
+  for (const code of state.selected) if (!hand.has(code)) state.selected.delete(code);
+  render();
+});
+
+const refreshTable = serialised(async () => {
+  state.table = await api("GET", `/tables/${state.tableId}`);
+  const current = state.table.current_deal;
+  if (state.follow && current && current !== state.dealId) {
+    await openDeal(current);
+    return;
+  }
+  render();
+});
+
+// --- the streams -----------------------------------------------------------------------------
+
+function onDealEvent(message) {
+  const event = JSON.parse(message.data);
+  if (event.step <= state.lastStep) return; // already shown (a resent event)
+  state.lastStep = event.step;
+  state.events.push(event);
+  $("log").append(logItem(event, names()));
+  refresh();
+}
+
+// Follows /deals/{id}/stream. A dropped connection is reopened by the page itself after
+// REOPEN_MS with ?after=<the last step shown> (rather than relying on EventSource's own retry
+// and its Last-Event-ID), any event at or below that step is dropped should one come twice,
+// and the view and menu are read again once the stream is back, so nothing is missed.
+function followDeal(dealId, reopened = false) {
+  const after = state.lastStep ? `?after=${state.lastStep}` : "";
+  const source = new EventSource(`/deals/${dealId}/stream${after}`);
+  state.dealSource = source;
+  for (const kind of DEAL_KINDS) source.addEventListener(kind, onDealEvent);
+  source.addEventListener("end", () => {
+    source.close();
+    refresh();
+  });
+  source.addEventListener("open", () => {
+    if (reopened) refresh();
+  });
+  source.addEventListener("error", () => {
+    source.close();
+    if (state.dealSource !== source) return;
+    setTimeout(() => {
+      if (state.dealSource === source && state.dealId === dealId) followDeal(dealId, true);
+    }, REOPEN_MS);
+  });
+}
+
+function followTable() {
+  const source = new EventSource(`/tables/${state.tableId}/stream`);
+  state.tableSource = source;
+  for (const kind of TABLE_KINDS) source.addEventListener(kind, () => refreshTable());
+  source.addEventListener("end", () => {
+    source.close();
+    refreshTable();
+  });
+  source.addEventListener("open", () => refreshTable());
+}
+
+async function openDeal(dealId) {
+  state.dealSource?.close();
+  state.dealSource = null;
+  state.dealId = dealId;
+  state.view = null;
+  state.menu = null;
+  state.selected.clear();
+  state.events = [];
+  state.lastStep = 0;
+  $("log").replaceChildren();
+  await refresh();
+  followDeal(dealId);
+}
+
+// --- start -----------------------------------------------------------------------------------
+
+async function main() {
+  await setUpLanguage($("lang"), async () => {
+    render();
+    renderLog();
+  });
+  const [, kind, id] = location.pathname.match(/^\/(tables|deals)\/([0-9a-fA-F-]{36})$/) ?? [];
+  state.me = await whoAmI();
+  try {
+    if (kind === "deals") {
+      state.dealId = id;
+      const view = await api("GET", `/deals/${id}`);
+      state.tableId = view.table;
+    } else {
+      state.tableId = id;
+      state.follow = true;
+    }
+    state.table = await api("GET", `/tables/${state.tableId}`);
+    if (state.follow && state.table.current_deal) await openDeal(state.table.current_deal);
+    else if (state.dealId) await openDeal(state.dealId);
+    else render();
+    followTable();
+  } catch (error) {
+    showError(error);
+  }
+  document.body.dataset.ready = "true";
+}
+
+main();

@@ -1,0 +1,98 @@
+// The table page's game panel (docs/web.md): the seats before the start, the running totals
+// and each deal's score, the winners, and the host's controls (next deal, stop the game),
+// shown only to the host (the table's `host` against GET /me); the server refuses them from
+// anybody else anyway (R-SEAT-3).
+
+import { $, element, t } from "./common.js";
+
+// Before the start: who sits where (like the lobby), and a way back to the lobby.
+export function renderWaiting(state) {
+  const { table, me } = state;
+  const open = table?.status === "open";
+  $("waiting").hidden = !open;
+  if (!open) return;
+  $("waiting-seats").replaceChildren(...table.seats.map((name, index) => element(
+    "li", { class: "seat" }, `${t("seat", { number: index + 1 })}: `,
+    name === null ? element("span", { class: "free", text: t("free_seat") })
+      : `${name}${name === me ? ` (${t("you")})` : ""}`,
+  )));
+}
+
+function sideNames(table, side) {
+  return (table.sides?.[side] ?? []).map((seat) => table.seats[seat]).join(", ");
+}
+
+function totalsTable(table) {
+  const sides = Object.keys(table.totals).sort();
+  const head = element("tr", {}, element("th", { scope: "col", text: t("score_deal") }),
+    ...sides.map((side) => element("th", { scope: "col", title: sideNames(table, side), text: t("side", { side }) })));
+  const rows = table.deal_scores.map((scores, index) => element("tr", {},
+    element("th", { scope: "row", text: String(index + 1) }),
+    ...sides.map((side) => element("td", { text: String(scores[side] ?? 0) }))));
+  const total = element("tr", { class: "total" }, element("th", { scope: "row", text: t("score_total") }),
+    ...sides.map((side) => element("td", { text: String(table.totals[side]) })));
+  return element("table", { class: "totals", id: "totals-table" },
+    element("caption", { text: t("score_totals", { target: table.target }) }),
+    element("thead", {}, head), element("tbody", {}, ...rows, total));
+}
+
+// The totals, the end of the game, and the host's buttons. `act(kind)`: "next" or "stop".
+export function renderGame(state, act) {
+  const { table, view, me } = state;
+  const started = table && table.status !== "open";
+  $("game").hidden = !started;
+  if (!started) return;
+  const parts = [];
+  const sides = Object.keys(table.totals).sort();
+  parts.push(element("ul", { class: "sides-list" }, ...sides.map((side) => element("li", {},
+    element("strong", { text: `${t("side", { side })}: ` }), sideNames(table, side)))));
+  parts.push(totalsTable(table));
+  if (table.status === "finished") {
+    const winners = (table.winners ?? []).map((side) => `${t("side", { side })} (${sideNames(table, side)})`);
+    parts.push(element("p", { class: "winner", id: "winner", role: "status",
+      text: t("table_winner", { winners: winners.join(", ") }) }));
+  }
+  if (table.status === "stopped") parts.push(element("p", { class: "winner", text: t("table_stopped") }));
+  if (!state.follow) {
+    parts.push(element("p", {}, element("a", { id: "to-table", href: `/tables/${table.id}`, text: t("table_follow") })));
+  }
+  $("totals").replaceChildren(...parts);
+
+  const host = $("host-controls");
+  const isHost = me !== null && me === table.host;
+  host.hidden = !isHost || table.status !== "playing";
+  if (host.hidden) {
+    host.replaceChildren();
+    return;
+  }
+  const buttons = [];
+  const dealOver = view?.phase === "over" && view.id === table.current_deal;
+  if (dealOver) {
+    const next = element("button", { type: "button", id: "next-deal", text: t("table_next_deal") });
+    next.addEventListener("click", () => act("next"));
+    buttons.push(next);
+  }
+  const confirming = host.dataset.confirm === "true";
+  if (confirming) {
+    const yes = element("button", { type: "button", id: "stop-confirm", class: "danger", text: t("table_stop_confirm") });
+    yes.addEventListener("click", () => {
+      host.dataset.confirm = "false";
+      act("stop");
+    });
+    const no = element("button", { type: "button", class: "secondary", text: t("table_stop_cancel") });
+    no.addEventListener("click", () => {
+      host.dataset.confirm = "false";
+      renderGame(state, act);
+    });
+    buttons.push(element("span", { class: "confirm", text: t("table_stop_question") }), yes, no);
+  } else {
+    const stop = element("button", { type: "button", id: "stop-game", class: "danger", text: t("table_stop") });
+    stop.addEventListener("click", () => {
+      host.dataset.confirm = "true";
+      renderGame(state, act);
+      $("stop-confirm")?.focus();
+    });
+    buttons.push(stop);
+  }
+  host.replaceChildren(...buttons);
+}
