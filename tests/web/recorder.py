@@ -6,6 +6,10 @@ Each item carries the deal's step it shows: a JSON answer's own largest ``step``
 an event list), an SSE message's ``id`` (the event's step), else the step at the moment it
 arrived, from ``step()`` if the test gives it, otherwise the latest step seen so far.
 
+The page's own files (``/web/...``: scripts, styles, catalogues) are not recorded: they are
+the same static files for everybody, whatever the deal (a script's comment may well name a
+card as an example); what the scripts hold at run time is in the snapshots and the answers.
+
     recorder = PageRecorder(page)              # before the page opens the table
     page.goto(f"/tables/{table}")
     ... each move; recorder.snapshot()          # the HTML and storage now
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, Response
 
@@ -46,6 +51,8 @@ class PageRecorder:
     def _answer(self, response: Response) -> None:
         if "text/event-stream" in response.headers.get("content-type", ""):
             return  # a stream: its messages come one by one (_message)
+        if urlsplit(response.url).path.startswith("/web/"):
+            return  # a static file of the page, the same for everybody
         self._answers.append((response, self.now()))
 
     def _message(self, params: dict[str, Any]) -> None:
