@@ -20,12 +20,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
+from uuid import UUID
 
 from app.application import CanastaApp
 from app.autoplay import HOST, SeededRandom, new_table
 from bots import PublicMemory, choose, get_bot
+from domain.deal import Deal
 from domain.errors import SetupError
 from domain.legal import seat_to_act
+from domain.state import DealState
 from domain.table import FINISHED, PLAYING
 from domain.variants import get_variant
 
@@ -98,25 +101,15 @@ def play_game(setup: Setup, number: int) -> GameResult:
     table = app.get_table(table_id)
     assert table.sides is not None
     level_of = levels_by_side(setup, sorted(table.sides), number)
+    side_of = app.get_deal(deal_id).state.side_of
     rngs = [random.Random(f"arena-bot:{seed}:{s}") for s in range(setup.players)]
     cpu: dict[str, list[float]] = {level: [] for level in setup.bots}
     finished = False
     for _deal in range(MAX_DEALS):
-        deal = app.get_deal(deal_id)
-        memory = PublicMemory()
-        memory.observe_stored(app.events.get(deal_id), deal.state)
-        for _ in range(MAX_COMMANDS_PER_DEAL):
-            state = deal.state
-            seat = seat_to_act(state)
-            if seat is None:
-                break
-            level = level_of[state.side_of[seat]]
-            started = time.process_time()
-            command = choose(get_bot(level), state, seat, memory, table.target, rngs[seat])
-            cpu[level].append((time.process_time() - started) * 1000)
-            deal = app.act(deal_id, state.player_ids[seat], command)
-            memory.observe_stored(app.events.get(deal_id, gt=memory.version), deal.state)
-        else:
+        deal = play_bot_deal(
+            app, deal_id, lambda seat: level_of[side_of[seat]], rngs, table.target, cpu
+        )
+        if seat_to_act(deal.state) is not None:
             break  # the deal did not end: unfinished
         table = app.get_table(table_id)
         if table.status != PLAYING:
@@ -129,6 +122,41 @@ def play_game(setup: Setup, number: int) -> GameResult:
         totals[level] = max(total, totals.get(level, total))
     winners = sorted({level_of[s] for s in table.winners or []}) if finished else []
     return GameResult(number, finished, winners, totals, len(table.deals), cpu)
+
+
+def play_bot_deal(
+    app: CanastaApp,
+    deal_id: UUID,
+    level_of: Callable[[int], str],
+    rngs: Sequence[random.Random],
+    target: int,
+    cpu: dict[str, list[float]] | None = None,
+    *,
+    before: Callable[[DealState, int, PublicMemory], None] | None = None,
+    max_commands: int = MAX_COMMANDS_PER_DEAL,
+) -> Deal:
+    """Play a deal with a bot in every seat (``level_of(seat)``, chance from ``rngs[seat]``)
+    until it ends or ``max_commands`` were played; every command goes through the application
+    service (the rules decide it, and a refusal raises). ``cpu`` collects each level's CPU
+    time per move in ms (view, menu and decision); ``before`` sees every decision's input."""
+    deal = app.get_deal(deal_id)
+    memory = PublicMemory()
+    memory.observe_stored(app.events.get(deal_id), deal.state)
+    for _ in range(max_commands):
+        state = deal.state
+        seat = seat_to_act(state)
+        if seat is None:
+            break
+        if before is not None:
+            before(state, seat, memory)
+        level = level_of(seat)
+        started = time.process_time()
+        command = choose(get_bot(level), state, seat, memory, target, rngs[seat])
+        if cpu is not None:
+            cpu.setdefault(level, []).append((time.process_time() - started) * 1000)
+        deal = app.act(deal_id, state.player_ids[seat], command)
+        memory.observe_stored(app.events.get(deal_id, gt=memory.version), deal.state)
+    return deal
 
 
 # --- the run -------------------------------------------------------------------------------
