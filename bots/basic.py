@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from itertools import combinations
 
 from bots.view import SeatView
-from domain.cards import CARDS
+from domain.cards import CARDS, points
 from domain.commands import (
     TOP,
     Answer,
@@ -47,6 +48,9 @@ from domain.variants import get_variant
 WILD_TAKE_PILE = 5
 #: The hand size from which a bot spends wild cards and pairs freely to get out.
 ENDGAME_HAND = 4
+#: How much sooner than ``least_to_start`` a punished rank may be opened with (an opening
+#: is worth more than the risk: modern_american's initial minimum is high).
+OPENING_SLACK = 2
 #: What an unseen card in another hand is assumed to cost its side at the end of a deal.
 UNSEEN_CARD_COST = 8
 
@@ -118,9 +122,14 @@ def _play_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
         return outs[0]
     melds = [m for m in melds if _cards_used(m) <= len(hand) - 2]  # keeps a card to discard
     if menu.initial_minimum_left:
-        openings = [m for m in melds if m.discard is None and _fits(view, menu, m.melds)]
+        openings = [
+            m for m in melds if m.discard is None and _fits(view, menu, m.melds, OPENING_SLACK)
+        ]
+        composed = composed_opening(view, menu)
+        if composed is not None and _fits(view, menu, composed.melds, OPENING_SLACK):
+            openings.append(composed)
         if openings:
-            return min(openings, key=lambda m: (_cards_used(m), _wilds(m)))
+            return min(openings, key=lambda m: (_risky(view, m.melds), _wilds(m), _cards_used(m)))
     else:
         chosen = _meld_worth_laying(view, menu, [m for m in melds if m.discard is None])
         if chosen is not None:
@@ -174,13 +183,66 @@ def _fits(view: SeatView, menu: Menu, specs: Sequence[MeldSpec], bonus: int = 0)
         rank = spec.rank or ""
         if rank in own or len(spec.cards) < 3:
             continue
-        least = least_to_start(view.variant, rank)
-        if least <= 3:
-            continue
+        least = least_to_start(view.variant, rank) - (min(bonus, 1) if rank == WILD_RANK else bonus)
+        if least <= 3 or (rank == "A" and any(c != TOP and CARDS[c].is_wild for c in spec.cards)):
+            continue  # modern_american punishes an incomplete meld of natural aces only
         held = counts_wild(menu) if rank == WILD_RANK else len(menu.hand_by_rank.get(rank, ()))
-        if held + bonus < least:
+        if held < least:
             return False
     return True
+
+
+def composed_opening(view: SeatView, menu: Menu) -> Meld | None:
+    """An initial meld the menu may not list (its openings are a best effort): every set of
+    the hand's natural groups (all the naturals of a rank held twice or more), a pair given
+    one wild card, that reaches the minimum, asked of the rules on the seat's knowledge
+    (``SeatView.accepts``); the one with the fewest melds the entry punishes when
+    incomplete, then the fewest wild cards, then the fewest cards, keeping two cards."""
+    v = get_variant(view.variant)
+    cap = v.meld_cap or CANASTA_SIZE * 2
+    wilds = [c for r in ("2", "BJ", "LJ") for c in menu.hand_by_rank.get(r, ())]
+    groups = [
+        list(cards[:cap])
+        for rank, cards in menu.hand_by_rank.items()
+        if CARDS[cards[0]].is_natural and len(cards) >= 2
+    ]
+    best: tuple[tuple[int, int, int], Meld] | None = None
+    hand = len(view.hand)
+    for size in range(1, min(len(groups), 4) + 1):
+        for chosen in combinations(groups, size):
+            spare = list(wilds)
+            specs = []
+            for cards in chosen:
+                if len(cards) == 2:
+                    if not spare:
+                        break
+                    cards = [*cards, spare.pop()]
+                specs.append(MeldSpec(tuple(cards), CARDS[cards[0]].rank))
+            else:
+                used = sum(len(spec.cards) for spec in specs)
+                if hand - used < 2 or points([c for x in specs for c in x.cards]) < (
+                    menu.initial_minimum_left
+                ):
+                    continue
+                move = Meld(tuple(specs))
+                key = (_risky(view, move.melds), _wilds(move), used)
+                if (best is None or key < best[0]) and view.accepts(move):
+                    best = (key, move)
+    return best[1] if best else None
+
+
+def _risky(view: SeatView, specs: Sequence[MeldSpec]) -> int:
+    """How many new melds of ``specs`` the entry punishes when incomplete (modern_american:
+    sevens, natural aces, wild-card melds)."""
+    risky = 0
+    for spec in specs:
+        rank = spec.rank or ""
+        if len(spec.cards) < 3 or least_to_start(view.variant, rank) <= 3:
+            continue
+        if rank == "A" and any(c != TOP and CARDS[c].is_wild for c in spec.cards):
+            continue
+        risky += 1
+    return risky
 
 
 def counts_wild(menu: Menu) -> int:
@@ -224,7 +286,7 @@ def discard_risk(view: SeatView, menu: Menu, card: str) -> float:
     risk *= 1 + pile / 10
     keep = 15 * (held - 1) if held >= 2 else 0  # a pair is kept for the pile and melds
     if 3 <= held < least_to_start(view.variant, rank):
-        keep = -30  # modern_american: three sevens or aces left in a hand cost 1500
+        keep = -60  # modern_american: three sevens or aces left in a hand cost 1500
     if any(m.rank == rank for m in menu.melds):
         keep += 8  # it would rather join the side's meld
     return risk + keep - info.value / 10

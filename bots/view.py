@@ -7,6 +7,16 @@ public history has shown (``event_view`` for a spectator, so it is the same for 
 the scores before the deal, each seat's discards, the pile's cards and who took them. A bot
 reads nothing else (``tests/bots/test_secrecy.py`` checks its decisions against shuffled
 hidden cards).
+
+``knowledge`` is the deal as the seat may know it, for asking the rules engine about a
+command the menu does not list: the state with every card the seat may not see (the other
+hands, the stock, the face-down ponytails, the deck before the cut) replaced by the same
+cards in one fixed order. Which cards those are follows from what is public (the entry's
+decks less the seat's hand, the melds, the red threes and the pile, whose every card was
+shown when it was discarded or turned up), and how many lie in each place is public too, so
+the knowledge state is the same whatever the hidden cards really are. A bot asks it only
+about melds and takes of the pile, whose verdicts never read a hidden card; it is also where
+a search player (a ``strong`` level) would sample the hidden cards from.
 """
 
 from __future__ import annotations
@@ -16,6 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.cards import CARDS
+from domain.commands import Command, Meld, TakePile
+from domain.errors import RuleViolation
+from domain.rules import decide
 from domain.state import DealState
 from projections.visibility import Viewer, deal_view, event_view
 
@@ -65,6 +78,16 @@ class SeatView:
     deal: Mapping[str, Any]
     memory: PublicMemory
     target: int
+    knowledge: DealState
+
+    def accepts(self, command: Command) -> bool:
+        """Would the rules accept this meld or take of the pile from this seat now?"""
+        assert isinstance(command, Meld | TakePile), "only melds and takes are asked about"
+        try:
+            decide(self.knowledge, self.seat, command)
+        except RuleViolation:
+            return False
+        return True
 
     @property
     def hand(self) -> list[str]:
@@ -97,6 +120,21 @@ class SeatView:
         return [s for s in self.order if self.side_of(s) != self.side]
 
 
+def knowledge_state(state: DealState, seat: int) -> DealState:
+    """The deal with the cards ``seat`` may not see put back in one fixed order (above)."""
+    new = state.clone()
+    places = [new.hands[s] for s in range(new.players) if s != seat]
+    places += [new.stock, new.deck]
+    places += [new.ponytails[s] for s in range(new.players) if not new.ponytail_up[s]]
+    pool = sorted(c for place in places for c in place)
+    for place in places:
+        size = len(place)
+        place[:] = pool[:size]
+        del pool[:size]
+    return new
+
+
 def seat_view(state: DealState, seat: int, memory: PublicMemory, target: int) -> SeatView:
     """The view of room seat ``seat`` through the server's redaction for that player."""
-    return SeatView(seat, deal_view(state, Viewer.player(seat)), memory, target)
+    view = deal_view(state, Viewer.player(seat))
+    return SeatView(seat, view, memory, target, knowledge_state(state, seat))
