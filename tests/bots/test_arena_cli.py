@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from app.arena import wilson
+from app.cli import main
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -64,10 +65,17 @@ def test_text_report() -> None:
         (("--games", "many"), "invalid int value"),
     ],
 )
-def test_bad_arguments_are_refused_clearly(args: tuple[str, ...], message: str) -> None:
-    done = arena(*args)
-    assert done.returncode == 2
-    assert message in done.stderr and not done.stdout
+def test_bad_arguments_are_refused_clearly(
+    args: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same command line, parsed in this process (no game is played)."""
+    try:
+        status = main(["arena", *args])
+    except SystemExit as exc:  # argparse's own refusals
+        status = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert message in err and not out
 
 
 def test_wilson_interval() -> None:
