@@ -22,7 +22,7 @@ def test_the_arena_benchmark_reports_every_entry() -> None:
             "1",
             "--entries",
             "classic,ponytail",
-        ],  # fmt: skip
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
