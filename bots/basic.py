@@ -14,7 +14,9 @@ priority within a turn (docs/bots.md):
   hand); keep pairs and wild cards; then discard what the next opponent is least likely to use
   (``discard_risk``): black threes first, ranks his side has no meld of, ranks he discarded
   himself, ranks mostly out of play; singletons before pairs;
-- asked by a partner: answer yes unless going out would end the game against the side.
+- before going out, ask the partner where the entry lets him answer (once a turn, or once a
+  deal in modern_american); asked, answer yes unless going out would end the game against
+  the side or his own hand holds 150 points or more.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ ENDGAME_HAND = 4
 #: How much sooner than ``least_to_start`` a punished rank may be opened with (an opening
 #: is worth more than the risk: modern_american's initial minimum is high).
 OPENING_SLACK = 2
+#: A partner asked "may I go out?" says no when his own hand holds this many points or more
+#: (they would count against the side; he expects to meld them).
+HOLDING_TOO_MUCH = 150
 #: What an unseen card in another hand is assumed to cost its side at the end of a deal.
 UNSEEN_CARD_COST = 8
 
@@ -62,7 +67,7 @@ def decide(view: SeatView, menu: Menu, rng: random.Random) -> Command:
     if phase == CUT:
         return _cut(view, moves, rng)
     if phase == ANSWER:
-        return Answer(yes=not ending_loses(view, menu))
+        return Answer(yes=not ending_loses(view, menu) and points(view.hand) < HOLDING_TOO_MUCH)
     for move in moves:
         if isinstance(move, PickUpPonytail):
             return move
@@ -119,6 +124,9 @@ def _play_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
     if len(hand) == 1:
         outs += [m for m in menu.moves if isinstance(m, Discard)]
     if outs and menu.go_out.allowed and not ending_loses(view, menu):
+        asks = [m for m in menu.moves if isinstance(m, AskPartner)]
+        if asks and view.deal["question"] is None:
+            return asks[0]  # his hand counts against the side if it goes out: he says
         return outs[0]
     melds = [m for m in melds if _cards_used(m) <= len(hand) - 2]  # keeps a card to discard
     if menu.initial_minimum_left:
