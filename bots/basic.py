@@ -96,6 +96,7 @@ def _draw_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
         for t in takes
         if (_take_cost(t) < 2 or pile >= WILD_TAKE_PILE) and _fits(view, menu, t.melds, bonus=1)
     ]
+
     if worth:
         return min(worth, key=_take_cost)
     for move in menu.moves:
@@ -202,8 +203,9 @@ def _fits(view: SeatView, menu: Menu, specs: Sequence[MeldSpec], bonus: int = 0)
 
 def composed_opening(view: SeatView, menu: Menu) -> Meld | None:
     """An initial meld the menu may not list (its openings are a best effort): every set of
-    the hand's natural groups (all the naturals of a rank held twice or more), a pair given
-    one wild card, that reaches the minimum, asked of the rules on the seat's knowledge
+    up to four of the hand's natural groups (all the naturals of a rank held twice or more),
+    a pair given the cheapest wild card and the most valuable wild cards added while short
+    of the minimum (``_with_wilds``), that reaches the minimum, asked of the rules on the seat's knowledge
     (``SeatView.accepts``); the one with the fewest melds the entry punishes when
     incomplete, then the fewest wild cards, then the fewest cards, keeping two cards."""
     v = get_variant(view.variant)
@@ -216,27 +218,47 @@ def composed_opening(view: SeatView, menu: Menu) -> Meld | None:
     ]
     best: tuple[tuple[int, int, int], Meld] | None = None
     hand = len(view.hand)
+    minimum = menu.initial_minimum_left
     for size in range(1, min(len(groups), 4) + 1):
         for chosen in combinations(groups, size):
-            spare = list(wilds)
-            specs = []
-            for cards in chosen:
-                if len(cards) == 2:
-                    if not spare:
-                        break
-                    cards = [*cards, spare.pop()]
-                specs.append(MeldSpec(tuple(cards), CARDS[cards[0]].rank))
-            else:
-                used = sum(len(spec.cards) for spec in specs)
-                if hand - used < 2 or points([c for x in specs for c in x.cards]) < (
-                    menu.initial_minimum_left
-                ):
-                    continue
-                move = Meld(tuple(specs))
-                key = (_risky(view, move.melds), _wilds(move), used)
-                if (best is None or key < best[0]) and view.accepts(move):
-                    best = (key, move)
+            melds = _with_wilds(v.max_wilds, cap, chosen, wilds, minimum)
+            if melds is None:
+                continue
+            used = sum(len(cards) for cards in melds)
+            if hand - used < 2 or points([c for cards in melds for c in cards]) < minimum:
+                continue
+            move = Meld(tuple(MeldSpec(tuple(cards), CARDS[cards[0]].rank) for cards in melds))
+            key = (_risky(view, move.melds), _wilds(move), used)
+            if (best is None or key < best[0]) and view.accepts(move):
+                best = (key, move)
     return best[1] if best else None
+
+
+def _with_wilds(
+    most: int, cap: int, groups: Sequence[list[str]], wilds: Sequence[str], minimum: int
+) -> list[list[str]] | None:
+    """The groups as melds: each pair given the cheapest wild card left, then the most
+    valuable wild cards added (at most ``most`` a meld, fewer than its naturals) while the
+    melds count less than ``minimum``; None if a pair finds no wild card."""
+    spare = sorted(wilds, key=lambda c: CARDS[c].value)
+    melds = []
+    for group in groups:
+        if len(group) == 2:
+            if not spare:
+                return None
+            melds.append([*group, spare.pop(0)])
+        else:
+            melds.append(list(group))
+    total = points([c for cards in melds for c in cards])
+    for cards in melds:
+        naturals = sum(1 for c in cards if CARDS[c].is_natural)
+        while total < minimum and spare and len(cards) < cap:
+            if len(cards) - naturals >= min(most, naturals - 1):
+                break
+            wild = spare.pop()
+            cards.append(wild)
+            total += CARDS[wild].value
+    return melds
 
 
 def _risky(view: SeatView, specs: Sequence[MeldSpec]) -> int:
@@ -297,7 +319,8 @@ def discard_risk(view: SeatView, menu: Menu, card: str) -> float:
         keep = -60  # modern_american: three sevens or aces left in a hand cost 1500
     if any(m.rank == rank for m in menu.melds):
         keep += 8  # it would rather join the side's meld
-    return risk + keep - info.value / 10
+    worth = info.value / 10  # high cards go first (they cost the most left in hand)
+    return risk + keep - worth
 
 
 def _seen_share(view: SeatView, rank: str) -> float:
