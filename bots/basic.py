@@ -1,16 +1,16 @@
-"""The ``basic`` bot: a heuristic player that plays the move menu's moves only.
+"""The ``basic`` bot: a heuristic player of the move menu's moves (docs/bots.md).
 
-It never composes a command the menu does not list, so every move it sends is one the rules
-accepted on the seat's own knowledge (``domain.menu``). Its rules of thumb, in order of
-priority within a turn (docs/bots.md):
+Every move it plays is one of the menu's (``domain.menu``), except an initial meld it may
+compose itself (``composed_opening``), which it first asks the rules about on the seat's
+knowledge (``SeatView.accepts``). Its rules of thumb, in order of priority within a turn:
 
 - draw step: pick up the ponytail; take the pile when it pays (the top alone onto a meld, a
   natural pair, an opening take; with a wild card only for a pile of five cards or more),
   otherwise draw;
 - play step: go out when the entry allows it, unless that ends the game with its side behind
-  (``ending_loses``); open with the fewest cards that meet the initial minimum; add naturals to
-  the side's melds; add a wild card only to complete a canasta (or when the hand is nearly
-  empty); lay new melds of three naturals (modern_american: sevens and aces only with six in
+  (``ending_loses``); open with the fewest punished melds, wild cards and cards that meet the
+  initial minimum; add naturals to the side's melds; add a wild card only to complete a
+  canasta (or when the hand is nearly empty); lay new melds of three naturals (modern_american: sevens and aces only with six in
   hand); keep pairs and wild cards; then discard what the next opponent is least likely to use
   (``discard_risk``): black threes first, ranks his side has no meld of, ranks he discarded
   himself, ranks mostly out of play; singletons before pairs;
@@ -96,7 +96,6 @@ def _draw_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
         for t in takes
         if (_take_cost(t) < 2 or pile >= WILD_TAKE_PILE) and _fits(view, menu, t.melds, bonus=1)
     ]
-
     if worth:
         return min(worth, key=_take_cost)
     for move in menu.moves:
@@ -186,7 +185,7 @@ def _meld_worth_laying(view: SeatView, menu: Menu, melds: Sequence[Meld]) -> Mel
 def _fits(view: SeatView, menu: Menu, specs: Sequence[MeldSpec], bonus: int = 0) -> bool:
     """No new meld of a rank the entry punishes when incomplete (modern_american: sevens,
     aces, wild cards) unless the hand holds nearly a canasta of it (``bonus``: the pile's top
-    card that comes with it)."""
+    card that comes with it, or an opening's slack: at most one less for wild-card melds)."""
     own = {m.rank for m in menu.melds}
     for spec in specs:
         rank = spec.rank or ""
