@@ -367,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="bots play whole games against each other in memory; wins, margins, CPU per move",
         description="Play GAMES whole games in memory between bot levels (docs/bots.md), each "
         "level on its own side, the sides swapped every other game, over JOBS processes, and "
-        "print per level: games won, the win rate with its Wilson 95%% interval, the average "
+        "print per level: games won, the win rate with its Wilson 95% interval, the average "
         "score margin and the CPU per move. Exit 0; 1 if a game did not end (a safety cap); "
         "2 for a bad argument.",
     )
