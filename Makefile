@@ -13,6 +13,7 @@ DEMO_ARGS ?=
 BENCH_ARGS ?=
 SERVER_BENCH_ARGS ?=
 MENU_BENCH_ARGS ?=
+ARENA_BENCH_ARGS ?=
 PYTEST_ARGS ?=
 
 .PHONY: help venv run test test-fast lint migrate demo bench pg-start pg-stop clean
@@ -65,16 +66,18 @@ migrate: venv
 demo: venv
 	$(VENV)/bin/canasta demo $(DEMO_ARGS)
 
-# The engine benchmark, the move menu's latency, then the server benchmark (uvicorn + load
+# The engine benchmark, the move menu's latency, the bots' strength (benchmarks.arena, a few
+# minutes over every core: basic against random), then the server benchmark (uvicorn + load
 # generator) against a throwaway PostgreSQL, which is always stopped again; fails if any fails.
 # Options: BENCH_ARGS for benchmarks.run, MENU_BENCH_ARGS for benchmarks.menu (the move
-# menu's latency, SQLite), SERVER_BENCH_ARGS for benchmarks.server
+# menu's latency, SQLite), ARENA_BENCH_ARGS for benchmarks.arena (e.g. "--games 40"), SERVER_BENCH_ARGS for benchmarks.server
 # (e.g. SERVER_BENCH_ARGS="--seconds 60 --nodelay-fix"). Figures: .bench/server-latest.json
 bench: venv
 	@$(PG) start
 	@trap '$(PG) stop' EXIT; \
 	$(VENV)/bin/python -m benchmarks.run $(BENCH_ARGS) && \
 	$(VENV)/bin/python -m benchmarks.menu $(MENU_BENCH_ARGS) && \
+	$(VENV)/bin/python -m benchmarks.arena $(ARENA_BENCH_ARGS) && \
 	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.server $(SERVER_BENCH_ARGS)
 
 pg-start:

@@ -56,6 +56,32 @@ def _demo(args: argparse.Namespace) -> int:
     )
 
 
+def _arena(args: argparse.Namespace) -> int:
+    import time
+
+    from app import arena
+
+    setup = arena.Setup(
+        entry=args.entry,
+        players=args.players,
+        bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()),
+        games=args.games,
+        seed=args.seed,
+    )
+    try:
+        setup.check()
+        if args.jobs is not None and args.jobs < 1:
+            raise arena.ArenaError(f"--jobs must be at least 1, not {args.jobs}")
+    except arena.ArenaError as exc:
+        print(f"canasta arena: error: {exc}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    results = arena.run(setup, args.jobs, arena.stderr_progress())
+    summary = arena.summary(setup, results, time.monotonic() - started)
+    print(json.dumps(summary) if args.json else arena.report(summary))
+    return 0 if summary["unfinished"] == 0 else 1
+
+
 # --- operator tools: roles and audits (on the store the environment configures) ----------
 
 
@@ -335,6 +361,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", type=Path, default=None, help="keep the store here")
     p.add_argument("--max-deals", type=int, default=100, help="stop the game after this many")
     p.set_defaults(func=_demo)
+
+    p = sub.add_parser(
+        "arena",
+        help="bots play whole games against each other in memory; wins, margins, CPU per move",
+        description="Play GAMES whole games in memory between bot levels (docs/bots.md), each "
+        "level on its own side, the sides swapped every other game, over JOBS processes, and "
+        "print per level: games won, the win rate with its Wilson 95% interval, the average "
+        "score margin and the CPU per move. Exit 0; 1 if a game did not end (a safety cap); "
+        "2 for a bad argument.",
+    )
+    p.add_argument("--entry", default="classic")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--bots", default="basic,random", help="levels, comma-separated")
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0, help="the run's seed (same seed, same games)")
+    p.add_argument("--jobs", type=int, default=None, help="processes (default: one per core)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_arena)
 
     store = (
         "Works on the store the environment configures (DATABASE_URL, CANASTA_DATABASE_URL or "

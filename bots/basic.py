@@ -1,0 +1,375 @@
+"""The ``basic`` bot: a heuristic player of the move menu's moves (docs/bots.md).
+
+Every move it plays is one of the menu's (``domain.menu``), except an initial meld it may
+compose itself (``composed_opening``), which it first asks the rules about on the seat's
+knowledge (``SeatView.accepts``). Its rules of thumb, in order of priority within a turn:
+
+- draw step: pick up the ponytail; take the pile when it pays (the top alone onto a meld, a
+  natural pair, an opening take; with a wild card only for a pile of five cards or more),
+  otherwise draw;
+- play step: go out when the entry allows it, unless that ends the game with its side behind
+  (``ending_loses``); open with the fewest punished melds, wild cards and cards that meet the
+  initial minimum; add naturals to the side's melds; add a wild card only to complete a
+  canasta (or when the hand is nearly empty); lay new melds of three naturals (modern_american: sevens and aces only with six in
+  hand); keep pairs and wild cards; then discard what the next opponent is least likely to use
+  (``discard_risk``): black threes first, ranks his side has no meld of, ranks he discarded
+  himself, ranks mostly out of play; singletons before pairs;
+- before going out, ask the partner where the entry lets him answer (once a turn, or once a
+  deal in modern_american); asked, answer yes unless going out would end the game against
+  the side or his own hand holds 150 points or more.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from itertools import combinations
+
+from bots.view import SeatView
+from domain.cards import CARDS, points
+from domain.commands import (
+    TOP,
+    Answer,
+    AskPartner,
+    Command,
+    Cut,
+    DeclinePile,
+    Discard,
+    Draw,
+    Meld,
+    MeldSpec,
+    PickUpPonytail,
+    TakePile,
+)
+from domain.constants import ANSWER, CANASTA_SIZE, CUT, DRAW, PLAY, WILD_RANK
+from domain.legal import _least_to_start as least_to_start
+from domain.menu import Menu
+from domain.variants import get_variant
+
+#: A wild card spent on taking the pile only for a pile at least this large.
+WILD_TAKE_PILE = 5
+#: The hand size from which a bot spends wild cards and pairs freely to get out.
+ENDGAME_HAND = 4
+#: How much sooner than ``least_to_start`` a punished rank may be opened with (an opening
+#: is worth more than the risk: modern_american's initial minimum is high).
+OPENING_SLACK = 2
+#: A partner asked "may I go out?" says no when his own hand holds this many points or more
+#: (they would count against the side; he expects to meld them).
+HOLDING_TOO_MUCH = 150
+#: What an unseen card in another hand is assumed to cost its side at the end of a deal.
+UNSEEN_CARD_COST = 8
+
+
+def decide(view: SeatView, menu: Menu, rng: random.Random) -> Command:
+    moves = menu.moves
+    assert moves, "an empty menu: the seat to act has no legal move"
+    phase = view.phase
+    if phase == CUT:
+        return _cut(view, moves, rng)
+    if phase == ANSWER:
+        return Answer(yes=not ending_loses(view, menu) and points(view.hand) < HOLDING_TOO_MUCH)
+    for move in moves:
+        if isinstance(move, PickUpPonytail):
+            return move
+    if phase == DRAW:
+        return _draw_step(view, menu, rng)
+    assert phase == PLAY, phase
+    return _play_step(view, menu, rng)
+
+
+# --- cut and draw --------------------------------------------------------------------------
+
+
+def _cut(view: SeatView, moves: Sequence[Command], rng: random.Random) -> Command:
+    """The exact cut where the entry pays for it (ponytail), any cut otherwise."""
+    v = get_variant(view.variant)
+    cuts = [m for m in moves if isinstance(m, Cut)]
+    best = max(cuts, key=lambda c: v.exact_cut_bonus(c.n))
+    return best if v.exact_cut_bonus(best.n) > 0 else rng.choice(cuts)
+
+
+def _draw_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
+    takes = [m for m in menu.moves if isinstance(m, TakePile)]
+    pile = int(view.deal["pile"]["size"])
+    worth = [
+        t
+        for t in takes
+        if (_take_cost(t) < 2 or pile >= WILD_TAKE_PILE) and _fits(view, menu, t.melds, bonus=1)
+    ]
+    if worth:
+        return min(worth, key=_take_cost)
+    for move in menu.moves:
+        if isinstance(move, Draw | DeclinePile):
+            return move
+    return rng.choice([m for m in menu.moves if not isinstance(m, AskPartner)] or menu.moves)
+
+
+def _take_cost(take: TakePile) -> int:
+    """0: the top alone; 1: with a natural pair or an opening; 2: with a wild card."""
+    first = [c for c in take.melds[0].cards if c != TOP]
+    if any(CARDS[c].is_wild for c in first):
+        return 2
+    return 0 if not first else 1
+
+
+# --- the play step -------------------------------------------------------------------------
+
+
+def _play_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
+    hand = view.hand
+    melds = [m for m in menu.moves if isinstance(m, Meld)]
+    outs: list[Command] = [
+        m for m in melds if _cards_used(m) == len(hand) and _fits(view, menu, m.melds)
+    ]
+    if len(hand) == 1:
+        outs += [m for m in menu.moves if isinstance(m, Discard)]
+    if outs and menu.go_out.allowed and not ending_loses(view, menu):
+        asks = [m for m in menu.moves if isinstance(m, AskPartner)]
+        if asks and view.deal["question"] is None:
+            return asks[0]  # his hand counts against the side if it goes out: he says
+        return outs[0]
+    melds = [m for m in melds if _cards_used(m) <= len(hand) - 2]  # keeps a card to discard
+    if menu.initial_minimum_left:
+        openings = [
+            m for m in melds if m.discard is None and _fits(view, menu, m.melds, OPENING_SLACK)
+        ]
+        composed = composed_opening(view, menu)
+        if composed is not None and _fits(view, menu, composed.melds, OPENING_SLACK):
+            openings.append(composed)
+        if openings:
+            return min(openings, key=lambda m: (_risky(view, m.melds), _wilds(m), _cards_used(m)))
+    else:
+        chosen = _meld_worth_laying(view, menu, [m for m in melds if m.discard is None])
+        if chosen is not None:
+            return chosen
+    discards = [m for m in menu.moves if isinstance(m, Discard)]
+    if discards:
+        return min(discards, key=lambda d: (discard_risk(view, menu, d.card), d.card))
+    return rng.choice(menu.moves)
+
+
+def _meld_worth_laying(view: SeatView, menu: Menu, melds: Sequence[Meld]) -> Meld | None:
+    """Naturals onto the side's melds, then a wild completing a canasta, then new melds of
+    three naturals; pairs with a wild and more wild cards only near the end of the hand."""
+    hand = view.hand
+    endgame = len(hand) <= ENDGAME_HAND
+    own = {m.rank: m for m in menu.melds if not m.closed}
+    best: tuple[int, Meld] | None = None
+    for move in melds:
+        if len(move.melds) != 1:
+            continue
+        spec = move.melds[0]
+        rank = spec.rank or ""
+        wilds = _wilds(move)
+        meld = own.get(rank)
+        if meld is not None and len(spec.cards) == 1:  # an addition
+            if not wilds or rank == WILD_RANK:
+                score = 0
+            elif meld.size == CANASTA_SIZE - 1 or endgame:
+                score = 1
+            else:
+                continue
+        elif not _fits(view, menu, move.melds):
+            continue
+        elif meld is None and not wilds and rank != WILD_RANK:  # three naturals
+            score = 2
+        elif endgame or (rank == WILD_RANK and counts_wild(menu) >= 4):
+            score = 3
+        else:
+            continue
+        if best is None or score < best[0]:
+            best = (score, move)
+    return best[1] if best else None
+
+
+def _fits(view: SeatView, menu: Menu, specs: Sequence[MeldSpec], bonus: int = 0) -> bool:
+    """No new meld of a rank the entry punishes when incomplete (modern_american: sevens,
+    aces, wild cards) unless the hand holds nearly a canasta of it (``bonus``: the pile's top
+    card that comes with it, or an opening's slack: at most one less for wild-card melds)."""
+    own = {m.rank for m in menu.melds}
+    for spec in specs:
+        rank = spec.rank or ""
+        if rank in own or len(spec.cards) < 3:
+            continue
+        least = least_to_start(view.variant, rank) - (min(bonus, 1) if rank == WILD_RANK else bonus)
+        if least <= 3 or (rank == "A" and any(c != TOP and CARDS[c].is_wild for c in spec.cards)):
+            continue  # modern_american punishes an incomplete meld of natural aces only
+        held = counts_wild(menu) if rank == WILD_RANK else len(menu.hand_by_rank.get(rank, ()))
+        if held < least:
+            return False
+    return True
+
+
+def composed_opening(view: SeatView, menu: Menu) -> Meld | None:
+    """An initial meld the menu may not list (its openings are a best effort): every set of
+    up to four of the hand's natural groups (all the naturals of a rank held twice or more),
+    a pair given the cheapest wild card and the most valuable wild cards added while short
+    of the minimum (``_with_wilds``), that reaches the minimum, asked of the rules on the seat's knowledge
+    (``SeatView.accepts``); the one with the fewest melds the entry punishes when
+    incomplete, then the fewest wild cards, then the fewest cards, keeping two cards."""
+    v = get_variant(view.variant)
+    cap = v.meld_cap or CANASTA_SIZE * 2
+    wilds = [c for r in ("2", "BJ", "LJ") for c in menu.hand_by_rank.get(r, ())]
+    groups = [
+        list(cards[:cap])
+        for rank, cards in menu.hand_by_rank.items()
+        if CARDS[cards[0]].is_natural and len(cards) >= 2
+    ]
+    best: tuple[tuple[int, int, int], Meld] | None = None
+    hand = len(view.hand)
+    minimum = menu.initial_minimum_left
+    for size in range(1, min(len(groups), 4) + 1):
+        for chosen in combinations(groups, size):
+            melds = _with_wilds(v.max_wilds, cap, chosen, wilds, minimum)
+            if melds is None:
+                continue
+            used = sum(len(cards) for cards in melds)
+            if hand - used < 2 or points([c for cards in melds for c in cards]) < minimum:
+                continue
+            move = Meld(tuple(MeldSpec(tuple(cards), CARDS[cards[0]].rank) for cards in melds))
+            key = (_risky(view, move.melds), _wilds(move), used)
+            if (best is None or key < best[0]) and view.accepts(move):
+                best = (key, move)
+    return best[1] if best else None
+
+
+def _with_wilds(
+    most: int, cap: int, groups: Sequence[list[str]], wilds: Sequence[str], minimum: int
+) -> list[list[str]] | None:
+    """The groups as melds: each pair given the cheapest wild card left, then the most
+    valuable wild cards added (at most ``most`` a meld, fewer than its naturals) while the
+    melds count less than ``minimum``; None if a pair finds no wild card."""
+    spare = sorted(wilds, key=lambda c: CARDS[c].value)
+    melds = []
+    for group in groups:
+        if len(group) == 2:
+            if not spare:
+                return None
+            melds.append([*group, spare.pop(0)])
+        else:
+            melds.append(list(group))
+    total = points([c for cards in melds for c in cards])
+    for cards in melds:
+        naturals = sum(1 for c in cards if CARDS[c].is_natural)
+        while total < minimum and spare and len(cards) < cap:
+            if len(cards) - naturals >= min(most, naturals - 1):
+                break
+            wild = spare.pop()
+            cards.append(wild)
+            total += CARDS[wild].value
+    return melds
+
+
+def _risky(view: SeatView, specs: Sequence[MeldSpec]) -> int:
+    """How many new melds of ``specs`` the entry punishes when incomplete (modern_american:
+    sevens, natural aces, wild-card melds)."""
+    risky = 0
+    for spec in specs:
+        rank = spec.rank or ""
+        if len(spec.cards) < 3 or least_to_start(view.variant, rank) <= 3:
+            continue
+        if rank == "A" and any(c != TOP and CARDS[c].is_wild for c in spec.cards):
+            continue
+        risky += 1
+    return risky
+
+
+def counts_wild(menu: Menu) -> int:
+    return sum(len(cards) for rank, cards in menu.hand_by_rank.items() if rank in ("2", "BJ", "LJ"))
+
+
+def _cards_used(move: Meld) -> int:
+    return sum(len(s.cards) for s in move.melds) + (move.discard is not None)
+
+
+def _wilds(move: Meld) -> int:
+    return sum(1 for s in move.melds for c in s.cards if CARDS[c].is_wild)
+
+
+# --- discarding ----------------------------------------------------------------------------
+
+
+def discard_risk(view: SeatView, menu: Menu, card: str) -> float:
+    """How bad discarding ``card`` is: lower is better. Black threes are safest; wild cards
+    are kept (a wild discard freezes the pile and throws away a meld's card); a natural's risk
+    is what the next opponent may do with it, plus what it is worth to this hand."""
+    info = CARDS[card]
+    if info.is_black_three:
+        return -100.0
+    if info.is_wild:
+        return 100.0 + info.value
+    rank = info.rank
+    held = len(menu.hand_by_rank.get(rank, ()))
+    risk = 0.0
+    nxt = view.next_seat()
+    their_side = view.side_of(nxt)
+    theirs = view.deal["melds"].get(their_side, [])
+    if any(m["rank"] == rank and not m.get("closed") for m in theirs):
+        risk += 40  # the top alone may join their meld
+    if rank in view.memory.discarded.get(nxt, []):
+        risk -= 10  # he threw that rank away himself: he hardly holds a pair of it
+    if any(CARDS[c].rank == rank for s in view.opponents() for c in view.memory.taken.get(s, [])):
+        risk += 10  # an opponent took cards of that rank with the pile
+    risk -= 20 * _seen_share(view, rank)
+    pile = int(view.deal["pile"]["size"])
+    risk *= 1 + pile / 10
+    keep = 15 * (held - 1) if held >= 2 else 0  # a pair is kept for the pile and melds
+    if 3 <= held < least_to_start(view.variant, rank):
+        keep = -60  # modern_american: three sevens or aces left in a hand cost 1500
+    if any(m.rank == rank for m in menu.melds):
+        keep += 8  # it would rather join the side's meld
+    worth = info.value / 10  # high cards go first (they cost the most left in hand)
+    return risk + keep - worth
+
+
+def _seen_share(view: SeatView, rank: str) -> float:
+    """The share of the rank's cards already visible (in this hand, the melds, the pile):
+    the fewer left unseen, the less anybody holds a pair of them."""
+    decks = get_variant(view.variant).decks
+    seen = sum(1 for c in view.hand if CARDS[c].rank == rank)
+    seen += sum(
+        1
+        for melds in view.deal["melds"].values()
+        for m in melds
+        for c in m["cards"]
+        if CARDS[c].rank == rank
+    )
+    seen += sum(1 for c in view.memory.pile if CARDS[c].rank == rank)
+    return min(1.0, seen / (4 * decks))
+
+
+# --- the end of the deal -------------------------------------------------------------------
+
+
+def ending_loses(view: SeatView, menu: Menu) -> bool:
+    """Would going out now end the game with this side not among the winners? Each side's
+    deal score is estimated from what is public (melds, canastas, red threes, hand counts)
+    and this seat's own hand."""
+    v = get_variant(view.variant)
+    totals = dict(view.memory.scores_before)
+    if not totals:
+        return False
+    mine = view.side
+    estimate: dict[str, int] = {}
+    for side, melds in view.deal["melds"].items():
+        score = sum(CARDS[c].value for m in melds for c in m["cards"])
+        score += sum(500 if _natural(m) else 300 for m in melds if len(m["cards"]) >= 7)
+        score += 100 * len(view.deal["red_threes"].get(side, []))
+        for seat in view.order:
+            if view.side_of(seat) != side:
+                continue
+            if seat == view.seat:
+                continue  # his own hand goes out
+            score -= UNSEEN_CARD_COST * int(view.deal["hand_counts"][str(seat)])
+        if side == mine:
+            score += v.going_out_bonus
+        estimate[side] = totals.get(side, 0) + score
+    if max(estimate.values()) < view.target:
+        return False
+    return estimate[mine] < max(estimate.values())
+
+
+def _natural(meld: dict[str, object]) -> bool:
+    cards = meld["cards"]
+    assert isinstance(cards, list)
+    return not any(CARDS[c].is_wild for c in cards)

@@ -1,0 +1,52 @@
+"""A bot decides only from what its seat may see (docs/bots.md): in random deals of every
+entry, at every step, each level's decision for the seat to act, with the same random seed,
+is the same when the cards that seat may not see (the other hands, the stock, the face-down
+ponytails, the deck) are shuffled among themselves (``with_hidden_shuffled``, the move
+menu's secrecy test's own helper)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+
+from app.application import CanastaApp
+from app.arena import MEMORY_ENV, play_bot_deal
+from app.autoplay import HOST, SeededRandom, new_table
+from bots import LEVELS, PublicMemory, choose
+from domain.legal import seat_to_act
+from domain.state import DealState
+from tests.property.test_move_menu import (
+    ALL_CONFIGS,
+    PROPERTY_SETTINGS,
+    SEEDS,
+    Config,
+    with_hidden_shuffled,
+)
+
+
+@ALL_CONFIGS
+@settings(PROPERTY_SETTINGS, max_examples=1)
+@given(seed=SEEDS)
+def test_decisions_ignore_hidden_cards(cfg: Config, seed: int) -> None:
+    shuffler = random.Random(f"shuffle:{seed}")
+    checked = [0]
+
+    def check(state: DealState, seat: int, memory: PublicMemory) -> None:
+        where = f"[seed={seed} {cfg.id} phase={state.phase} seat={seat}]"
+        other = with_hidden_shuffled(state, seat, shuffler)
+        assert other.hands[seat] == state.hands[seat]
+        for level, bot in LEVELS.items():
+            mine = choose(bot, state, seat, memory, 5000, random.Random(seed))
+            theirs = choose(bot, other, seat, memory, 5000, random.Random(seed))
+            assert mine == theirs, f"{level} decided {mine} but {theirs} {where}"
+        checked[0] += 1
+
+    app = CanastaApp(env=MEMORY_ENV, random=SeededRandom(random.Random(f"app:{seed}")))
+    table_id = new_table(app, cfg.entry, cfg.players, always_frozen=cfg.always_frozen)
+    deal_id = app.start_game(table_id, HOST)
+    rngs = [random.Random(f"bot:{seed}:{s}") for s in range(cfg.players)]
+    levels = sorted(LEVELS)
+    deal = play_bot_deal(app, deal_id, lambda s: levels[s % len(levels)], rngs, 5000, before=check)
+    assert seat_to_act(deal.state) is None
+    assert checked[0] > 20
