@@ -66,19 +66,25 @@ migrate: venv
 demo: venv
 	$(VENV)/bin/canasta demo $(DEMO_ARGS)
 
-# The engine benchmark, the move menu's latency, the bots' strength (benchmarks.arena, a few
-# minutes over every core: basic against random), then the server benchmark (uvicorn + load
-# generator) against a throwaway PostgreSQL, which is always stopped again; fails if any fails.
-# Options: BENCH_ARGS for benchmarks.run, MENU_BENCH_ARGS for benchmarks.menu (the move
-# menu's latency, SQLite), ARENA_BENCH_ARGS for benchmarks.arena (e.g. "--games 40"), SERVER_BENCH_ARGS for benchmarks.server
-# (e.g. SERVER_BENCH_ARGS="--seconds 60 --nodelay-fix"). Figures: .bench/server-latest.json
+# The engine benchmark, the move menu's latency, the table page in Chromium (its weight and
+# time to the first card), the bots' strength (a few minutes over every core: basic against
+# random), then the server benchmark (uvicorn + load generator) against a throwaway
+# PostgreSQL, which is always stopped again. Every one runs; the target fails if any failed or
+# missed its target, and says which. Options: BENCH_ARGS (benchmarks.run), MENU_BENCH_ARGS
+# (benchmarks.menu), WEB_BENCH_ARGS (benchmarks.web, e.g. "--visits 20"), ARENA_BENCH_ARGS
+# (benchmarks.arena, e.g. "--games 40"), SERVER_BENCH_ARGS (benchmarks.server, e.g.
+# "--seconds 60 --nodelay-fix"). Figures: .bench/server-latest.json
 bench: venv
 	@$(PG) start
-	@trap '$(PG) stop' EXIT; \
-	$(VENV)/bin/python -m benchmarks.run $(BENCH_ARGS) && \
-	$(VENV)/bin/python -m benchmarks.menu $(MENU_BENCH_ARGS) && \
-	$(VENV)/bin/python -m benchmarks.arena $(ARENA_BENCH_ARGS) && \
-	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.server $(SERVER_BENCH_ARGS)
+	@scripts/chromium.sh >/dev/null
+	@trap '$(PG) stop' EXIT; failed=""; \
+	$(VENV)/bin/python -m benchmarks.run $(BENCH_ARGS) || failed="$$failed run"; \
+	$(VENV)/bin/python -m benchmarks.menu $(MENU_BENCH_ARGS) || failed="$$failed menu"; \
+	$(VENV)/bin/python -m benchmarks.web $(WEB_BENCH_ARGS) || failed="$$failed web"; \
+	$(VENV)/bin/python -m benchmarks.arena $(ARENA_BENCH_ARGS) || failed="$$failed arena"; \
+	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.server $(SERVER_BENCH_ARGS) \
+		|| failed="$$failed server"; \
+	if [ -n "$$failed" ]; then echo "benchmarks that failed or missed a target:$$failed"; exit 1; fi
 
 pg-start:
 	@$(PG) start

@@ -104,14 +104,14 @@ def visit(
     try:
         if token is not None:  # signed in as the page would be: a session cookie
             signed_in = context.request.post(
-                "/sessions", data={"token": token}, headers={"X-Canasta-CSRF": "1"}
+                "/sessions", headers={"Authorization": f"Bearer {token}", "X-Canasta-CSRF": "1"}
             )
             if not signed_in.ok:
                 raise SystemExit(f"POST /sessions: {signed_in.status} {signed_in.text()}")
         page = context.new_page()
         page.add_init_script(FIRST_CARD)
         finished: list[Request] = []
-        page.on("requestfinished", finished.append)
+        page.on("requestfinished", lambda request: finished.append(request))
         page.goto(f"/tables/{table_id}")
         page.wait_for_function("window.__firstCard !== null", timeout=30_000)
         page.wait_for_load_state("networkidle")

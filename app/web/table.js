@@ -20,7 +20,8 @@
 import {
   $, Refused, api, errorText, setUpLanguage, t, whoAmI,
 } from "./common.js";
-import { renderDeal, seatName } from "./deal_render.js";
+import { renderDeal } from "./deal_render.js";
+import { seatName } from "./words.js";
 import { logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { renderGame, renderWaiting } from "./table_game.js";
@@ -203,8 +204,14 @@ function serialised(work) {
 const refresh = serialised(async () => {
   if (!state.dealId) return;
   const dealId = state.dealId;
+  // A seated player's view and menu are asked for together (the menu's `expect` keeps a
+  // command from a menu that trails the view harmless: it is refused as stale, R-CMD-1).
+  const seated = state.view ? state.view.seat !== null : (state.table?.seats ?? []).includes(state.me);
+  const asked = seated ? api("GET", `/deals/${dealId}/moves`) : null;
+  asked?.catch(() => {});
   const view = await api("GET", `/deals/${dealId}`);
-  const menu = view.seat !== null ? await api("GET", `/deals/${dealId}/moves`) : null;
+  let menu = null;
+  if (view.seat !== null) menu = await (asked ?? api("GET", `/deals/${dealId}/moves`));
   if (dealId !== state.dealId) return; // switched meanwhile
   state.view = view;
   state.menu = menu;
@@ -292,13 +299,14 @@ async function openDeal(dealId) {
 // --- start -----------------------------------------------------------------------------------
 
 async function main() {
-  await setUpLanguage($("lang"), async () => {
+  const [, kind, id] = location.pathname.match(/^\/(tables|deals)\/([0-9a-fA-F-]{36})$/) ?? [];
+  // The catalogue, who is signed in and the table are asked for at once, not one by one.
+  const language = setUpLanguage($("lang"), async () => {
     render();
     renderLog();
   });
-  const [, kind, id] = location.pathname.match(/^\/(tables|deals)\/([0-9a-fA-F-]{36})$/) ?? [];
-  state.me = await whoAmI();
-  try {
+  const who = whoAmI();
+  const table = (async () => {
     if (kind === "deals") {
       state.dealId = id;
       const view = await api("GET", `/deals/${id}`);
@@ -307,7 +315,13 @@ async function main() {
       state.tableId = id;
       state.follow = true;
     }
-    state.table = await api("GET", `/tables/${state.tableId}`);
+    return api("GET", `/tables/${state.tableId}`);
+  })();
+  table.catch(() => {}); // its refusal is shown below, once the catalogue is there
+  await language;
+  state.me = await who;
+  try {
+    state.table = await table;
     if (state.follow && state.table.current_deal) await openDeal(state.table.current_deal);
     else if (state.dealId) await openDeal(state.dealId);
     else render();

@@ -4,7 +4,7 @@
 // the dry run before the page sends it (table.js `play`).
 
 import { $, cardText, element, isWild, parseCard, t } from "./common.js";
-import { seatName } from "./deal_render.js";
+import { seatName } from "./words.js";
 
 const byType = (menu, type) => (menu?.moves ?? []).filter((move) => move.type === type);
 

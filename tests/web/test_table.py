@@ -204,7 +204,7 @@ def test_two_players_play_by_clicking_and_a_spectator_watches_live(
     expect(ann.locator('[data-meld="K"][data-side="A"]')).to_contain_text("K ×3")
     expect(ann.locator('[data-meld="4"][data-side="A"]')).to_contain_text("4 ×4 · 1 wild")
     expect(ann.locator("#hand [data-card]")).to_have_count(10)  # 15 - 6 + the 9♥ under the top
-    expect(watcher.locator("#log")).to_contain_text("ann took the pile (2 cards, top 4♣).")
+    expect(watcher.locator("#log")).to_contain_text("ann took the pile (2 cards, 4♣ on top).")
     screenshot(ann, "table-player-desktop")
     card(ann, "6S/1").click()
     move(ann, "discard").click()
@@ -322,7 +322,7 @@ def test_keyboard_play_a_dropped_stream_the_phone_and_the_host_controls(
     assert log_lines(cleo) == expected
     # And the stream goes on live.
     move(cleo, "draw").click()
-    expect(watcher.locator("#log")).to_contain_text("cleo drew 2 from the stock.")
+    expect(watcher.locator("#log")).to_contain_text("cleo drew 2 cards.")
     at_step(watcher, int(cleo.locator("#deal .deal").get_attribute("data-step") or 0))
     assert queries == ["", f"after={expected[3]}", f"after={expected[-1]}"], queries
 
@@ -339,7 +339,9 @@ def test_keyboard_play_a_dropped_stream_the_phone_and_the_host_controls(
     cleo.locator("#stop-confirm").click()
     for page in (cleo, dan, watcher):
         expect(page.locator("#totals")).to_contain_text("The host stopped the game.")
-        expect(page.locator("#log")).to_contain_text("The deal was abandoned.")
+        expect(page.locator("#log")).to_contain_text(
+            "The deal was abandoned (the game was stopped)."
+        )
     expect(cleo.locator("#stop-game")).to_have_count(0)
 
 
@@ -438,7 +440,7 @@ def test_four_players_a_partner_asked_and_answering_no(
     screenshot(ida, "table-four-answer")
     move(ida, "answer_no").click()
     for page in (gus, ida):
-        expect(page.locator("#log")).to_contain_text("ida answered no.")
+        expect(page.locator("#log")).to_contain_text("ida answered gus: no.")
         expect(page.locator(".question")).to_have_text("ida said no: gus may not go out this turn.")
     move(gus, "draw").click()
     expect(gus.locator("#hand [data-card]")).to_have_count(12)
