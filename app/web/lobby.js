@@ -204,6 +204,11 @@ function tableCard(table, details) {
   }
   actions.append(...hostControls(table, me, details.get(table.id), act, notice));
   if (table.status === "playing") actions.append(tableLink(table, me));
+  if (table.status === "finished" || table.status === "stopped") {
+    // The table page shows the last deal's breakdown, the totals and the winner, and links
+    // to each deal's replay.
+    actions.append(element("a", { class: "button", href: `/tables/${table.id}`, text: t("see_results") }));
+  }
   if (actions.childElementCount > 0) card.append(actions);
   return element("li", {}, card);
 }
@@ -227,19 +232,29 @@ function showTables(listId, tables, details = new Map()) {
 }
 
 let refreshing = null;
+// The games played that the lobby lists: the newest, finished or stopped.
+const PLAYED_SHOWN = 10;
+
+function played(finished, stopped) {
+  const newest = (table) => table.updated_at ?? table.created_at ?? "";
+  return [...finished, ...stopped].sort((a, b) => (newest(a) < newest(b) ? 1 : -1)).slice(0, PLAYED_SHOWN);
+}
 
 async function refresh() {
   // One refresh at a time; a call during one waits for it.
   if (refreshing) return refreshing;
   refreshing = (async () => {
     try {
-      const [open, playing] = await Promise.all([
+      const [open, playing, finished, stopped] = await Promise.all([
         api("GET", "/tables?status=open"),
         api("GET", "/tables?status=playing"),
+        api("GET", `/tables?status=finished&limit=${PLAYED_SHOWN}`),
+        api("GET", `/tables?status=stopped&limit=${PLAYED_SHOWN}`),
       ]);
       const details = await hostedDetails(playing, me);
       showTables("open-tables", open);
       showTables("playing-tables", playing, details);
+      showTables("finished-tables", played(finished, stopped));
     } catch (error) {
       showError(error);
     } finally {

@@ -237,7 +237,11 @@ function onDealEvent(message) {
   if (event.step <= state.lastStep) return; // already shown (a resent event)
   state.lastStep = event.step;
   state.events.push(event);
-  $("log").append(logItem(event, names()));
+  // The newest line stays in sight, unless the reader scrolled up to read older ones.
+  const log = $("log");
+  const following = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  log.append(logItem(event, names()));
+  if (following) log.scrollTop = log.scrollHeight;
   refresh();
 }
 

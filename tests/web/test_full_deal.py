@@ -155,6 +155,17 @@ def test_four_players_play_a_whole_deal_by_clicking_and_a_spectator_sees_every_m
     logged = watcher.locator("#log li").evaluate_all("nodes => nodes.map(n => n.dataset.step)")
     assert len(logged) == len(set(logged))
 
+    # The host stops the game from the table page; the lobby lists it among the games played,
+    # and its results open at the table page.
+    host.locator("#stop-game").click()
+    host.locator("#stop-confirm").click()
+    expect(host.locator("#totals")).to_contain_text("The host stopped the game.")
+    lobby, _ = open_lobby(new_context())
+    played = lobby.locator("#finished-tables").get_by_role("article", name=TABLE)
+    expect(played).to_contain_text("stopped", timeout=LIVE_MS)
+    played.get_by_role("link", name="See the results").click()
+    expect(lobby.locator("#totals")).to_contain_text(str(deal.scores["B"]["total"]))
+
     # Nothing the spectator was given held a card hidden at that step.
     with httpx.Client(base_url=web_server.server.url, timeout=15) as http:
         secrets = read_history(http, deal_id, auditor)
