@@ -19,9 +19,9 @@ from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import register_player
 from tests.web.conftest import NewContext, screenshot
 from tests.web.deals import ScriptedDeal, Step, classic_four
+from tests.web.pages import LIVE_MS, open_lobby, sign_up
 from tests.web.recorder import PageRecorder
 from tests.web.secrecy import read_history
-from tests.web.test_lobby import LIVE_MS, open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # browsers and a server: part of `make test`
 

@@ -11,13 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import register_player
 from tests.web.conftest import PHONE, NewContext, screenshot
 from tests.web.deals import classic_four, play_step, start_table
-from tests.web.test_lobby import LIVE_MS, open_lobby
+from tests.web.pages import LIVE_MS, open_lobby, signed_in
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -35,14 +35,6 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
 def http(web_server: Backend) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
         yield client
-
-
-def signed_in(page: Page, headers: dict[str, str]) -> Page:
-    """Signs the lobby in with the bearer token of ``headers`` (the "Sign in again" form)."""
-    page.get_by_label("Your token", exact=True).fill(headers["Authorization"].split()[1])
-    page.get_by_role("button", name="Sign in", exact=True).click()
-    expect(page.get_by_text("Signed in as")).to_be_visible()
-    return page
 
 
 def refused(answer: Any) -> str:

@@ -8,48 +8,13 @@ import json
 import re
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
 from tests.web.conftest import PHONE, NewContext, screenshot
+from tests.web.pages import LIVE_MS, open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
-
-#: Long enough for the lobby's polling (3 s) and its read model to catch up.
-LIVE_MS = 15_000
-
-
-def record_requests(page: Page) -> list[str]:
-    """Every URL the page requests from now on."""
-    urls: list[str] = []
-    page.on("request", lambda request: urls.append(request.url))
-    return urls
-
-
-def open_lobby(context: BrowserContext) -> tuple[Page, list[str]]:
-    page = context.new_page()
-    urls = record_requests(page)
-    page.goto("/")
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
-    return page, urls
-
-
-def sign_up(page: Page, name: str, shot: str | None = None) -> str:
-    """Signs up by the form; returns the token the page shows once, and dismisses it (after
-    a screenshot named ``shot`` if given)."""
-    page.get_by_label("Your name").fill(name)
-    page.get_by_role("button", name="Create my account").click()
-    box = page.get_by_role("region", name="Your token: keep it safe")
-    expect(box).to_be_visible()
-    expect(box).to_contain_text("only way back")
-    token = page.get_by_label("Token", exact=True).input_value()
-    assert token
-    expect(page.get_by_text(f"Signed in as {name}")).to_be_visible()
-    if shot:
-        screenshot(page, shot)
-    page.get_by_role("button", name="I have saved my token").click()
-    expect(box).to_be_hidden()
-    return token
 
 
 def tab_to(page: Page, name: str, most: int = 20) -> None:

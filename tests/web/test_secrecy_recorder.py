@@ -15,10 +15,9 @@ from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import register_player
 from tests.web.conftest import NewContext
 from tests.web.deals import classic_four, play_step, start_table
+from tests.web.pages import open_lobby, signed_in
 from tests.web.recorder import PageRecorder
 from tests.web.secrecy import read_history
-from tests.web.test_host import signed_in
-from tests.web.test_lobby import open_lobby
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 

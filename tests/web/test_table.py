@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.web.conftest import PHONE, SCREENSHOTS, NewContext, screenshot
-from tests.web.test_lobby import open_lobby, sign_up
+from tests.web.pages import open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
 

@@ -1,0 +1,52 @@
+"""What the browser tests do on the lobby page, shared by them: open it, sign up by its form,
+sign in again with a token."""
+
+from __future__ import annotations
+
+from playwright.sync_api import BrowserContext, Page, expect
+
+from tests.web.conftest import screenshot
+
+#: Long enough for the lobby's polling (3 s) and its read model to catch up.
+LIVE_MS = 15_000
+
+
+def record_requests(page: Page) -> list[str]:
+    """Every URL the page requests from now on."""
+    urls: list[str] = []
+    page.on("request", lambda request: urls.append(request.url))
+    return urls
+
+
+def open_lobby(context: BrowserContext) -> tuple[Page, list[str]]:
+    page = context.new_page()
+    urls = record_requests(page)
+    page.goto("/")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    return page, urls
+
+
+def sign_up(page: Page, name: str, shot: str | None = None) -> str:
+    """Signs up by the form; returns the token the page shows once, and dismisses it (after
+    a screenshot named ``shot`` if given)."""
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("button", name="Create my account").click()
+    box = page.get_by_role("region", name="Your token: keep it safe")
+    expect(box).to_be_visible()
+    expect(box).to_contain_text("only way back")
+    token = page.get_by_label("Token", exact=True).input_value()
+    assert token
+    expect(page.get_by_text(f"Signed in as {name}")).to_be_visible()
+    if shot:
+        screenshot(page, shot)
+    page.get_by_role("button", name="I have saved my token").click()
+    expect(box).to_be_hidden()
+    return token
+
+
+def signed_in(page: Page, headers: dict[str, str]) -> Page:
+    """Signs the lobby in with the bearer token of ``headers`` (the "Sign in again" form)."""
+    page.get_by_label("Your token", exact=True).fill(headers["Authorization"].split()[1])
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    return page
