@@ -3,7 +3,7 @@
 // (/?invite=<table>:<code>), and the private tables this browser created or joined (the
 // lobby never lists them), remembered in localStorage by id only (never a code).
 
-import { $, api, t } from "./common.js";
+import { $, Refused, api, t } from "./common.js";
 
 const REMEMBERED = "canasta.private_tables";
 
@@ -92,7 +92,7 @@ export function setUpPrivate(act, notice) {
     event.preventDefault();
     act(async () => {
       const parsed = parseInvite(field.value);
-      if (parsed === null) throw new Error(t("private_join_bad"));
+      if (parsed === null) throw new Refused(0, "invite", t("private_join_bad")); // not sent
       const { seat } = await api("POST", `/tables/${parsed.table}/seats`, {
         body: { invite: parsed.invite },
       });
