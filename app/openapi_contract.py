@@ -42,9 +42,6 @@ TABLE_OPERATIONS = [
     ("post", TABLE + "/stop"),
     ("get", TABLE + "/scores"),
     ("get", "/audit" + TABLE),
-    ("post", TABLE + "/invite"),
-    ("put", TABLE + "/spectators"),
-    ("post", TABLE + "/rematch"),
 ]
 DEAL_OPERATIONS = [
     ("get", DEAL),
@@ -107,9 +104,6 @@ def links() -> dict[tuple[str, str, str], dict[str, Any]]:
         },
         ("post", TABLE + "/seats", "200"): _to(
             [("post", TABLE + "/start"), ("get", TABLE)], "path.table_id", "$request.path.table_id"
-        ),
-        ("post", TABLE + "/rematch", "201"): _to(
-            TABLE_OPERATIONS, "path.table_id", "$response.body#/id"
         ),
         ("post", TABLE + "/start", "201"): _to(
             DEAL_OPERATIONS, "path.deal_id", "$response.body#/deal"

@@ -14,7 +14,9 @@ Events a viewer may not see at all (the shuffle seed, a stacked deck) are skippe
 jump; nothing else is. The stream first sends ``retry:`` (the reconnection delay), then
 ``: heartbeat`` comments when idle, and after the last event of the deal (``DealScored`` or
 ``DealAbandoned``) or of the game (``GameEnded`` or ``GameStopped``) a final ``event: end``
-whose data is ``{"step": N}`` (the final step), and closes. A browser's ``EventSource``
+whose data is ``{"step": N}`` (the final step), and closes; a table's ``RematchOpened``,
+recorded after its game's end, is sent before ``end`` when read with it, and after a
+resumption past the end (docs/tables.md). A browser's ``EventSource``
 reconnects whenever a stream closes, so a client calls ``close()`` on ``end``.
 
 The OpenAPI document describes one message of each stream (``sse_response``: ``data`` is a

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -52,7 +53,7 @@ def error_code(response: Any) -> str:
     return code
 
 
-def lobby_ids(http: TestClient, status: str = "open") -> list[str]:
+def lobby_ids(http: TestClient | httpx.Client, status: str = "open") -> list[str]:
     response = http.get("/tables", params={"status": status})
     assert response.status_code == 200, response.text
     return [entry["id"] for entry in response.json()]
@@ -258,3 +259,36 @@ def test_a_rematch_seats_the_same_players_keeps_the_options_and_is_opened_once(
     assert kinds[-3:] == ["GameStopped", "RematchOpened", "end"]
     opened = next(m for m in sse_messages(stream.text) if m.event == "RematchOpened")
     assert opened.data["table_id"] == new
+
+
+# --- end to end: a real uvicorn on PostgreSQL --------------------------------------------------
+
+
+@pytest.mark.postgres
+def test_through_uvicorn_on_postgresql_a_private_table_is_unlisted_and_needs_its_code(
+    migrated_postgres_url: str, uvicorn_server: Callable[..., Any]
+) -> None:
+    server = uvicorn_server(database_url=migrated_postgres_url)
+    with httpx.Client(base_url=server.url, timeout=10.0) as http:
+        game = open_table(http, ("ann", "bob"), start=False, table={"private": True})
+        assert game.invite is not None
+        listed = http.post("/tables", json={}, headers=game.host).json()["id"]
+        assert listed in lobby_ids(http) and game.table not in lobby_ids(http)
+
+        eve = register_player(http, "eve")
+        watcher = http.get(f"/tables/{game.table}")
+        assert watcher.status_code == 200  # unlisted, not secret: spectators are allowed
+        full = http.post(f"/tables/{game.table}/seats", json={}, headers=eve)
+        assert (full.status_code, error_code(full)) == (403, "invite_required")
+        assert http.get(f"/tables/{game.table}").json() == watcher.json()
+
+        closed = http.post(
+            "/tables", json={"private": True, "spectators": False}, headers=game.host
+        ).json()
+        refused = http.get(f"/tables/{closed['id']}")
+        assert (refused.status_code, error_code(refused)) == (403, "spectators_not_allowed")
+        joined = http.post(
+            f"/tables/{closed['id']}/seats", json={"invite": closed["invite"]}, headers=eve
+        )
+        assert joined.status_code == 200
+        assert http.get(f"/tables/{closed['id']}", headers=eve).status_code == 200
