@@ -14,7 +14,9 @@ in-memory store, SQLite and PostgreSQL.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -292,3 +294,28 @@ def test_through_uvicorn_on_postgresql_a_private_table_is_unlisted_and_needs_its
         )
         assert joined.status_code == 200
         assert http.get(f"/tables/{closed['id']}", headers=eve).status_code == 200
+
+
+@pytest.mark.postgres
+def test_two_server_processes_asked_for_a_rematch_at_once_open_one_table(
+    migrated_postgres_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    """Two application processes on one PostgreSQL (two clients, each its own store
+    connection and cache), asked at the same moment: the store keeps one rematch, whose id
+    both answer (201 from the one that opened it, 200 from the other)."""
+    first, second = (
+        make_client(database_url=migrated_postgres_url, postgres_pool_size=2) for _ in range(2)
+    )
+    game = closed_game(first)
+    second.get(f"/tables/{game.table}", headers=game.host)  # both have read the table
+    barrier = threading.Barrier(2)
+
+    def ask(client: TestClient, name: str) -> Any:
+        barrier.wait()
+        return client.post(f"/tables/{game.table}/rematch", headers=game.headers[name])
+
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(ask, (first, second), ("bob", "dee")))
+    assert sorted(a.status_code for a in answers) == [200, 201]
+    assert answers[0].json() == answers[1].json()
+    assert first.get(f"/tables/{game.table}").json()["rematch"] == answers[0].json()["id"]
