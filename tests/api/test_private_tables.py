@@ -262,6 +262,10 @@ def test_a_rematch_seats_the_same_players_keeps_the_options_and_is_opened_once(
     opened = next(m for m in sse_messages(stream.text) if m.event == "RematchOpened")
     assert opened.data["table_id"] == new
 
+    # The audit of the old table reads its rematch as any other table event.
+    audit = http.get(f"/audit/tables/{game.table}", headers=register_player(http, "audrey"))
+    assert (audit.status_code, audit.json()["ok"]) == (200, True)
+
 
 # --- end to end: a real uvicorn on PostgreSQL --------------------------------------------------
 
