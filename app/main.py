@@ -16,7 +16,18 @@ from app.command_lane import CommandLane
 from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
-from app.routes import audit, check, deals, moves, players, sessions, stream, tables, views
+from app.routes import (
+    audit,
+    check,
+    deals,
+    moves,
+    players,
+    private,
+    sessions,
+    stream,
+    tables,
+    views,
+)
 from app.schemas_views import Health
 from app.sessions import CSRF_HEADER
 from app.settings import Settings, eventsourcing_env
@@ -88,7 +99,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID", CSRF_HEADER],
             max_age=600,
         )
-    for router in (players, sessions, tables, deals, check, moves, views, stream, audit):
+    for router in (players, sessions, tables, private, deals, check, moves, views, stream, audit):
         api.include_router(router.router, responses=errors.RESPONSES)
     docs_ui.install(api)
     web_ui.install(api)

@@ -32,6 +32,9 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+Flag = Annotated[bool, Field(strict=True)]
+
+
 class RegisterIn(Strict):
     name: Name
 
@@ -55,10 +58,21 @@ class TableIn(Strict):
     players: Annotated[int, Field(strict=True, ge=2, le=6), Integral] = 4
     options: Options = Options()
     target: Annotated[int, Field(strict=True, ge=1, le=1_000_000), Integral] | None = None
+    private: Flag = Field(False, description="unlisted; a seat needs the invite code")
+    spectators: Flag = Field(True, description="people without a seat may watch")
+
+
+#: An invite code as the server makes them (``secrets.token_urlsafe``).
+InviteCode = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
 class JoinIn(Strict):
     seat: Seat | None = None
+    invite: InviteCode | None = Field(None, description="a private table's invite code")
+
+
+class SpectatorsIn(Strict):
+    allowed: Flag
 
 
 class TeamsIn(Strict):
