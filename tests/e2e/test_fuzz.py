@@ -245,7 +245,10 @@ def test_the_stateful_phase_follows_the_links_without_a_failure(
     rotation = [None, "not-a-token", *(seeded.tokens[n] for n in [AUDITOR, *SEATED])]
     tokens = iter(rotation * 10**6)
     known = {f"Bearer {token}" for token in seeded.tokens.values()}  # and the registered ones
-    base = api_schema.exclude(path_regex=r"/stream$").as_state_machine()
+    # Streams never end; the host's privacy settings (spectators, a new invite code) lead to
+    # no further link and only thin the walk, which is derandomized: with them it no longer
+    # reached a command. The first phase and tests/api/test_private_tables.py cover them.
+    base = api_schema.exclude(path_regex=r"/stream$|/spectators$|/invite$").as_state_machine()
 
     steps: list[tuple[str, str, int] | None] = []  # method, path, status; None: a new scenario
 
