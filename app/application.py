@@ -13,18 +13,19 @@ store, transcoding, snapshots, the aggregate cache, group commit), ``accounts``,
 from __future__ import annotations
 
 from app.services.accounts import AccountService
+from app.services.bot_seats import BotSeatService
 from app.services.commands import Answer, Expected, error_body
 from app.services.core import RandomSource
 from app.services.dry_run import DryRunService
 from app.services.sessions import SessionService
-from app.services.tables import TableService
 
 __all__ = ["Answer", "CanastaApp", "Expected", "RandomSource", "error_body"]
 
 
-class CanastaApp(AccountService, SessionService, TableService, DryRunService):
+class CanastaApp(AccountService, SessionService, BotSeatService, DryRunService):
     """The application service (an eventsourcing ``Application``): accounts, browser
-    sessions, tables, commands and their dry runs (``DryRunService``, a ``CommandService``)
+    sessions, tables (with bots: ``BotSeatService``, a ``TableService``), commands and their
+    dry runs (``DryRunService``, a ``CommandService``)
     over one event store."""
 
     name = "canasta"

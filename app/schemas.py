@@ -57,8 +57,17 @@ class TableIn(Strict):
     target: Annotated[int, Field(strict=True, ge=1, le=1_000_000), Integral] | None = None
 
 
+#: A bot level's name (``bots.LEVELS``); an unknown one is refused as ``bot_level_unknown``.
+BotLevel = Annotated[
+    str, Field(min_length=1, max_length=32, description="a bot level: random, basic")
+]
+
+
 class JoinIn(Strict):
     seat: Seat | None = None
+    bot: BotLevel | None = Field(
+        default=None, description="the host seats a bot of this level instead of himself"
+    )
 
 
 class TeamsIn(Strict):
@@ -213,4 +222,16 @@ class Created(BaseModel):
 
 
 class DealRef(BaseModel):
+    deal: UUID
+
+
+class PracticeIn(TableIn):
+    """``POST /tables/practice``: a table of this entry with its sender in seat 0 and bots of
+    ``bot``'s level in the other seats, started at once."""
+
+    bot: BotLevel = "basic"
+
+
+class PracticeOut(BaseModel):
+    table: UUID
     deal: UUID

@@ -11,7 +11,7 @@ from fastapi import APIRouter
 from app.deps import AccountDep, CanastaDep, MaybeAccount
 from app.schemas import Created, DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn
 from app.schemas_views import SeatTaken, TableForYou, TableView
-from domain.table import Table
+from domain.table import Table, bot_level
 
 router = APIRouter(tags=["tables"])
 
@@ -26,6 +26,7 @@ def table_view(table: Table) -> dict[str, Any]:
         "target": table.target,
         "host": table.host,
         "seats": table.seats,
+        "bots": [bot_level(p) for p in table.seats],
         "sides": table.sides,
         "status": table.status,
         "totals": table.totals,
@@ -57,6 +58,9 @@ def get_table(table_id: UUID, canasta: CanastaDep, account: MaybeAccount) -> dic
 
 @router.post("/tables/{table_id}/seats", response_model=SeatTaken)
 def join(table_id: UUID, body: JoinIn, account: AccountDep, canasta: CanastaDep) -> SeatTaken:
+    """Take a seat; with ``bot``, the host seats a bot of that level instead (docs/bots.md)."""
+    if body.bot is not None:
+        return SeatTaken(seat=canasta.seat_bot(table_id, account.name, body.bot, body.seat))
     return SeatTaken(seat=canasta.join_table(table_id, account.name, body.seat))
 
 
