@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import random
+import signal
 import threading
 import time
 from collections.abc import Iterable
@@ -86,6 +87,7 @@ class BotRunner:
         poll_interval: float = 0.1,
         lease_retry_seconds: float = 1.0,
         sweep_seconds: float = 5.0,
+        batch_interval: float = 0.05,
         batch_size: int = 500,
     ) -> None:
         self.canasta = canasta
@@ -93,6 +95,7 @@ class BotRunner:
         self.poll_interval = poll_interval
         self.lease_retry_seconds = lease_retry_seconds
         self.sweep_seconds = sweep_seconds
+        self.batch_interval = batch_interval
         self.batch_size = batch_size
         self.moves = 0  # commands accepted in this process (diagnostics, tests)
         self._thread: threading.Thread | None = None
@@ -178,6 +181,7 @@ class BotRunner:
         pending = self._find_tables()
         swept = time.monotonic()
         while not self._stopping.is_set():
+            began = time.monotonic()
             pending |= self._follow()
             if time.monotonic() - swept >= self.sweep_seconds:
                 swept = time.monotonic()
@@ -195,12 +199,17 @@ class BotRunner:
             pending = again
             if not pending:
                 lease.wait_for_events(self.poll_interval, self._stopping)
+                # Under load every insert wakes it: look at most every ``batch_interval``.
+                self._stopping.wait(self.batch_interval - (time.monotonic() - began))
 
     # --- which tables ----------------------------------------------------------------------
-    def _notifications(self, start: int, topics: Iterable[str] = ()) -> Iterable[object]:
+    def _notifications(self, start: int, stop: int, topics: Iterable[str]) -> Iterable[object]:
+        """The notifications from ``start`` to ``stop`` (of ``topics``; all if empty)."""
         recorder = self.canasta.recorder
-        while True:
-            batch = recorder.select_notifications(start, self.batch_size, topics=list(topics))
+        while start <= stop:
+            batch = recorder.select_notifications(
+                start, self.batch_size, stop=stop, topics=list(topics)
+            )
             yield from batch
             if len(batch) < self.batch_size:
                 return
@@ -210,9 +219,7 @@ class BotRunner:
         """The tables with bots whose game has not ended, from the log's table events; the
         position is put at the log's head."""
         head = self.canasta.recorder.max_notification_id() or 0
-        for note in self._notifications(1, [SEATED, *ENDED]):
-            if getattr(note, "id", 0) > head:
-                break
+        for note in self._notifications(1, head, [SEATED, *ENDED]):
             self._table_event(note)
         self._position = max(self._position, head)
         return set(self._tables)
@@ -231,8 +238,10 @@ class BotRunner:
     def _follow(self) -> set[UUID]:
         """The tables that new events (after the position) concern."""
         touched: set[UUID] = set()
-        for note in self._notifications(self._position + 1):
-            self._position = max(self._position, getattr(note, "id", 0))
+        head = self.canasta.recorder.max_notification_id() or 0
+        # With no bot in play only the table events that seat a bot matter (cheap to skip).
+        topics = [] if self._tables else [SEATED, *ENDED]
+        for note in self._notifications(self._position + 1, head, topics):
             originator = getattr(note, "originator_id", None)
             assert isinstance(originator, UUID)
             self._table_event(note)
@@ -240,6 +249,7 @@ class BotRunner:
                 touched.add(originator)
             elif originator in self._deal_table:
                 touched.add(self._deal_table[originator])
+        self._position = max(self._position, head)
         return touched & self._tables
 
     # --- one move ----------------------------------------------------------------------------
@@ -288,13 +298,46 @@ class BotRunner:
         if answer.status == 200:
             self.moves += 1
             return True
-        if answer.status == 400:
+        if answer.status == 400:  # logged by code only: a message may name the bot's cards
+            code = answer.body.get("error", {}).get("code")
             if kept.refused_at == deal.version:
-                logger.error("bots: %s's move refused in deal %s: %s", name, deal_id, answer.body)
+                logger.error("bots: %s's move refused in deal %s (%s)", name, deal_id, code)
                 return False
-            logger.warning("bots: %s's move refused in deal %s: %s", name, deal_id, answer.body)
+            logger.warning("bots: %s's move refused in deal %s (%s)", name, deal_id, code)
             kept.refused_at = deal.version
         return True  # stale: decided again on the deal as it is now
+
+
+def run_foreground(
+    canasta: CanastaApp, settings: Settings, where: str, retry_seconds: float
+) -> int:
+    """``canasta bots``: play until SIGINT or SIGTERM, saying when this process leads."""
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    stopping = threading.Event()
+    previous = {
+        sig: signal.signal(sig, lambda *_: stopping.set())
+        for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    runner = BotRunner(canasta, settings, lease_retry_seconds=retry_seconds)
+    try:
+        print(f"bots on {where}: waiting for the lease (Ctrl-C or SIGTERM stops)", flush=True)
+        runner.start()
+        leading = False
+        while not stopping.wait(0.05):
+            if runner.is_leading != leading:
+                leading = runner.is_leading
+                print(
+                    "leading: this process plays the bots" if leading else "not leading any more",
+                    flush=True,
+                )
+        print("stopping", flush=True)
+        return 0
+    finally:
+        runner.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _expect(expected: Expected) -> dict[str, object]:
