@@ -97,7 +97,8 @@ class BotRunner:
         self.sweep_seconds = sweep_seconds
         self.batch_interval = batch_interval
         self.batch_size = batch_size
-        self.moves = 0  # commands accepted in this process (diagnostics, tests)
+        self.moves = 0  # commands accepted (or answered again) in this process
+        self.retried = 0  # moves refused as stale, or answered again: decided again
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._leading = False
@@ -297,6 +298,7 @@ class BotRunner:
         answer = self.canasta.submit(*submission(deal_id, name, body))
         if answer.status == 200:
             self.moves += 1
+            self.retried += answer.replayed
             return True
         if answer.status == 400:  # logged by code only: a message may name the bot's cards
             code = answer.body.get("error", {}).get("code")
@@ -305,6 +307,8 @@ class BotRunner:
                 return False
             logger.warning("bots: %s's move refused in deal %s (%s)", name, deal_id, code)
             kept.refused_at = deal.version
+        else:
+            self.retried += 1
         return True  # stale: decided again on the deal as it is now
 
 
