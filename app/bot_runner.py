@@ -57,7 +57,7 @@ from domain.commands import Command
 from domain.errors import DomainError
 from domain.legal import seat_to_act
 from domain.menu import menu
-from domain.table import PLAYING, Table, bot_level
+from domain.table import OPEN, PLAYING, Table, bot_level
 
 logger = logging.getLogger(__name__)
 
@@ -234,7 +234,16 @@ class BotRunner:
             if bot_level(event.player) is not None:  # type: ignore[attr-defined]
                 self._tables.add(originator)
         elif topic in ENDED:
-            self._tables.discard(originator)
+            self._forget(originator)
+
+    def _forget(self, table_id: UUID, *, keep: UUID | None = None) -> None:
+        """Drop what is kept of the table's deals (but ``keep``), and the table itself
+        unless a deal is kept."""
+        for deal_id in [d for d, t in self._deal_table.items() if t == table_id and d != keep]:
+            del self._deal_table[deal_id]
+            self._deals.pop(deal_id, None)
+        if keep is None:
+            self._tables.discard(table_id)
 
     def _follow(self) -> set[UUID]:
         """The tables that new events (after the position) concern."""
@@ -259,16 +268,14 @@ class BotRunner:
         if one was submitted (another may follow), False if no bot is to act."""
         table = self.canasta.get_table(table_id)
         if table.status != PLAYING:
-            if table.status != "open":
-                self._tables.discard(table_id)
+            if table.status != OPEN:
+                self._forget(table_id)  # finished or stopped
             return False
         if not table.deals:
             return False
         deal_id = UUID(table.deals[-1])
         if deal_id not in self._deal_table:
-            for old in [d for d, t in self._deal_table.items() if t == table_id]:
-                del self._deal_table[old]
-                self._deals.pop(old, None)
+            self._forget(table_id, keep=deal_id)  # the deals before this one
             self._deal_table[deal_id] = table_id
         deal = self.canasta.get_deal(deal_id)
         state = deal.state

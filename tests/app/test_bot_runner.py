@@ -22,7 +22,7 @@ from domain.command_log import CommandLog, command_log_id
 from domain.errors import DomainError
 from domain.legal import seat_to_act
 from domain.table import bot_name
-from tests.support.bots import bot_table, deal_over, wait_for
+from tests.support.bots import BOT_HOST, bot_table, deal_over, wait_for
 
 ENTRIES = [("classic", 4), ("extra_six", 6), ("modern_american", 4), ("ponytail", 4)]
 
@@ -57,6 +57,21 @@ def test_four_bots_play_a_whole_deal_of_every_entry(
     logged = sum(app.last_seq(table_id, bot_name("basic", s)) for s in range(players))
     assert logged == runner.moves
     assert runner.moves > 0
+
+
+def test_the_bots_play_each_deal_the_host_opens(canasta: tuple[CanastaApp, Settings]) -> None:
+    app, settings = canasta
+    table_id = bot_table(app, "classic", 2, level="random")
+    runner = BotRunner(app, settings, poll_interval=0.02)
+    runner.start()
+    try:
+        first = UUID(app.get_table(table_id).deals[-1])
+        wait_for(lambda: deal_over(app, first), 60, "deal 1 did not end")
+        second = app.start_next_deal(table_id, BOT_HOST)  # bots never open a deal themselves
+        wait_for(lambda: deal_over(app, second), 60, "deal 2 did not end")
+    finally:
+        runner.stop()
+    assert len(app.get_table(table_id).deal_scores) == 2
 
 
 def test_a_bot_does_not_play_a_persons_seat(canasta: tuple[CanastaApp, Settings]) -> None:
