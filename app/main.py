@@ -24,6 +24,7 @@ from app.routes import (
     moves,
     players,
     practice,
+    private,
     sessions,
     stream,
     tables,
@@ -105,7 +106,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID", CSRF_HEADER],
             max_age=600,
         )
-    for router in (players, sessions, practice, tables, deals, check, moves, views, stream, audit):
+    for router in (
+        players,
+        sessions,
+        practice,
+        tables,
+        private,
+        deals,
+        check,
+        moves,
+        views,
+        stream,
+        audit,
+    ):
         api.include_router(router.router, responses=errors.RESPONSES)
     docs_ui.install(api)
     web_ui.install(api)

@@ -32,6 +32,9 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+Flag = Annotated[bool, Field(strict=True)]
+
+
 class RegisterIn(Strict):
     name: Name
 
@@ -55,6 +58,12 @@ class TableIn(Strict):
     players: Annotated[int, Field(strict=True, ge=2, le=6), Integral] = 4
     options: Options = Options()
     target: Annotated[int, Field(strict=True, ge=1, le=1_000_000), Integral] | None = None
+    private: Flag = Field(False, description="unlisted; a seat needs the invite code")
+    spectators: Flag = Field(True, description="people without a seat may watch")
+
+
+#: An invite code as the server makes them (``secrets.token_urlsafe``).
+InviteCode = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
 #: A bot level's name (``bots.LEVELS``); an unknown one is refused as ``bot_level_unknown``.
@@ -65,9 +74,14 @@ BotLevel = Annotated[
 
 class JoinIn(Strict):
     seat: Seat | None = None
+    invite: InviteCode | None = Field(None, description="a private table's invite code")
     bot: BotLevel | None = Field(
         default=None, description="the host seats a bot of this level instead of himself"
     )
+
+
+class SpectatorsIn(Strict):
+    allowed: Flag
 
 
 class TeamsIn(Strict):

@@ -271,6 +271,9 @@ class TableCreated(EventBase):
     players: Annotated[int, Field(ge=2, le=6)]
     options: dict[str, bool]
     target: int
+    private: bool = Field(False, description="unlisted, joined with an invite code")
+    spectators: bool = Field(True, description="people without a seat may watch")
+    rematch_of: str | None = Field(None, description="the table this one is the rematch of")
 
 
 class TablePlayerSeated(EventBase):
@@ -315,6 +318,22 @@ class TableGameStopped(EventBase):
     completed_deals: Count
 
 
+class TableInviteRotated(EventBase):
+    """The host replaced the invite code of his private table (the code is never shown)."""
+
+    kind: Literal["InviteRotated"]
+
+
+class TableSpectatorsSet(EventBase):
+    kind: Literal["SpectatorsSet"]
+    allowed: bool
+
+
+class TableRematchOpened(EventBase):
+    kind: Literal["RematchOpened"]
+    table_id: str = Field(description="the rematch's table: GET /tables/{table_id}")
+
+
 _TableEventView = Annotated[
     TableCreated
     | TablePlayerSeated
@@ -323,7 +342,10 @@ _TableEventView = Annotated[
     | TableDealOpened
     | TableDealRecorded
     | TableGameEnded
-    | TableGameStopped,
+    | TableGameStopped
+    | TableInviteRotated
+    | TableSpectatorsSet
+    | TableRematchOpened,
     Field(discriminator="kind"),
 ]
 

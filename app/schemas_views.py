@@ -223,6 +223,10 @@ class TableView(Shown):
     deal_scores: list[dict[Side, int]] = Field(description="per completed deal, per side")
     winners: list[Side] | None = Field(description="the winning sides once finished")
     version: Annotated[int, Field(ge=1)] = Field(description="the table's step")
+    private: bool = Field(description="unlisted; a seat needs the invite code")
+    spectators: bool = Field(description="people without a seat may watch")
+    rematch_of: UUID | None = Field(description="the table this one is the rematch of")
+    rematch: UUID | None = Field(description="this table's rematch, once opened")
 
 
 class TableForYou(TableView):
@@ -236,6 +240,27 @@ class TableForYou(TableView):
 
 class SeatTaken(Shown):
     seat: SeatNo
+
+
+class NewTable(Shown):
+    """``POST /tables``: the new table; a private table's invite code, shown this once."""
+
+    id: UUID
+    invite: str | None = Field(
+        None,
+        description="a private table's invite code (only its hash is kept): give it "
+        "to the players you invite; POST /tables/{id}/invite replaces it",
+    )
+
+
+class InviteOut(Shown):
+    invite: str = Field(description="the table's new invite code; the old one no longer works")
+
+
+class RematchOut(Shown):
+    """The rematch's table (the same one for every request: the first opened it)."""
+
+    id: UUID
 
 
 class Health(Shown):

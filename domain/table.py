@@ -6,11 +6,13 @@ what they scored, and decides when the game ends (R-GAME-1) or was stopped (R-GA
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Mapping, Sequence
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.errors import Forbidden, SetupError
+from domain.errors import Conflict, Forbidden, SetupError
 from domain.seating import choose_sides, next_dealer, virtual_table
 from domain.variants import get_variant
 
@@ -18,6 +20,19 @@ OPEN = "open"  # seats being filled
 PLAYING = "playing"
 FINISHED = "finished"  # a side reached the target (R-GAME-1)
 STOPPED = "stopped"  # the host stopped the game early (R-GAME-2)
+
+#: A private table's seat asked for without its invite code, or with a wrong one.
+INVITE_REQUIRED = "invite_required"
+INVITE_INVALID = "invite_invalid"
+#: A rematch asked for before the game ended or was stopped.
+GAME_NOT_OVER = "game_not_over"
+
+
+def rematch_id(table_id: UUID | str) -> UUID:
+    """The rematch of a table has an id derived from the table's: two requests (in any
+    process) for the same rematch open the same table, and the store keeps only one."""
+    return uuid5(NAMESPACE_URL, f"canasta-ledger:{table_id}:rematch")
+
 
 #: A bot's name at a table: ``bot:<level>:<seat>`` (docs/bots.md). People's names cannot
 #: contain ':' (``domain.accounts.check_name``), so no person is ever taken for a bot.
@@ -38,8 +53,21 @@ def bot_level(player: str | None) -> str | None:
 class Table(Aggregate):
     @event("Created")
     def __init__(
-        self, host: str, entry: str, players: int, options: dict[str, bool], target: int
+        self,
+        host: str,
+        entry: str,
+        players: int,
+        options: dict[str, bool],
+        target: int,
+        private: bool = False,
+        invite: str | None = None,
+        spectators: bool = True,
+        rematch_of: str | None = None,
     ) -> None:
+        """``private``: unlisted, joined with an invite code whose hash is ``invite`` (the
+        code itself is never recorded); ``spectators``: whether people without a seat may
+        watch; ``rematch_of``: the table this one is the rematch of. Tables recorded before
+        these existed read as listed, watchable and no rematch (the defaults)."""
         self.host = host
         self.entry = entry
         self.players = players
@@ -55,6 +83,11 @@ class Table(Aggregate):
         self.order: list[int] = []  # the current deal's virtual table
         self.winners: list[str] | None = None
         self.rotation = 0
+        self.private = private
+        self.invite = invite
+        self.spectators = spectators
+        self.rematch_of = rematch_of
+        self.rematch: str | None = None  # the id of this table's rematch, once opened
 
     @staticmethod
     def check_setup(
@@ -80,7 +113,11 @@ class Table(Aggregate):
     def seat_of(self, player: str) -> int | None:
         return self.seats.index(player) if player in self.seats else None
 
-    def join(self, player: str, seat: int | None = None) -> int:
+    def join(self, player: str, seat: int | None = None, invite: str | None = None) -> int:
+        """``invite``: the hash of the invite code given, needed at a private table by
+        everybody but its host (checked before anything else, so a wrong code learns
+        nothing about the seats)."""
+        self.check_invite(player, invite)
         if self.status != OPEN:
             raise SetupError("R-SEAT-5", "the game has started; no seat can be taken")
         if player in self.seats:
@@ -106,11 +143,55 @@ class Table(Aggregate):
             seat = next((i for i, p in enumerate(self.seats) if p is None), None)
             if seat is None:
                 raise SetupError("R-SEAT-5", "the table is full")
-        return self.join(bot_name(level, -1 if seat is None else seat), seat)
+        # The host seats it: the table's own invite (if private) lets it in.
+        return self.join(bot_name(level, -1 if seat is None else seat), seat, self.invite)
 
     @event("PlayerSeated")
     def _seat_player(self, seat: int, player: str) -> None:
         self.seats[seat] = player
+
+    # --- privacy -------------------------------------------------------------------------
+    def check_invite(self, player: str, invite: str | None) -> None:
+        if self.invite is None or player == self.host:
+            return
+        if invite is None:
+            raise Forbidden(INVITE_REQUIRED, "this table is private: its invite code is needed")
+        if not hmac.compare_digest(invite, self.invite):
+            raise Forbidden(INVITE_INVALID, "that is not this table's invite code")
+
+    def rotate_invite(self, player: str, invite: str) -> None:
+        """The host replaces the invite code (the old one stops working)."""
+        self.check_host(player)
+        if not self.private:
+            raise SetupError("R-SEAT-3", "only a private table has an invite code")
+        if self.status not in (OPEN, PLAYING):
+            raise SetupError("R-SEAT-3", f"the game is {self.status}: no more invitations")
+        self._invite_rotated(invite=invite)
+
+    @event("InviteRotated")
+    def _invite_rotated(self, invite: str) -> None:
+        self.invite = invite
+
+    def allow_spectators(self, player: str, allowed: bool) -> None:
+        """The host allows or refuses spectators, before the start only."""
+        self.check_host(player)
+        if self.status != OPEN:
+            raise SetupError("R-SEAT-3", "spectators are allowed or not before the start only")
+        if allowed != self.spectators:
+            self._spectators_set(allowed=allowed)
+
+    @event("SpectatorsSet")
+    def _spectators_set(self, allowed: bool) -> None:
+        self.spectators = allowed
+
+    def may_watch(self, player: str | None) -> bool:
+        """Whether ``player`` (None: nobody signed in) may see the table and its deals:
+        anybody if spectators are allowed, else its host and seated players (auditors are
+        let in by the application, which knows roles)."""
+        return self.spectators or (player is not None and self.participant(player))
+
+    def participant(self, player: str) -> bool:
+        return player == self.host or player in self.seats
 
     def choose_teams(self, player: str, teams: Sequence[Sequence[int]]) -> None:
         self.check_host(player)
@@ -227,6 +308,43 @@ class Table(Aggregate):
     @event("GameStopped")
     def _stopped(self, completed_deals: int) -> None:
         self.status = STOPPED
+
+    # --- rematch -------------------------------------------------------------------------
+    def check_rematch(self, player: str) -> None:
+        """A seated player or the host asks for a rematch once the game is over."""
+        if not self.participant(player):
+            raise Forbidden("R-SEAT-3", "only the host or a player of this table may ask")
+        if self.status not in (FINISHED, STOPPED):
+            raise Conflict(f"the game is {self.status}: no rematch yet", code=GAME_NOT_OVER)
+
+    def open_rematch(self) -> Table:
+        """The rematch: a new open table with the same host, entry, player count, options,
+        target and privacy (the same invite code), the same players in the same seats and,
+        where the host chose them, the same teams. This table records it."""
+        new = type(self)._create(
+            type(self).Created,
+            id=rematch_id(self.id),
+            host=self.host,
+            entry=self.entry,
+            players=self.players,
+            options=dict(self.options),
+            target=self.target,
+            private=self.private,
+            invite=self.invite,
+            spectators=self.spectators,
+            rematch_of=str(self.id),
+        )
+        for seat, player in enumerate(self.seats):
+            if player is not None:
+                new._seat_player(seat=seat, player=player)
+        if self.sides is not None and self.players in get_variant(self.entry).host_chooses_teams:
+            new._choose_teams(sides=self.sides)
+        self._rematch_opened(table_id=str(new.id))
+        return new
+
+    @event("RematchOpened")
+    def _rematch_opened(self, table_id: str) -> None:
+        self.rematch = table_id
 
     def check_host(self, player: str) -> None:
         if player != self.host:

@@ -56,6 +56,9 @@ TABLE_DEAL_OPENED: type[Any] = Table.DealOpened  # type: ignore[attr-defined]
 TABLE_DEAL_RECORDED: type[Any] = Table.DealRecorded  # type: ignore[attr-defined]
 TABLE_GAME_ENDED: type[Any] = Table.GameEnded  # type: ignore[attr-defined]
 TABLE_GAME_STOPPED: type[Any] = Table.GameStopped  # type: ignore[attr-defined]
+TABLE_SPECTATORS_SET: type[Any] = Table.SpectatorsSet  # type: ignore[attr-defined]
+TABLE_INVITE_ROTATED: type[Any] = Table.InviteRotated  # type: ignore[attr-defined]
+TABLE_REMATCH_OPENED: type[Any] = Table.RematchOpened  # type: ignore[attr-defined]
 
 
 def topics_of(*classes: type[Any]) -> tuple[str, ...]:
@@ -185,6 +188,9 @@ class LobbyProjection(ReadModelProjection):
         TABLE_DEAL_RECORDED,
         TABLE_GAME_ENDED,
         TABLE_GAME_STOPPED,
+        TABLE_SPECTATORS_SET,
+        TABLE_INVITE_ROTATED,
+        TABLE_REMATCH_OPENED,
     )
 
     def project(self, event: Any, tracking: Tracking) -> None:
@@ -199,6 +205,8 @@ class LobbyProjection(ReadModelProjection):
                 players=event.players,
                 options=event.options,
                 target=event.target,
+                listed=not event.private,
+                spectators=event.spectators,
                 **when,
             )
         elif isinstance(event, TABLE_PLAYER_SEATED):
@@ -223,6 +231,10 @@ class LobbyProjection(ReadModelProjection):
             )
         elif isinstance(event, TABLE_GAME_STOPPED):
             self.view.update_lobby_table(tracking, table_id, status=STOPPED, **when)
+        elif isinstance(event, TABLE_SPECTATORS_SET):
+            self.view.update_lobby_table(tracking, table_id, spectators=event.allowed, **when)
+        elif isinstance(event, TABLE_INVITE_ROTATED | TABLE_REMATCH_OPENED):
+            self.view.update_lobby_table(tracking, table_id, **when)  # the table's step
         else:
             self.view.track(tracking)
 

@@ -38,7 +38,7 @@ VIEW_TABLES = (DISCARD_LOG, DRAW_LOG, SCORE_DEALS, DEAL_SCORES, LOBBY)
 #: A table's status in the lobby (``domain.table``'s statuses).
 LOBBY_STATUSES = ("open", "playing", "finished", "stopped")
 #: Lobby columns a table event may change besides its version and position.
-LOBBY_CHANGES = ("sides", "totals", "status", "deals", "current_deal", "winners")
+LOBBY_CHANGES = ("sides", "totals", "status", "deals", "current_deal", "winners", "spectators")
 
 #: The parts of a side's deal score (domain.scoring), one column each, ``total`` last. The
 #: whole breakdown is kept too (column ``breakdown``, JSON), so that a part added to the
@@ -141,8 +141,11 @@ class ReadModelView(TrackingRecorder, ABC):
         target: int,
         version: int,
         at: datetime,
+        listed: bool = True,
+        spectators: bool = True,
     ) -> None:
-        """A table was created: it is open, every seat free."""
+        """A table was created: it is open, every seat free. An unlisted (private) table
+        is never listed; one without spectators only while it is open (docs/tables.md)."""
 
     @abstractmethod
     def seat_lobby_player(

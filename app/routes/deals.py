@@ -18,6 +18,7 @@ from app.deps import AccountDep, Caller, CanastaDep, MaybeAccount
 from app.schemas import CommandIn, CommandOut, ErrorOut
 from app.schemas_events import DealEventView
 from app.schemas_views import DealView
+from app.watch import WATCH_DEAL
 from domain.deal import Deal
 from projections.visibility import Viewer, deal_view, event_view
 
@@ -32,7 +33,12 @@ def viewer_of(deal: Deal, account: Caller | None, view_as: str = "me") -> Viewer
     return Viewer.spectator()
 
 
-@router.get("/deals/{deal_id}", response_model=DealView, response_model_exclude_unset=True)
+@router.get(
+    "/deals/{deal_id}",
+    response_model=DealView,
+    response_model_exclude_unset=True,
+    dependencies=[WATCH_DEAL],
+)
 def get_deal(
     deal_id: UUID, canasta: CanastaDep, account: MaybeAccount, view_as: ViewAs = "me"
 ) -> dict[str, Any]:
@@ -74,7 +80,9 @@ async def send_command(
 _EVENTS_JSON = TypeAdapter(list[dict[str, Any]])
 
 
-@router.get("/deals/{deal_id}/events", response_model=list[DealEventView])
+@router.get(
+    "/deals/{deal_id}/events", response_model=list[DealEventView], dependencies=[WATCH_DEAL]
+)
 def events(
     deal_id: UUID,
     canasta: CanastaDep,
@@ -100,7 +108,12 @@ def redacted_events(
     return out
 
 
-@router.get("/deals/{deal_id}/replay", response_model=DealView, response_model_exclude_unset=True)
+@router.get(
+    "/deals/{deal_id}/replay",
+    response_model=DealView,
+    response_model_exclude_unset=True,
+    dependencies=[WATCH_DEAL],
+)
 def replay(
     deal_id: UUID,
     canasta: CanastaDep,

@@ -14,7 +14,9 @@ Events a viewer may not see at all (the shuffle seed, a stacked deck) are skippe
 jump; nothing else is. The stream first sends ``retry:`` (the reconnection delay), then
 ``: heartbeat`` comments when idle, and after the last event of the deal (``DealScored`` or
 ``DealAbandoned``) or of the game (``GameEnded`` or ``GameStopped``) a final ``event: end``
-whose data is ``{"step": N}`` (the final step), and closes. A browser's ``EventSource``
+whose data is ``{"step": N}`` (the final step), and closes; a table's ``RematchOpened``,
+recorded after its game's end, is sent before ``end`` when read with it, and after a
+resumption past the end (docs/tables.md). A browser's ``EventSource``
 reconnects whenever a stream closes, so a client calls ``close()`` on ``end``.
 
 The OpenAPI document describes one message of each stream (``sse_response``: ``data`` is a
@@ -60,6 +62,7 @@ from app.application import CanastaApp
 from app.deps import CanastaDep, MaybeAccount
 from app.routes.deals import ViewAs, viewer_of
 from app.schemas_events import DealEventView, StreamEnd, TableEventView
+from app.watch import WATCH_DEAL, WATCH_TABLE
 from projections.visibility import event_view
 
 router = APIRouter(tags=["live"])
@@ -70,14 +73,24 @@ RETRY_MILLISECONDS = 1000
 #: never take more than this many threads (and database connections) from commands.
 POLL_THREADS = 4
 
-#: A deal's last event is one of these; so is a game's.
+#: A deal's last event is one of these; so is a game's (a game over may still record its
+#: rematch, once: ``RematchOpened`` then ends the table's stream too).
 DEAL_FINAL_KINDS = frozenset({"DealScored", "DealAbandoned"})
-GAME_FINAL_KINDS = frozenset({"GameEnded", "GameStopped"})
+GAME_FINAL_KINDS = frozenset({"GameEnded", "GameStopped", "RematchOpened"})
 
 #: What a table stream shows of each table event (all of it is public, as ``GET /tables/{id}``
 #: shows). A kind not listed here is sent with its step and kind only.
 TABLE_FIELDS: dict[str, tuple[str, ...]] = {
-    "Created": ("host", "entry", "players", "options", "target"),
+    "Created": (
+        "host",
+        "entry",
+        "players",
+        "options",
+        "target",
+        "private",
+        "spectators",
+        "rematch_of",
+    ),
     "PlayerSeated": ("seat", "player"),
     "TeamsChosen": ("sides",),
     "GameStarted": ("sides", "totals"),
@@ -85,7 +98,9 @@ TABLE_FIELDS: dict[str, tuple[str, ...]] = {
     "DealRecorded": ("deal_id", "scores", "totals"),
     "GameEnded": ("winners",),
     "GameStopped": ("completed_deals",),
-}
+    "SpectatorsSet": ("allowed",),
+    "RematchOpened": ("table_id",),
+}  # InviteRotated: its kind only (the code's hash is never shown)
 
 LastEventId = Annotated[
     int | None,
@@ -186,6 +201,7 @@ def table_event_view(event: Any) -> dict[str, Any]:
     "/deals/{deal_id}/stream",
     response_class=StreamingResponse,
     responses=sse_response(DealEventView, "a deal's events as the requester may see them"),
+    dependencies=[WATCH_DEAL],
 )
 async def deal_stream(
     deal_id: UUID,
@@ -214,6 +230,7 @@ async def deal_stream(
     "/tables/{table_id}/stream",
     response_class=StreamingResponse,
     responses=sse_response(TableEventView, "a table's events"),
+    dependencies=[WATCH_TABLE],
 )
 async def table_stream(
     table_id: UUID,
@@ -263,6 +280,7 @@ async def _stream(
         quiet_since = time.monotonic()
         while not await request.is_disconnected() and not server_is_exiting():
             events = await anyio.to_thread.run_sync(read, last, limiter=limiter)
+            ended = False
             for event in events:
                 last = event.originator_version
                 shown = view(event)
@@ -270,9 +288,10 @@ async def _stream(
                     data = json.dumps(jsonable_encoder(shown), separators=(",", ":"))
                     yield format_sse_event(data_str=data, event=shown["kind"], id=str(last))
                     quiet_since = time.monotonic()
-                if type(event).__name__ in final_kinds:
-                    yield _end(last)
-                    return
+                ended = ended or type(event).__name__ in final_kinds
+            if ended:  # after the whole batch: a rematch recorded after the end is sent too
+                yield _end(last)
+                return
             if time.monotonic() - quiet_since >= heartbeat:
                 yield format_sse_event(comment="heartbeat")
                 quiet_since = time.monotonic()

@@ -9,8 +9,9 @@ from uuid import UUID
 from fastapi import APIRouter
 
 from app.deps import AccountDep, CanastaDep, MaybeAccount
-from app.schemas import Created, DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn
-from app.schemas_views import SeatTaken, TableForYou, TableView
+from app.schemas import DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn
+from app.schemas_views import NewTable, SeatTaken, TableForYou, TableView
+from app.watch import WATCH_TABLE
 from domain.table import Table, bot_level
 
 router = APIRouter(tags=["tables"])
@@ -35,18 +36,32 @@ def table_view(table: Table) -> dict[str, Any]:
         "deal_scores": table.deal_scores,
         "winners": table.winners,
         "version": table.version,
+        "private": table.private,
+        "spectators": table.spectators,
+        "rematch_of": table.rematch_of,
+        "rematch": table.rematch,
     }
 
 
-@router.post("/tables", status_code=201, response_model=Created)
-def create_table(body: TableIn, account: AccountDep, canasta: CanastaDep) -> Created:
-    """The creator is the host (R-SEAT-3); he still has to take a seat to play."""
+@router.post("/tables", status_code=201, response_model=NewTable, response_model_exclude_none=True)
+def create_table(body: TableIn, account: AccountDep, canasta: CanastaDep) -> NewTable:
+    """The creator is the host (R-SEAT-3); he still has to take a seat to play. A
+    ``private`` table is left out of the lobby and its seats need the invite code, given
+    here once (docs/tables.md); ``spectators: false`` lets only its players watch."""
     options = body.options.model_dump()
-    table_id = canasta.create_table(account.name, body.entry, body.players, options, body.target)
-    return Created(id=table_id)
+    table_id, code = canasta.open_table(
+        account.name,
+        body.entry,
+        body.players,
+        options,
+        body.target,
+        private=body.private,
+        spectators=body.spectators,
+    )
+    return NewTable(id=table_id, invite=code)
 
 
-@router.get("/tables/{table_id}", response_model=TableForYou)
+@router.get("/tables/{table_id}", response_model=TableForYou, dependencies=[WATCH_TABLE])
 def get_table(table_id: UUID, canasta: CanastaDep, account: MaybeAccount) -> dict[str, Any]:
     """The table, public; with a bearer token also ``your_last_seq``, the requester's last
     sequence number at this table (R-CMD-1; 0 before his first command; null without a
@@ -58,10 +73,12 @@ def get_table(table_id: UUID, canasta: CanastaDep, account: MaybeAccount) -> dic
 
 @router.post("/tables/{table_id}/seats", response_model=SeatTaken)
 def join(table_id: UUID, body: JoinIn, account: AccountDep, canasta: CanastaDep) -> SeatTaken:
-    """Take a seat; with ``bot``, the host seats a bot of that level instead (docs/bots.md)."""
+    """A free seat (or the one asked for); a private table's seat needs ``invite``, its
+    invite code (403 ``invite_required`` or ``invite_invalid``; its host needs none). With
+    ``bot``, the host seats a bot of that level instead (docs/bots.md)."""
     if body.bot is not None:
         return SeatTaken(seat=canasta.seat_bot(table_id, account.name, body.bot, body.seat))
-    return SeatTaken(seat=canasta.join_table(table_id, account.name, body.seat))
+    return SeatTaken(seat=canasta.join_table(table_id, account.name, body.seat, body.invite))
 
 
 @router.put("/tables/{table_id}/teams", response_model=TableView)

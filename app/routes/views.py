@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.deps import AccountDep, CanastaDep, ReadModelsDep
 from app.infra.projection_runner import ReadModels
 from app.schemas import ErrorOut
+from app.watch import WATCH_DEAL, WATCH_TABLE
 from domain.errors import Forbidden
 from projections.read_models import (
     DiscardLogProjection,
@@ -217,6 +218,7 @@ _NOT_FOUND: dict[int | str, dict[str, Any]] = {
     "/deals/{deal_id}/discard-log",
     response_model=list[DiscardLogEntry],
     responses={200: _BEHIND, **_NOT_FOUND},
+    dependencies=[WATCH_DEAL],
 )
 def discard_log(
     deal_id: UUID,
@@ -269,6 +271,7 @@ def draw_log(
     response_model=ScoreTable,
     response_model_exclude_unset=True,
     responses={200: _BEHIND, **_NOT_FOUND},
+    dependencies=[WATCH_TABLE],
 )
 def score_table(
     table_id: UUID, canasta: CanastaDep, read_models: ReadModelsDep, response: Response

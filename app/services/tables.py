@@ -7,6 +7,7 @@ from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from app.services.core import AppCore
+from app.services.privacy import invite_hash, new_invite
 from domain.deal import Deal
 from domain.errors import SetupError
 from domain.seating import check_first_dealer, rotation_for, side_of_seats
@@ -29,19 +30,45 @@ class TableService(AppCore):
         options: Mapping[str, Any] | None = None,
         target: int | None = None,
     ) -> UUID:
+        return self.open_table(host, entry, players, options, target)[0]
+
+    def open_table(
+        self,
+        host: str,
+        entry: str,
+        players: int,
+        options: Mapping[str, Any] | None = None,
+        target: int | None = None,
+        *,
+        private: bool = False,
+        spectators: bool = True,
+    ) -> tuple[UUID, str | None]:
+        """A new table, and a private table's invite code (None for a listed table): the
+        code is shown this once, only its hash is recorded (docs/tables.md)."""
         options = dict(options or {})
         variant = get_variant(entry)
         target = Table.check_setup(entry, players, options, target)
         full_options = variant.table_options(options)
+        code, hashed = new_invite() if private else (None, None)
         table: Table = Table(
-            host=host, entry=entry, players=players, options=full_options, target=target
+            host=host,
+            entry=entry,
+            players=players,
+            options=full_options,
+            target=target,
+            private=private,
+            invite=hashed,
+            spectators=spectators,
         )
         self._commit(table)
-        return table.id
+        return table.id, code
 
-    def join_table(self, table_id: UUID, player: str, seat: int | None = None) -> int:
+    def join_table(
+        self, table_id: UUID, player: str, seat: int | None = None, invite: str | None = None
+    ) -> int:
+        """``invite``: the invite code of a private table (the code, not its hash)."""
         table = self.get_table(table_id)
-        taken = table.join(player, seat)
+        taken = table.join(player, seat, invite_hash(invite))
         self._save(table)
         return taken
 

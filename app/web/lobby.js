@@ -8,6 +8,9 @@ import {
 } from "./common.js";
 import { botControls, botNote, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
+import {
+  privacyBody, privateTables, rememberTable, setUpPrivate, showInvite,
+} from "./private.js";
 
 const POLL_MS = 3000;
 // The entries and their targets (R-GAME-1); only modern_american lets the host choose one.
@@ -65,6 +68,7 @@ function showWho() {
   $("who").textContent = me === null ? "" : t("signed_in_as", { name: me });
   $("account").hidden = me !== null;
   $("create").hidden = me === null;
+  $("join-private").hidden = me === null;
 }
 
 async function findWho() {
@@ -144,6 +148,7 @@ function createBody() {
     entry: $("create-entry").value,
     players: Number($("create-players").value),
     options: { always_frozen: $("create-frozen").checked },
+    ...privacyBody(),
   };
   if ($("create-target").value) body.target = Number($("create-target").value);
   return body;
@@ -153,7 +158,9 @@ async function createTable(event) {
   event.preventDefault();
   const body = createBody();
   await act(async () => {
-    await api("POST", "/tables", { body });
+    const created = await api("POST", "/tables", { body });
+    if (created.invite) showInvite(created.id, created.invite);
+    else rememberTable(created.id);
     notice("created");
   });
 }
@@ -169,6 +176,8 @@ function tableCard(table, details) {
   if (table.status === "open") notes.push(t("free_seats", { count: table.free_seats }));
   notes.push(t("target_note", { target: table.target }));
   if (table.options?.always_frozen) notes.push(t("frozen_note"));
+  if (table.private) notes.push(t("private_note"));
+  if (table.spectators === false) notes.push(t("private_no_spectators_note"));
   card.append(
     element("h3", { text: heading }),
     element(
@@ -205,6 +214,7 @@ function tableCard(table, details) {
     const take = element("button", { type: "button", text: t("take_seat") });
     take.addEventListener("click", () => act(async () => {
       const { seat } = await api("POST", `/tables/${table.id}/seats`, { body: {} });
+      rememberTable(table.id); // kept in "your private tables" if it allows no spectators
       notice("seated", { seat: seat + 1 });
     }));
     actions.append(take);
@@ -263,6 +273,9 @@ async function refresh() {
       showTables("open-tables", open);
       showTables("playing-tables", playing, details);
       showTables("finished-tables", played(finished, stopped));
+      const mine = me === null ? [] : await privateTables();
+      $("private-panel").hidden = mine.length === 0;
+      showTables("private-tables", mine, new Map(mine.map((table) => [table.id, table])));
     } catch (error) {
       showError(error);
     } finally {
@@ -295,6 +308,7 @@ async function main() {
   $("token-done").addEventListener("click", tokenSaved);
   $("create-entry").addEventListener("change", fillTargets);
   $("create-form").addEventListener("submit", createTable);
+  setUpPrivate(act, notice);
   setUpPractice(createBody, (error) => {
     clearMessages();
     showError(error);

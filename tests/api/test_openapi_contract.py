@@ -90,6 +90,9 @@ def test_optional_tokens_are_declared_and_required_ones_are_enforced(
         "/deals/{deal_id}/events",
         "/deals/{deal_id}/replay",
         "/tables/{table_id}",  # your_last_seq with a token
+        # a table without spectators shows these to its players only (docs/tables.md)
+        "/deals/{deal_id}/discard-log",
+        "/tables/{table_id}/scores",
     }
 
 

@@ -46,6 +46,7 @@ class Game:
     headers: dict[str, Headers]
     deal: str | None = None
     seqs: dict[str, int] = field(default_factory=dict)
+    invite: str | None = None  # a private table's invite code (POST /tables answered it)
 
     @property
     def host(self) -> Headers:
@@ -145,19 +146,27 @@ def open_table(
     teams: list[list[int]] | None = None,
     start: bool = True,
     start_body: dict[str, Any] | None = None,
+    table: dict[str, Any] | None = None,
 ) -> Game:
-    """Register ``names``, let ``names[0]`` create a table for them all (``entry``), seat them
-    in order, choose ``teams`` if given, and start the game unless ``start`` is False."""
+    """Register ``names``, let ``names[0]`` create a table for them all (``entry``, and
+    ``table``: more fields of ``POST /tables``, e.g. ``private``), seat them in order (with
+    the invite code of a private table), choose ``teams`` if given, and start the game
+    unless ``start`` is False."""
     headers = {name: register_player(http, name) for name in names}
-    response = http.post(
-        "/tables", json={"entry": entry, "players": len(names)}, headers=headers[names[0]]
-    )
+    body = {"entry": entry, "players": len(names), **(table or {})}
+    response = http.post("/tables", json=body, headers=headers[names[0]])
     assert response.status_code == 201, response.text
-    game = Game(http=http, table=response.json()["id"], names=list(names), headers=headers)
+    created = response.json()
+    game = Game(
+        http=http,
+        table=created["id"],
+        names=list(names),
+        headers=headers,
+        invite=created.get("invite"),
+    )
     for seat, name in enumerate(names):
-        response = http.post(
-            f"/tables/{game.table}/seats", json={"seat": seat}, headers=headers[name]
-        )
+        join = {"seat": seat} if game.invite is None else {"seat": seat, "invite": game.invite}
+        response = http.post(f"/tables/{game.table}/seats", json=join, headers=headers[name])
         assert response.status_code == 200, response.text
     if teams is not None:
         response = http.put(f"/tables/{game.table}/teams", json={"teams": teams}, headers=game.host)

@@ -179,15 +179,19 @@ class ReadModelRecorder(TrackedTransactions):
         target: int,
         version: int,
         at: datetime,
+        listed: bool = True,
+        spectators: bool = True,
     ) -> None:
-        """A table was created: it is open, every seat free."""
+        """A table was created: it is open, every seat free; ``listed`` and ``spectators``
+        say when the lobby lists it (``lobby``)."""
         with self._write(tracking) as run:
             run(
                 f"INSERT INTO {self._table(LOBBY)} "
                 "(table_id, entry, players, options, target, host, seats, status, deals, "
-                "version, created_position, updated_position, created_at, updated_at) "
+                "version, created_position, updated_position, created_at, updated_at, "
+                "listed, spectators) "
                 "VALUES (:table_id, :entry, :players, :options, :target, :host, :seats, "
-                ":status, 0, :version, :position, :position, :at, :at)",
+                ":status, 0, :version, :position, :position, :at, :at, :listed, :spectators)",
                 {
                     "table_id": self._id(table_id),
                     "entry": entry,
@@ -200,6 +204,8 @@ class ReadModelRecorder(TrackedTransactions):
                     "version": version,
                     "position": tracking.notification_id,
                     "at": self._time(at),
+                    "listed": listed,
+                    "spectators": spectators,
                 },
             )
 
@@ -380,7 +386,8 @@ class ReadModelRecorder(TrackedTransactions):
         return {"table_id": str(self._id(table_id)), "deals": deals, "totals": totals}
 
     def lobby(self, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
-        """The tables of one status, newest first: what a lobby lists (all of it public)."""
+        """The tables of one status, newest first: what a lobby lists (all of it public).
+        Never an unlisted table; a table without spectators only while it is open."""
         if status not in LOBBY_STATUSES:
             raise ValueError(f"not a table status: {status!r}")
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
@@ -388,8 +395,9 @@ class ReadModelRecorder(TrackedTransactions):
         with self._read() as run:
             rows = run(
                 f"SELECT * FROM {self._table(LOBBY)} WHERE status = :status "
+                "AND listed = :yes AND (status = :open OR spectators = :yes) "
                 "ORDER BY created_position DESC LIMIT :limit",
-                {"status": status, "limit": limit},
+                {"status": status, "limit": limit, "yes": True, "open": LOBBY_STATUSES[0]},
             )
         tables = []
         for row in rows:

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Table,
     Text,
     Uuid,
+    true,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine.interfaces import Dialect
@@ -117,6 +118,10 @@ def _metadata() -> MetaData:
         Column("updated_position", _STEP, nullable=False),
         Column("created_at", _TIME, nullable=False),
         Column("updated_at", _TIME, nullable=False),
+        # Revision 0005 (docs/tables.md): an unlisted table is never listed; one without
+        # spectators only while open.
+        Column("listed", _BOOL, nullable=False, server_default=true()),
+        Column("spectators", _BOOL, nullable=False, server_default=true()),
         PrimaryKeyConstraint("table_id"),
         Index("tables_status_idx", "status", "created_position"),
         sqlite_with_rowid=False,

@@ -16,7 +16,15 @@ from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRe
 from app.infra.read_model_store.base import MIGRATION_ROW, Run, check_identifier
 from app.infra.read_model_store.recorder import ReadModelRecorder
 from app.infra.read_model_store.schema import sqlite_view_ddl
-from projections.view import VIEW_TABLES
+from projections.view import LOBBY, VIEW_TABLES
+
+#: Columns added to a view table after it was first created: a file made before gets them
+#: (``ALTER TABLE ... ADD COLUMN``) when it is opened, as alembic revision 0005 does on
+#: PostgreSQL: the lobby's privacy (docs/tables.md).
+ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    (LOBBY, "listed", "INTEGER NOT NULL DEFAULT 1"),
+    (LOBBY, "spectators", "INTEGER NOT NULL DEFAULT 1"),
+)
 
 
 class SQLiteReadModelRecorder(ReadModelRecorder, SQLiteTrackingRecorder):
@@ -89,11 +97,24 @@ class SQLiteReadModelRecorder(ReadModelRecorder, SQLiteTrackingRecorder):
         with self.datastore.transaction(commit=False) as c:
             c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             names = {row[0] for row in c.fetchall()}
-        return all(table in names for table in VIEW_TABLES)
+            if not all(table in names for table in VIEW_TABLES):
+                return False
+            return not self._missing_columns(c)
+
+    @staticmethod
+    def _missing_columns(c: SQLiteCursor) -> list[tuple[str, str, str]]:
+        missing = []
+        for table, column, definition in ADDED_COLUMNS:
+            c.execute(f"PRAGMA table_info({check_identifier(table)})")
+            if column not in {row[1] for row in c.fetchall()}:
+                missing.append((table, column, definition))
+        return missing
 
     def _create_table(self, c: SQLiteCursor) -> None:
         for statement in self.create_table_statements:
             c.execute(statement)
+        for table, column, definition in self._missing_columns(c):
+            c.execute(f"ALTER TABLE {check_identifier(table)} ADD COLUMN {column} {definition}")
         c.execute(
             f"INSERT INTO {self.tracking_table_name} VALUES (?, 1) "
             "ON CONFLICT (application_name) DO NOTHING",
