@@ -14,7 +14,8 @@ router = APIRouter(tags=["tables"])
 def start_practice(body: PracticeIn, account: AccountDep, canasta: CanastaDep) -> PracticeOut:
     """The sender hosts a table of ``entry`` and sits in seat 0; bots of level ``bot`` take
     the other seats (teams: the even seats against the odd ones where the host chooses them);
-    the game starts at once. The bots play their turns from the bot process (``canasta bots``
+    the game starts at once. ``private``: left out of the lobby (nobody else may sit; there
+    is no invite code to give); ``spectators: false``: only its player watches. The bots play their turns from the bot process (``canasta bots``
     or the server's own, ``CANASTA_RUN_BOTS``)."""
     table_id, deal_id = canasta.start_practice(
         account.name,
@@ -23,5 +24,7 @@ def start_practice(body: PracticeIn, account: AccountDep, canasta: CanastaDep) -
         body.bot,
         body.options.model_dump(),
         body.target,
+        private=body.private,
+        spectators=body.spectators,
     )
     return PracticeOut(table=table_id, deal=deal_id)

@@ -47,13 +47,19 @@ class BotSeatService(TableService):
         level: str,
         options: Mapping[str, Any] | None = None,
         target: int | None = None,
+        *,
+        private: bool = False,
+        spectators: bool = True,
     ) -> tuple[UUID, UUID]:
         """A practice table: ``player`` hosts it and sits in seat 0, bots of ``level`` in the
         other seats, the default teams where the host chooses them (team A on the even
-        seats), started at once. Returns the table's and the first deal's ids."""
+        seats), started at once; ``private`` leaves it out of the lobby (its invite code is
+        not shown: nobody else can join it). Returns the table's and the first deal's ids."""
         check_level(level)
         Table.check_setup(entry, players, dict(options or {}), target)  # before any write
-        table_id = self.create_table(player, entry, players, options, target)
+        table_id, _code = self.open_table(
+            player, entry, players, options, target, private=private, spectators=spectators
+        )
         table = self.get_table(table_id)
         table.join(player, 0)
         for seat in range(1, players):

@@ -89,3 +89,28 @@ def test_a_practice_table_in_one_call(
         if players == 6:
             assert view["sides"]["A"] == [0, 2, 4]  # teams alternate round the room
         assert client.get(f"/deals/{deal}", headers=ann).json()["hand"] is not None
+
+
+def test_bots_at_a_private_table_and_in_its_rematch(
+    make_client: Callable[..., TestClient], register: Callable[[Any, str], Headers]
+) -> None:
+    client = make_client(run_bots=False)
+    hal = register(client, "hal")
+    body = {"entry": "classic", "players": 2, "private": True}
+    table = client.post("/tables", json=body, headers=hal).json()["id"]
+    # The host seats a bot without the invite code: the bot is his guest.
+    answer = client.post(f"/tables/{table}/seats", json={"seat": 1, "bot": "basic"}, headers=hal)
+    assert answer.status_code == 200, answer.text
+    client.post(f"/tables/{table}/seats", json={"seat": 0}, headers=hal)
+    assert client.post(f"/tables/{table}/start", headers=hal).status_code == 201
+    assert client.post(f"/tables/{table}/stop", headers=hal).status_code == 200
+    rematch = client.post(f"/tables/{table}/rematch", headers=hal)
+    assert rematch.status_code == 201, rematch.text
+    view = client.get(f"/tables/{rematch.json()['id']}", headers=hal).json()
+    assert view["seats"] == ["hal", "bot:basic:1"] and view["bots"] == [None, "basic"]
+    # A private practice table: unlisted.
+    body = {"entry": "classic", "players": 2, "bot": "random", "private": True}
+    practice = client.post("/tables/practice", json=body, headers=hal).json()["table"]
+    assert client.get(f"/tables/{practice}", headers=hal).json()["private"] is True
+    listed = client.get("/tables", params={"status": "playing"}).json()
+    assert practice not in [t["id"] for t in listed]
