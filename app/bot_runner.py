@@ -151,12 +151,16 @@ class BotRunner:
         )
 
     def _run(self, lease: Lease) -> None:
+        unavailable = False  # the lease could not even be tried (logged once)
         try:
             while not self._stopping.is_set():
                 try:
                     acquired = lease.try_acquire()
+                    unavailable = False
                 except Exception as exc:
-                    logger.warning("bots: cannot try the lease on %s: %r", lease.where, exc)
+                    if not unavailable:
+                        logger.warning("bots: cannot try the lease on %s: %r", lease.where, exc)
+                    unavailable = True
                     acquired = False
                 if acquired:
                     try:
@@ -187,6 +191,7 @@ class BotRunner:
             if time.monotonic() - swept >= self.sweep_seconds:
                 swept = time.monotonic()
                 pending |= self._tables
+                lease.check()  # a lease lost while busy: LeaseLost, stop playing
             again: set[UUID] = set()
             for table_id in sorted(pending):
                 if self._stopping.is_set():
