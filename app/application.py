@@ -13,20 +13,21 @@ store, transcoding, snapshots, the aggregate cache, group commit), ``accounts``,
 from __future__ import annotations
 
 from app.services.accounts import AccountService
+from app.services.bot_seats import BotSeatService
 from app.services.commands import Answer, Expected, error_body
 from app.services.core import RandomSource
 from app.services.dry_run import DryRunService
 from app.services.privacy import PrivacyService
 from app.services.sessions import SessionService
-from app.services.tables import TableService
 
 __all__ = ["Answer", "CanastaApp", "Expected", "RandomSource", "error_body"]
 
 
-class CanastaApp(AccountService, SessionService, TableService, PrivacyService, DryRunService):
+class CanastaApp(AccountService, SessionService, BotSeatService, PrivacyService, DryRunService):
     """The application service (an eventsourcing ``Application``): accounts, browser
-    sessions, tables, commands and their dry runs (``DryRunService``, a ``CommandService``)
-    over one event store."""
+    sessions, tables (with bots: ``BotSeatService``, a ``TableService``), their privacy,
+    commands and their dry runs (``DryRunService``, a ``CommandService``) over one event
+    store."""
 
     name = "canasta"
     is_snapshotting_enabled = True  # finished deals are snapshotted (fast game rebuilds)

@@ -10,8 +10,8 @@ from uuid import UUID
 from app.application import CanastaApp
 from domain.deal import Deal
 from domain.legal import legal_command, seat_to_act
+from domain.seating import default_teams
 from domain.table import PLAYING, Table
-from domain.variants import get_variant
 
 HOST = "player0"
 
@@ -32,13 +32,6 @@ class SeededRandom:
 
     def choice(self, seats: Sequence[int]) -> int:
         return seats[self.rng.randrange(len(seats))]
-
-
-def default_teams(entry: str, players: int) -> list[list[int]] | None:
-    """Team A on the even seats, so that teams alternate around the room."""
-    if players not in get_variant(entry).host_chooses_teams:
-        return None
-    return [list(range(0, players, 2))]
 
 
 def new_table(

@@ -338,6 +338,21 @@ def _project(args: argparse.Namespace) -> int:
             signal.signal(sig, handler)
 
 
+def _bots(args: argparse.Namespace) -> int:
+    """Play the tables' bots in the foreground (whatever ``CANASTA_RUN_BOTS`` says) until
+    Ctrl-C or SIGTERM; exit 0 when stopped so."""
+    from app.bot_runner import run_foreground
+
+    opened = _open_store()
+    if opened is None:
+        return 2
+    settings, canasta = opened
+    try:
+        return run_foreground(canasta, settings, _store(settings), args.retry_seconds)
+    finally:
+        canasta.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="canasta", description="canasta-ledger tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -446,6 +461,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="how often to try for the lease while another process holds it (default 1)",
     )
     p.set_defaults(func=_project)
+
+    p = sub.add_parser(
+        "bots",
+        help="play the bots seated at tables, in the foreground (one elected runner per database)",
+        description="Play every bot seated at a table of the store (docs/bots.md) until Ctrl-C "
+        "or SIGTERM (exit 0): each bot's move goes through the players' command path. Only one "
+        "process per database plays them (a lease, as for `canasta project`); this one waits "
+        "for it if a server or another `canasta bots` holds it. For deployments whose servers "
+        "run with CANASTA_RUN_BOTS=false. " + store,
+    )
+    p.add_argument(
+        "--retry-seconds",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="how often to try for the lease while another process holds it (default 1)",
+    )
+    p.set_defaults(func=_bots)
     return parser
 
 

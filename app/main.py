@@ -12,6 +12,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from app import docs_ui, errors, openapi_contract, web_ui
 from app.application import CanastaApp
+from app.bot_runner import BotRunner
 from app.command_lane import CommandLane
 from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
@@ -22,6 +23,7 @@ from app.routes import (
     deals,
     moves,
     players,
+    practice,
     private,
     sessions,
     stream,
@@ -62,14 +64,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
         read_models = ReadModels(config, app=canasta)
         read_models.start()
+        bots = BotRunner(canasta, config)
+        if config.run_bots:
+            bots.start()
         tune_gc(config.gc_gen0_threshold)
         anyio.to_thread.current_default_thread_limiter().total_tokens = config.threadpool_size
         api.state.settings = config
         api.state.canasta = canasta
         api.state.read_models = read_models
+        api.state.bots = bots
         try:
             yield
         finally:
+            bots.close()
             read_models.close()
             canasta.close()
 
@@ -99,7 +106,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID", CSRF_HEADER],
             max_age=600,
         )
-    for router in (players, sessions, tables, private, deals, check, moves, views, stream, audit):
+    for router in (
+        players,
+        sessions,
+        practice,
+        tables,
+        private,
+        deals,
+        check,
+        moves,
+        views,
+        stream,
+        audit,
+    ):
         api.include_router(router.router, responses=errors.RESPONSES)
     docs_ui.install(api)
     web_ui.install(api)

@@ -66,9 +66,18 @@ class TableIn(Strict):
 InviteCode = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
+#: A bot level's name (``bots.LEVELS``); an unknown one is refused as ``bot_level_unknown``.
+BotLevel = Annotated[
+    str, Field(min_length=1, max_length=32, description="a bot level: random, basic")
+]
+
+
 class JoinIn(Strict):
     seat: Seat | None = None
     invite: InviteCode | None = Field(None, description="a private table's invite code")
+    bot: BotLevel | None = Field(
+        default=None, description="the host seats a bot of this level instead of himself"
+    )
 
 
 class SpectatorsIn(Strict):
@@ -227,4 +236,16 @@ class Created(BaseModel):
 
 
 class DealRef(BaseModel):
+    deal: UUID
+
+
+class PracticeIn(TableIn):
+    """``POST /tables/practice``: a table of this entry with its sender in seat 0 and bots of
+    ``bot``'s level in the other seats, started at once."""
+
+    bot: BotLevel = "basic"
+
+
+class PracticeOut(BaseModel):
+    table: UUID
     deal: UUID

@@ -211,6 +211,10 @@ class TableView(Shown):
     target: int
     host: str
     seats: list[str | None] = Field(description="the player in each room seat, null if free")
+    bots: list[str | None] = Field(
+        description="per room seat: the level of the bot sitting there, null for a person or "
+        "a free seat"
+    )
     sides: dict[Side, list[SeatNo]] | None = Field(description="room seats per side, once set")
     status: Literal["open", "playing", "finished", "stopped"]
     totals: dict[Side, int] = Field(description="each side's total (empty before the start)")

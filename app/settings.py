@@ -96,6 +96,10 @@ class Settings(BaseSettings):
     #: lease; the others take over when it ends); ``off``, never this process (run them in a
     #: dedicated one: ``canasta project``).
     read_models: Literal["auto", "off"] = "auto"
+    #: Whether this process plays the bots seated at tables (docs/bots.md): true, it takes
+    #: part in the election of the one process per database that plays them (a lease); false,
+    #: never (they are then played by ``canasta bots``, or another server).
+    run_bots: bool = True
 
     @field_validator("auditors", mode="before")
     @classmethod

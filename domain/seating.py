@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from domain.errors import SetupError
+from domain.variants import get_variant
 from domain.variants.base import Variant
 
 SIDE_NAMES = ("A", "B", "C")
@@ -17,6 +18,14 @@ def fixed_sides(players: int) -> dict[str, list[int]]:
     if players == 4:
         return {"A": [0, 2], "B": [1, 3]}
     raise SetupError("R-SEAT-2", f"{players} players need teams chosen by the host")
+
+
+def default_teams(entry: str, players: int) -> list[list[int]] | None:
+    """Team A on the even seats, so that teams alternate around the room (None where the
+    host does not choose teams)."""
+    if players not in get_variant(entry).host_chooses_teams:
+        return None
+    return [list(range(0, players, 2))]
 
 
 def choose_sides(

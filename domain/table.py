@@ -34,6 +34,22 @@ def rematch_id(table_id: UUID | str) -> UUID:
     return uuid5(NAMESPACE_URL, f"canasta-ledger:{table_id}:rematch")
 
 
+#: A bot's name at a table: ``bot:<level>:<seat>`` (docs/bots.md). People's names cannot
+#: contain ':' (``domain.accounts.check_name``), so no person is ever taken for a bot.
+BOT_PREFIX = "bot:"
+
+
+def bot_name(level: str, seat: int) -> str:
+    return f"{BOT_PREFIX}{level}:{seat}"
+
+
+def bot_level(player: str | None) -> str | None:
+    """The level of the bot of this name, None for a person (or a free seat)."""
+    if player is None or not player.startswith(BOT_PREFIX):
+        return None
+    return player.split(":")[1]
+
+
 class Table(Aggregate):
     @event("Created")
     def __init__(
@@ -117,6 +133,18 @@ class Table(Aggregate):
             raise SetupError("R-SEAT-5", f"seat {seat} is taken")
         self._seat_player(seat=seat, player=player)
         return seat
+
+    def seat_bot(self, player: str, level: str, seat: int | None = None) -> int:
+        """The host seats a bot of ``level`` in a free seat (the first, if ``seat`` is None)
+        before the start (R-SEAT-3, R-SEAT-5); it is recorded as ``PlayerSeated`` with the
+        bot's name (``bot_name``)."""
+        self.check_host(player)
+        if seat is None and self.status == OPEN:
+            seat = next((i for i, p in enumerate(self.seats) if p is None), None)
+            if seat is None:
+                raise SetupError("R-SEAT-5", "the table is full")
+        # The host seats it: the table's own invite (if private) lets it in.
+        return self.join(bot_name(level, -1 if seat is None else seat), seat, self.invite)
 
     @event("PlayerSeated")
     def _seat_player(self, seat: int, player: str) -> None:

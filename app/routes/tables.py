@@ -12,7 +12,7 @@ from app.deps import AccountDep, CanastaDep, MaybeAccount
 from app.schemas import DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn
 from app.schemas_views import NewTable, SeatTaken, TableForYou, TableView
 from app.watch import WATCH_TABLE
-from domain.table import Table
+from domain.table import Table, bot_level
 
 router = APIRouter(tags=["tables"])
 
@@ -27,6 +27,7 @@ def table_view(table: Table) -> dict[str, Any]:
         "target": table.target,
         "host": table.host,
         "seats": table.seats,
+        "bots": [bot_level(p) for p in table.seats],
         "sides": table.sides,
         "status": table.status,
         "totals": table.totals,
@@ -73,7 +74,10 @@ def get_table(table_id: UUID, canasta: CanastaDep, account: MaybeAccount) -> dic
 @router.post("/tables/{table_id}/seats", response_model=SeatTaken)
 def join(table_id: UUID, body: JoinIn, account: AccountDep, canasta: CanastaDep) -> SeatTaken:
     """A free seat (or the one asked for); a private table's seat needs ``invite``, its
-    invite code (403 ``invite_required`` or ``invite_invalid``; its host needs none)."""
+    invite code (403 ``invite_required`` or ``invite_invalid``; its host needs none). With
+    ``bot``, the host seats a bot of that level instead (docs/bots.md)."""
+    if body.bot is not None:
+        return SeatTaken(seat=canasta.seat_bot(table_id, account.name, body.bot, body.seat))
     return SeatTaken(seat=canasta.join_table(table_id, account.name, body.seat, body.invite))
 
 

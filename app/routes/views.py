@@ -163,6 +163,10 @@ class LobbyTable(Public):
     target: int
     host: str
     seats: list[str | None] = Field(description="the player in each room seat, null if free")
+    bots: list[str | None] = Field(
+        description="per room seat: the level of the bot sitting there, null for a person or "
+        "a free seat"
+    )
     free_seats: Annotated[int, Field(ge=0)]
     sides: dict[str, list[SeatNumber]] | None = Field(description="room seats per side, once set")
     totals: dict[str, int] | None = Field(description="each side's total, once started")

@@ -6,6 +6,7 @@
 import {
   $, api, element, errorText, setUpLanguage, t, whoAmI,
 } from "./common.js";
+import { botControls, botNote, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
 import {
   privacyBody, privateTables, rememberTable, setUpPrivate, showInvite,
@@ -27,6 +28,7 @@ let pollTimer = null;
 function translate() {
   document.title = t("title");
   fillEntries();
+  for (const option of $("practice-level").options) option.text = t(`bot_level_${option.value}`);
   showWho();
 }
 
@@ -141,8 +143,7 @@ function fillTargets() {
   $("create-target-field").hidden = entry.targets.length === 0;
 }
 
-async function createTable(event) {
-  event.preventDefault();
+function createBody() {
   const body = {
     entry: $("create-entry").value,
     players: Number($("create-players").value),
@@ -150,6 +151,12 @@ async function createTable(event) {
     ...privacyBody(),
   };
   if ($("create-target").value) body.target = Number($("create-target").value);
+  return body;
+}
+
+async function createTable(event) {
+  event.preventDefault();
+  const body = createBody();
   await act(async () => {
     const created = await api("POST", "/tables", { body });
     if (created.invite) showInvite(created.id, created.invite);
@@ -186,7 +193,7 @@ function tableCard(table, details) {
     const label = t("seat", { number: index + 1 });
     const who = name === null
       ? element("span", { class: "free", text: t("free_seat") })
-      : `${name}${name === me ? ` (${t("you")})` : ""}`;
+      : `${name}${name === me ? ` (${t("you")})` : ""}${botNote(table, index)}`;
     const side = Object.entries(table.sides ?? {}).find(([, members]) => members.includes(index));
     const team = side ? ` · ${t("side", { side: side[0] })}` : "";
     seats.append(element("li", { class: "seat" }, `${label}: `, who, team));
@@ -213,6 +220,7 @@ function tableCard(table, details) {
     actions.append(take);
   }
   actions.append(...hostControls(table, me, details.get(table.id), act, notice));
+  actions.append(...botControls(table, me, act, notice));
   if (table.status === "playing") actions.append(tableLink(table, me));
   if (table.status === "finished" || table.status === "stopped") {
     // The table page shows the last deal's breakdown, the totals and the winner, and links
@@ -301,6 +309,10 @@ async function main() {
   $("create-entry").addEventListener("change", fillTargets);
   $("create-form").addEventListener("submit", createTable);
   setUpPrivate(act, notice);
+  setUpPractice(createBody, (error) => {
+    clearMessages();
+    showError(error);
+  });
   await findWho();
   await refresh();
   document.body.dataset.ready = "true";

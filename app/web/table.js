@@ -17,6 +17,7 @@
 //   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals, #totals-table, #winner;
 //   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start).
 
+import { botNote } from "./bots.js";
 import {
   $, Refused, api, errorText, setUpLanguage, t, whoAmI,
 } from "./common.js";
@@ -54,7 +55,9 @@ const state = {
   tableSource: null,
 };
 
-const names = () => state.table?.seats ?? [];
+// The seats' names as shown: a bot's with its level, "bot:basic:1 (bot, basic)".
+const names = () => (state.table?.seats ?? [])
+  .map((name, seat) => (name === null ? null : name + botNote(state.table, seat)));
 
 function showError(error) {
   $("error").textContent = errorText(error);

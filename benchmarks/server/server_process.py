@@ -62,6 +62,9 @@ class Server:
             env["CANASTA_THREADPOOL_SIZE"] = str(self.threads)
         if self.read_models in ("process", "off"):
             env["CANASTA_READ_MODELS"] = "off"
+        # No bots sit at the benchmark's tables: the workers take no part in the bots' lease
+        # (docs/operations.md, "The bots"), so the figures stay those of the commands alone.
+        env["CANASTA_RUN_BOTS"] = "false"
         if self.experiments:
             env[EXPERIMENTS_ENV] = ",".join(self.experiments)
             target = ["benchmarks.server.experiments:bench_app", "--factory"]

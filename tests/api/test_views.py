@@ -29,7 +29,7 @@ from app.application import CanastaApp
 from app.routes.views import BEHIND_HEADER, READ_MODEL_WAIT_SECONDS
 from domain.events import CardsDrawn
 from domain.legal import legal_command, seat_to_act
-from domain.table import OPEN
+from domain.table import OPEN, bot_level
 from projections.discard_log import public_discard_log
 from tests.api.conftest import Server
 from tests.support.http import Game, Headers, open_table, register_player, state_reader
@@ -103,6 +103,7 @@ def expected_lobby_entry(canasta: CanastaApp, table_id: str) -> dict[str, Any]:
             "target": table.target,
             "host": table.host,
             "seats": table.seats,
+            "bots": [bot_level(p) for p in table.seats],
             "free_seats": table.seats.count(None),
             "sides": table.sides,
             "totals": None if table.status == OPEN else table.totals,

@@ -12,7 +12,7 @@ from uuid import UUID
 from app.application import CanastaApp
 from app.autoplay import SeededRandom, new_table, play_game
 from domain.events import CardsDrawn
-from domain.table import OPEN
+from domain.table import OPEN, bot_level
 from projections.discard_log import public_discard_log
 from projections.read_models import TABLE_DEAL_RECORDED
 
@@ -97,6 +97,7 @@ def expected_lobby_row(app: CanastaApp, table_id: UUID | str) -> dict[str, Any]:
         "target": table.target,
         "host": table.host,
         "seats": table.seats,
+        "bots": [bot_level(p) for p in table.seats],
         "free_seats": table.seats.count(None),
         "sides": table.sides,
         "totals": None if table.status == OPEN else table.totals,

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import threading
+from collections.abc import Sequence
 from typing import IO
 
 from app.application import CanastaApp
@@ -20,10 +21,14 @@ from tests.projections.test_rebuild_cli import CANASTA, REPO, STORE_VARIABLES, s
 class Projector:
     """``canasta project`` as a subprocess; its output lines are collected as they come."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    DEFAULT_ARGS = ("project", "--progress-seconds", "0.1", "--retry-seconds", "0.1")
+
+    def __init__(self, env: dict[str, str], args: Sequence[str] = DEFAULT_ARGS) -> None:
+        """``args``: the command line after ``canasta`` (another foreground command, such as
+        ``bots``, is driven the same way)."""
         clean = {k: v for k, v in os.environ.items() if k not in STORE_VARIABLES}
         self.proc = subprocess.Popen(
-            [*CANASTA, "project", "--progress-seconds", "0.1", "--retry-seconds", "0.1"],
+            [*CANASTA, *args],
             cwd=REPO,
             env={**clean, **env},
             stdout=subprocess.PIPE,

@@ -1,4 +1,7 @@
-"""The read-models lease: which process runs the projections of one database.
+"""The one-leader leases: which process runs the projections of one database (the
+read-models lease), and which runs its bots (the bots lease, ``app.bot_runner``). Both are
+the same mechanism under another key (``LEASE_KEY``, ``BOTS_LEASE_KEY``) or lock file
+(``LOCK_FILE_SUFFIX``, ``BOTS_LOCK_FILE_SUFFIX``); ``lease_for`` makes either.
 
 - PostgreSQL: a session advisory lock, ``pg_try_advisory_lock(LEASE_KEY)``, on a connection of
   its own that the leader holds open (and LISTENs on). PostgreSQL releases it when that
@@ -36,6 +39,13 @@ LEASE_KEY = int.from_bytes(
 
 #: Suffix of the SQLite lease's lock file, next to the database file.
 LOCK_FILE_SUFFIX = ".read-models.lock"
+
+#: The bots lease (``app.bot_runner``): the advisory-lock key, the first 8 bytes of
+#: SHA-256("canasta-ledger bots") as a signed 64-bit integer, and the SQLite lock file.
+BOTS_LEASE_KEY = int.from_bytes(
+    hashlib.sha256(b"canasta-ledger bots").digest()[:8], "big", signed=True
+)
+BOTS_LOCK_FILE_SUFFIX = ".bots.lock"
 
 
 class LeaseLost(Exception):
@@ -87,8 +97,8 @@ class FileLease:
     too (``flock`` locks belong to the open file, not to the process). The holder's pid is
     written into the file (for the operator; the lock, not the content, is the lease)."""
 
-    def __init__(self, database: Path) -> None:
-        self.path = database.with_name(database.name + LOCK_FILE_SUFFIX)
+    def __init__(self, database: Path, suffix: str = LOCK_FILE_SUFFIX) -> None:
+        self.path = database.with_name(database.name + suffix)
         self.where = str(self.path)
         self._fd: int | None = None
 
@@ -199,3 +209,48 @@ class PostgresLease:
         if conn is not None:
             with contextlib.suppress(Exception):
                 conn.close()
+
+
+def postgres_connector(pool: Any, application_name: str) -> Callable[[], psycopg.Connection[Any]]:
+    """Connections of their own for a lease, to the database of the library's ``pool``."""
+    kwargs = pool.kwargs() if callable(pool.kwargs) else pool.kwargs
+    params = {
+        key: value
+        for key, value in dict(kwargs or {}).items()
+        if key in ("dbname", "host", "port", "user", "password")
+    }
+
+    def connect() -> psycopg.Connection[Any]:
+        if pool.get_password_func is not None:
+            params["password"] = pool.get_password_func()
+        return psycopg.connect(
+            **params,
+            autocommit=True,
+            connect_timeout=max(1, round(pool.timeout)),
+            application_name=application_name,
+        )
+
+    return connect
+
+
+def lease_for(
+    *,
+    memory: bool,
+    sqlite_path: Path | None,
+    pool: Any,
+    channel: str,
+    key: int,
+    suffix: str,
+    application_name: str,
+) -> Lease:
+    """The lease of one database: the in-memory store's process, a lock file next to the
+    SQLite file (``suffix``), or the advisory lock ``key`` on PostgreSQL (``pool``: the
+    library's connection pool, whose parameters the lease's own connection uses; ``channel``:
+    the events table's NOTIFY channel)."""
+    if memory:
+        return ProcessLease()
+    if sqlite_path is not None:
+        return FileLease(sqlite_path.resolve(), suffix)
+    if not channel:
+        raise ValueError("no NOTIFY channel to listen on")
+    return PostgresLease(postgres_connector(pool, application_name), channel, key)

@@ -51,7 +51,6 @@ from types import TracebackType
 from typing import Any
 from uuid import UUID, uuid4
 
-import psycopg
 from eventsourcing.persistence import InfrastructureFactory, ProgrammingError
 from eventsourcing.postgres import PostgresFactory
 from eventsourcing.sqlite import SQLiteFactory
@@ -59,11 +58,11 @@ from eventsourcing.utils import Environment
 
 from app.infra.event_log import EventLog, LogReader
 from app.infra.projection_runner.leases import (
-    FileLease,
+    LEASE_KEY,
+    LOCK_FILE_SUFFIX,
     Lease,
     LeaseLost,
-    PostgresLease,
-    ProcessLease,
+    lease_for,
 )
 from app.infra.projection_runner.worker import PullWorker, tracking_table_name
 from app.infra.read_model_store import (
@@ -287,34 +286,17 @@ class ReadModels:
 
     def _lease(self) -> Lease:
         """This database's lease (see the module's docstring)."""
-        if self.settings.database_url == MEMORY:
-            return ProcessLease()
-        if self.backend == SQLITE:
-            return FileLease(self.settings.sqlite_path.resolve())
         factory = self._factory
-        assert isinstance(factory, PostgresFactory)
-        pool = factory.datastore.pool
-        kwargs = pool.kwargs() if callable(pool.kwargs) else pool.kwargs
-        params = {
-            key: value
-            for key, value in dict(kwargs or {}).items()
-            if key in ("dbname", "host", "port", "user", "password")
-        }
-
-        def connect() -> psycopg.Connection[Any]:
-            if pool.get_password_func is not None:
-                params["password"] = pool.get_password_func()
-            return psycopg.connect(
-                **params,
-                autocommit=True,
-                connect_timeout=max(1, round(pool.timeout)),
-                application_name="canasta read models lease",
-            )
-
-        channel: str = getattr(self.log.recorder, "channel_name", "")
-        if not channel:
-            raise ValueError(f"no NOTIFY channel on {type(self.log.recorder).__name__}")
-        return PostgresLease(connect, channel)
+        memory = self.settings.database_url == MEMORY
+        return lease_for(
+            memory=memory,
+            sqlite_path=self.settings.sqlite_path if self.backend == SQLITE else None,
+            pool=None if memory or self.backend == SQLITE else factory.datastore.pool,  # type: ignore[attr-defined]
+            channel=getattr(self.log.recorder, "channel_name", ""),
+            key=LEASE_KEY,
+            suffix=LOCK_FILE_SUFFIX,
+            application_name="canasta read models lease",
+        )
 
     def _run(self, lease: Lease) -> None:
         """The background thread: take the lease; while holding it, run the projections."""

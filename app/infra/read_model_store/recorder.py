@@ -20,6 +20,7 @@ from app.infra.read_model_store.base import (
     TrackedTransactions,
     check_seat,
 )
+from domain.table import bot_level
 from projections.view import (
     BREAKDOWN,
     DEAL_SCORES,
@@ -411,6 +412,7 @@ class ReadModelRecorder(TrackedTransactions):
                     "target": plain["target"],
                     "host": plain["host"],
                     "seats": seats,
+                    "bots": [bot_level(name) for name in seats],
                     "free_seats": sum(1 for name in seats if name is None),
                     "sides": plain["sides"],
                     "totals": plain["totals"],

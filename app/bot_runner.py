@@ -1,0 +1,366 @@
+"""The bots at tables (docs/bots.md): one elected process per database plays every bot seat.
+
+``BotRunner(canasta, settings)`` starts a background thread that takes the database's *bots
+lease* (the read models' lease mechanism under its own key: ``leases.BOTS_LEASE_KEY`` on
+PostgreSQL, ``<file>.bots.lock`` next to a SQLite file, always the process itself for the
+in-memory store). While it holds the lease it:
+
+1. finds the tables with bots still in play: the notification log's ``PlayerSeated`` events
+   that seat a bot (``bot:<level>:<seat>``), less the tables whose game ended or stopped;
+2. follows the notification log from its head: a table's or its current deal's new event
+   puts that table on the list to look at; every ``sweep_seconds`` all of them are looked at
+   anyway (nothing depends on an event being seen);
+3. looks at a table: its current deal, read from the store; if the seat to act is a bot's,
+   the bot decides (``bots.choose``: from that seat's view and move menu only) and the
+   command is submitted through ``CanastaApp.submit`` exactly as the HTTP route submits a
+   person's: the bot's next sequence number at the table (its command log, read from the
+   store) and the ``expect`` of the deal it decided on. The table stays on the list until no
+   bot is to act, so a bot answers within a round trip of its turn;
+4. waits for new events (PostgreSQL: ``LISTEN`` on the events table's channel; SQLite and
+   memory: ``poll_interval``) when there is nothing to do.
+
+Correctness does not rest on the election. A command decided on a deal that moved meanwhile
+is refused as stale (409, nothing recorded) and decided again on the next round; a command
+submitted twice under one sequence number gets its first answer back; so a bot's move is
+applied once even if two runners ever played at once, or one was killed after sending. The
+bot's chance is seeded by the deal, the seat and the step, so a move decided again after a
+restart is the same move.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import signal
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from app.application import CanastaApp, Expected
+from app.command_io import submission
+from app.infra.projection_runner.leases import (
+    BOTS_LEASE_KEY,
+    BOTS_LOCK_FILE_SUFFIX,
+    Lease,
+    LeaseLost,
+    lease_for,
+)
+from app.schemas import CommandIn, command_body
+from app.settings import MEMORY, Settings
+from bots import PublicMemory, choose, get_bot, random_move
+from bots.view import seat_view
+from domain.commands import Command
+from domain.errors import DomainError
+from domain.legal import seat_to_act
+from domain.menu import menu
+from domain.table import OPEN, PLAYING, Table, bot_level
+
+logger = logging.getLogger(__name__)
+
+SEATED: str = get_topic(Table.PlayerSeated)  # type: ignore[attr-defined]
+ENDED: frozenset[str] = frozenset(
+    get_topic(cls)
+    for cls in (Table.GameEnded, Table.GameStopped)  # type: ignore[attr-defined]
+)
+
+
+@dataclass
+class _Deal:
+    """What the runner keeps of a deal it plays: the public history's memory."""
+
+    memory: PublicMemory = field(default_factory=PublicMemory)
+    refused_at: int = 0  # the step at which a bot's own choice was refused by the rules
+
+
+class BotRunner:
+    """Plays the bot seats of one database's tables (see the module's docstring)."""
+
+    def __init__(
+        self,
+        canasta: CanastaApp,
+        settings: Settings,
+        *,
+        poll_interval: float = 0.1,
+        lease_retry_seconds: float = 1.0,
+        sweep_seconds: float = 5.0,
+        batch_interval: float = 0.05,
+        batch_size: int = 500,
+    ) -> None:
+        self.canasta = canasta
+        self.settings = settings
+        self.poll_interval = poll_interval
+        self.lease_retry_seconds = lease_retry_seconds
+        self.sweep_seconds = sweep_seconds
+        self.batch_interval = batch_interval
+        self.batch_size = batch_size
+        self.moves = 0  # commands accepted (or answered again) in this process
+        self.retried = 0  # moves refused as stale, or answered again: decided again
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._leading = False
+        self._tables: set[UUID] = set()  # tables with bots, in play or about to be
+        self._deal_table: dict[UUID, UUID] = {}  # a table's current deal -> the table
+        self._deals: dict[UUID, _Deal] = {}
+        self._position = 0
+
+    # --- lifecycle -----------------------------------------------------------------------
+    @property
+    def is_leading(self) -> bool:
+        return self._leading
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        """Start the thread that takes the bots lease and plays while it holds it."""
+        if self._thread is not None:
+            return
+        self._stopping.clear()
+        self._thread = threading.Thread(
+            target=self._run, args=(self._lease(),), name="bots", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop playing and give the lease up (a move under way is finished first)."""
+        if self._thread is None:
+            return
+        self._stopping.set()
+        self._thread.join()
+        self._thread = None
+
+    close = stop
+
+    def _lease(self) -> Lease:
+        memory = self.settings.database_url == MEMORY
+        sqlite = not memory and self.settings.database_url is None
+        factory = self.canasta.factory
+        return lease_for(
+            memory=memory,
+            sqlite_path=self.settings.sqlite_path if sqlite else None,
+            pool=None if memory or sqlite else factory.datastore.pool,  # type: ignore[attr-defined]
+            channel=getattr(self.canasta.recorder, "channel_name", ""),
+            key=BOTS_LEASE_KEY,
+            suffix=BOTS_LOCK_FILE_SUFFIX,
+            application_name="canasta bots lease",
+        )
+
+    def _run(self, lease: Lease) -> None:
+        unavailable = False  # the lease could not even be tried (logged once)
+        try:
+            while not self._stopping.is_set():
+                try:
+                    acquired = lease.try_acquire()
+                    unavailable = False
+                except Exception as exc:
+                    if not unavailable:
+                        logger.warning("bots: cannot try the lease on %s: %r", lease.where, exc)
+                    unavailable = True
+                    acquired = False
+                if acquired:
+                    try:
+                        self._lead(lease)
+                    except LeaseLost as exc:
+                        logger.warning("bots: lost the lease (%s)", exc)
+                    except Exception:
+                        logger.exception("bots: the runner failed; trying again")
+                    finally:
+                        self._leading = False
+                        lease.release()
+                if self._stopping.wait(self.lease_retry_seconds):
+                    break
+        finally:
+            lease.release()
+
+    def _lead(self, lease: Lease) -> None:
+        logger.info("bots: this process plays the bots (holds %s)", lease.where)
+        self._leading = True
+        self._tables.clear()
+        self._deal_table.clear()
+        self._deals.clear()
+        pending = self._find_tables()
+        swept = time.monotonic()
+        while not self._stopping.is_set():
+            began = time.monotonic()
+            pending |= self._follow()
+            if time.monotonic() - swept >= self.sweep_seconds:
+                swept = time.monotonic()
+                pending |= self._tables
+                lease.check()  # a lease lost while busy: LeaseLost, stop playing
+            again: set[UUID] = set()
+            for table_id in sorted(pending):
+                if self._stopping.is_set():
+                    return
+                try:
+                    if self.play(table_id):
+                        again.add(table_id)
+                except DomainError as exc:  # a lost race, a table gone: looked at again later
+                    logger.info("bots: table %s: %s", table_id, exc)
+                    again.add(table_id)
+            pending = again
+            if not pending:
+                lease.wait_for_events(self.poll_interval, self._stopping)
+                # Under load every insert wakes it: look at most every ``batch_interval``.
+                self._stopping.wait(self.batch_interval - (time.monotonic() - began))
+
+    # --- which tables ----------------------------------------------------------------------
+    def _notifications(self, start: int, stop: int, topics: Iterable[str]) -> Iterable[object]:
+        """The notifications from ``start`` to ``stop`` (of ``topics``; all if empty)."""
+        recorder = self.canasta.recorder
+        while start <= stop:
+            batch = recorder.select_notifications(
+                start, self.batch_size, stop=stop, topics=list(topics)
+            )
+            yield from batch
+            if len(batch) < self.batch_size:
+                return
+            start = batch[-1].id + 1
+
+    def _find_tables(self) -> set[UUID]:
+        """The tables with bots whose game has not ended, from the log's table events; the
+        position is put at the log's head."""
+        head = self.canasta.recorder.max_notification_id() or 0
+        for note in self._notifications(1, head, [SEATED, *ENDED]):
+            self._table_event(note)
+        self._position = max(self._position, head)
+        return set(self._tables)
+
+    def _table_event(self, note: object) -> None:
+        topic = getattr(note, "topic", "")
+        originator = getattr(note, "originator_id", None)
+        assert isinstance(originator, UUID)
+        if topic == SEATED:
+            event = self.canasta.mapper.to_domain_event(note)  # type: ignore[arg-type]
+            if bot_level(event.player) is not None:  # type: ignore[attr-defined]
+                self._tables.add(originator)
+        elif topic in ENDED:
+            self._forget(originator)
+
+    def _forget(self, table_id: UUID, *, keep: UUID | None = None) -> None:
+        """Drop what is kept of the table's deals (but ``keep``), and the table itself
+        unless a deal is kept."""
+        for deal_id in [d for d, t in self._deal_table.items() if t == table_id and d != keep]:
+            del self._deal_table[deal_id]
+            self._deals.pop(deal_id, None)
+        if keep is None:
+            self._tables.discard(table_id)
+
+    def _follow(self) -> set[UUID]:
+        """The tables that new events (after the position) concern."""
+        touched: set[UUID] = set()
+        head = self.canasta.recorder.max_notification_id() or 0
+        # With no bot in play only the table events that seat a bot matter (cheap to skip).
+        topics = [] if self._tables else [SEATED, *ENDED]
+        for note in self._notifications(self._position + 1, head, topics):
+            originator = getattr(note, "originator_id", None)
+            assert isinstance(originator, UUID)
+            self._table_event(note)
+            if originator in self._tables:
+                touched.add(originator)
+            elif originator in self._deal_table:
+                touched.add(self._deal_table[originator])
+        self._position = max(self._position, head)
+        return touched & self._tables
+
+    # --- one move ----------------------------------------------------------------------------
+    def play(self, table_id: UUID) -> bool:
+        """If a bot is to act in the table's current deal, decide and submit its move; True
+        if one was submitted (another may follow), False if no bot is to act."""
+        table = self.canasta.get_table(table_id)
+        if table.status != PLAYING:
+            if table.status != OPEN:
+                self._forget(table_id)  # finished or stopped
+            return False
+        if not table.deals:
+            return False
+        deal_id = UUID(table.deals[-1])
+        if deal_id not in self._deal_table:
+            self._forget(table_id, keep=deal_id)  # the deals before this one
+            self._deal_table[deal_id] = table_id
+        deal = self.canasta.get_deal(deal_id)
+        state = deal.state
+        seat = seat_to_act(state)
+        if seat is None:
+            return False
+        name = state.player_ids[seat]
+        level = bot_level(name)
+        if level is None:
+            return False
+        kept = self._deals.setdefault(deal_id, _Deal())
+        kept.memory.observe_stored(self.canasta.events.get(deal_id, gt=kept.memory.version), state)
+        rng = random.Random(f"bot:{deal_id}:{seat}:{deal.version}")
+        command: Command
+        if kept.refused_at == deal.version:  # its own choice was refused: a move of the menu
+            view = seat_view(state, seat, kept.memory, table.target)
+            command = random_move(view, menu(state, seat), rng)
+        else:
+            command = choose(get_bot(level), state, seat, kept.memory, table.target, rng)
+        body = CommandIn.model_validate(
+            {
+                "seq": self.canasta.last_seq(table_id, name) + 1,
+                "expect": _expect(Expected.now(deal)),
+                "command": command_body(command),
+            }
+        )
+        answer = self.canasta.submit(*submission(deal_id, name, body))
+        if answer.status == 200:
+            self.moves += 1
+            self.retried += answer.replayed
+            return True
+        if answer.status == 400:  # logged by code only: a message may name the bot's cards
+            code = answer.body.get("error", {}).get("code")
+            if kept.refused_at == deal.version:
+                logger.error("bots: %s's move refused in deal %s (%s)", name, deal_id, code)
+                return False
+            logger.warning("bots: %s's move refused in deal %s (%s)", name, deal_id, code)
+            kept.refused_at = deal.version
+        else:
+            self.retried += 1
+        return True  # stale: decided again on the deal as it is now
+
+
+def run_foreground(
+    canasta: CanastaApp, settings: Settings, where: str, retry_seconds: float
+) -> int:
+    """``canasta bots``: play until SIGINT or SIGTERM, saying when this process leads."""
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    stopping = threading.Event()
+    previous = {
+        sig: signal.signal(sig, lambda *_: stopping.set())
+        for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    runner = BotRunner(canasta, settings, lease_retry_seconds=retry_seconds)
+    try:
+        print(f"bots on {where}: waiting for the lease (Ctrl-C or SIGTERM stops)", flush=True)
+        runner.start()
+        leading = False
+        while not stopping.wait(0.05):
+            if runner.is_leading != leading:
+                leading = runner.is_leading
+                print(
+                    "leading: this process plays the bots" if leading else "not leading any more",
+                    flush=True,
+                )
+        print("stopping", flush=True)
+        return 0
+    finally:
+        runner.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _expect(expected: Expected) -> dict[str, object]:
+    return {
+        "game": str(expected.game),
+        "deal": expected.deal,
+        "step": expected.step,
+        "turn": expected.turn,
+        "phase": expected.phase,
+    }

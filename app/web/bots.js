@@ -1,0 +1,53 @@
+// Bots in the lobby (docs/bots.md, docs/web.md): a seat's bot and level, the host's "Add a bot"
+// for each free seat of his open table, and "Practice against bots" in the create form
+// (POST /tables/practice: the player and bots, started at once; the page then opens the table).
+
+import { $, api, element, t } from "./common.js";
+
+export const BOT_LEVELS = ["basic", "random"];
+
+function levelSelect(id) {
+  return element("select", { id },
+    ...BOT_LEVELS.map((level) => new Option(t(`bot_level_${level}`), level)));
+}
+
+// "(bot, basic)" after a bot's seat, or "" for a person.
+export function botNote(table, index) {
+  const level = table.bots?.[index];
+  return level ? ` (${t("bot_seat", { level: t(`bot_level_${level}`) })})` : "";
+}
+
+// The host's "Add a bot" controls for his open table: a level and one button per free seat.
+export function botControls(table, me, act, notice) {
+  if (me === null || me !== table.host || table.status !== "open" || table.free_seats === 0) return [];
+  const id = `bot-level-${table.id}`;
+  const form = element("fieldset", { class: "host-bots" },
+    element("legend", { text: t("bot_add") }),
+    element("label", { for: id, text: t("bot_level") }), levelSelect(id));
+  table.seats.forEach((name, seat) => {
+    if (name !== null) return;
+    const add = element("button", { type: "button", text: t("bot_add_seat", { number: seat + 1 }) });
+    add.addEventListener("click", () => act(async () => {
+      const bot = $(id).value;
+      await api("POST", `/tables/${table.id}/seats`, { body: { seat, bot } });
+      notice("bot_added", { seat: seat + 1 });
+    }));
+    form.append(add);
+  });
+  return [form];
+}
+
+// The create form's practice game: the form's entry, players, options and target, the level.
+export function setUpPractice(formBody, showError) {
+  const field = $("practice-level");
+  field.replaceChildren(...BOT_LEVELS.map((level) => new Option(t(`bot_level_${level}`), level)));
+  $("practice-button").addEventListener("click", async () => {
+    try {
+      const body = { ...formBody(), bot: field.value };
+      const { table } = await api("POST", "/tables/practice", { body });
+      window.location.assign(`/tables/${table}`);
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
