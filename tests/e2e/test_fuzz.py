@@ -58,9 +58,8 @@ WHO = ["nobody", "unknown", AUDITOR, *SEATED]  # anonymous, a bad token, auditor
 #: What valid data may get besides schemathesis' own expectations (2xx, 401, 403, 404, 409):
 #: a refusal by a rule, 400 with the rule's id (docs/rules/common.md, the error codes).
 RULE_REFUSALS = ["400"]
-STATEFUL_EXAMPLES = 120  # scenarios of the stateful phase (60 no longer reached a start once
-# the practice and bot routes joined the document: the walk is derandomized, and thinner with
-# each operation it may choose)
+STATEFUL_EXAMPLES = 60  # scenarios of the stateful phase, per round
+STATEFUL_MORE_ROUNDS = 5  # rounds of fresh random scenarios while the walk falls short
 STATEFUL_STEPS = 12  # requests per scenario at most
 
 
@@ -248,8 +247,8 @@ def test_the_stateful_phase_follows_the_links_without_a_failure(
     tokens = iter(rotation * 10**6)
     known = {f"Bearer {token}" for token in seeded.tokens.values()}  # and the registered ones
     # Streams never end; the host's privacy settings (spectators, a new invite code) lead to
-    # no further link and only thin the walk, which is derandomized: with them it no longer
-    # reached a command. The first phase and tests/api/test_private_tables.py cover them.
+    # no further link and only thin the walk. The first phase and
+    # tests/api/test_private_tables.py cover them.
     base = api_schema.exclude(path_regex=r"/stream$|/spectators$|/invite$").as_state_machine()
 
     steps: list[tuple[str, str, int] | None] = []  # method, path, status; None: a new scenario
@@ -288,45 +287,63 @@ def test_the_stateful_phase_follows_the_links_without_a_failure(
         def setup(self) -> None:
             steps.append(None)
 
-    scenarios = 0
-    while scenarios < STATEFUL_EXAMPLES:
-        before = len(steps)
-        try:
-            Machine.run(
-                settings=settings(
-                    max_examples=STATEFUL_EXAMPLES - scenarios,
-                    stateful_step_count=STATEFUL_STEPS,
-                    deadline=None,
-                    suppress_health_check=list(HealthCheck),
-                    database=None,
-                    phases=[Phase.generate],  # no shrinking: see below
-                    derandomize=True,  # the same scenarios on every run (reaching a start)
+    def run(examples: int, derandomize: bool) -> None:
+        scenarios = 0
+        while scenarios < examples:
+            before = len(steps)
+            try:
+                Machine.run(
+                    settings=settings(
+                        max_examples=examples - scenarios,
+                        stateful_step_count=STATEFUL_STEPS,
+                        deadline=None,
+                        suppress_health_check=list(HealthCheck),
+                        database=None,
+                        phases=[Phase.generate],  # no shrinking: see below
+                        derandomize=derandomize,
+                    )
                 )
-            )
+                break
+            except FlakyFailure as flaky:  # a failure that did not happen again: a failure
+                raise flaky.exceptions[0] from flaky
+            except FlakyStrategyDefinition:
+                # The store keeps what every scenario did, so a scenario Hypothesis replays
+                # does not meet the server it met (a table started once is not started
+                # again): the run goes on with new scenarios, as schemathesis' own runner does.
+                scenarios += max(1, sum(1 for step in steps[before:] if step is None))
+
+    def missing() -> list[str]:
+        """What the walk has not reached yet, of what it must reach."""
+        reached = {step for step in steps if step is not None}
+        needed = [
+            ("POST", "/players", 201),
+            ("GET", "/me", 200),  # with the token of a registration (a link)
+            ("POST", "/tables", 201),
+            ("POST", "/tables/{table_id}/seats", 200),
+        ]
+        gaps = [str(operation) for operation in needed if operation not in reached]
+        # A deal started: by the host's start, or by a practice table, which starts at once.
+        started = {("POST", "/tables/{table_id}/start", 201), ("POST", "/tables/practice", 201)}
+        if not started & reached:
+            gaps.append("a game started")
+        if not any(p.startswith("/deals/") and status == 200 for _m, p, status in reached):
+            gaps.append("a deal read")
+        commands = {status for _m, p, status in reached if p == "/deals/{deal_id}/commands"}
+        if not commands & {400, 409}:
+            gaps.append("a command that reached the rules")
+        return gaps
+
+    # The same scenarios first, on every run; then, while the walk has not reached a started
+    # game and its commands (what it reaches depends on what the store already holds, and on
+    # the document's operations: each new one thins the walk), fresh random ones, up to a cap.
+    run(STATEFUL_EXAMPLES, derandomize=True)
+    for _round in range(STATEFUL_MORE_ROUNDS):
+        if not missing():
             break
-        except FlakyFailure as flaky:  # a failure that did not happen again: still a failure
-            raise flaky.exceptions[0] from flaky
-        except FlakyStrategyDefinition:
-            # The store keeps what every scenario did, so a scenario Hypothesis replays does
-            # not meet the server it met (a table started once is not started again): the
-            # run goes on with new scenarios, as schemathesis' own runner does.
-            scenarios += max(1, sum(1 for step in steps[before:] if step is None))
+        run(STATEFUL_EXAMPLES, derandomize=False)
     reached = {step for step in steps if step is not None}
     print(
         f"stateful phase: {steps.count(None)} scenarios, {len(steps) - steps.count(None)} requests"
     )
     shown = "\n".join(map(str, sorted(reached)))
-    for operation in [
-        ("POST", "/players", 201),
-        ("GET", "/me", 200),  # with the token of a registration (a link)
-        ("POST", "/tables", 201),
-        ("POST", "/tables/{table_id}/seats", 200),
-    ]:
-        assert operation in reached, f"not reached: {operation}; reached:\n{shown}"
-    # A deal started: by the host's start, or by a practice table, which starts at once.
-    started = {("POST", "/tables/{table_id}/start", 201), ("POST", "/tables/practice", 201)}
-    assert started & reached, f"no game started; reached:\n{shown}"
-    deal_answers = {(m, p) for m, p, status in reached if p.startswith("/deals/") and status == 200}
-    assert deal_answers, f"no deal read; reached:\n{shown}"
-    commands = {status for m, p, status in reached if p == "/deals/{deal_id}/commands"}
-    assert commands & {400, 409}, f"no command reached the rules; reached:\n{shown}"
+    assert not missing(), f"not reached: {missing()}; reached:\n{shown}"
