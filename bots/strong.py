@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -155,25 +156,47 @@ def search(
 def sample_world(view: SeatView, rng: random.Random) -> DealState:
     """The deal with the cards the seat may not see (every card of the knowledge state's
     hidden places: the other hands, the stock, the deck, face-down ponytails) shuffled
-    among those places, each keeping its number of cards; a red three never goes to a hand
-    in play (it is laid as soon as it is drawn)."""
+    among those places, each keeping its number of cards, except what the public history
+    tells: a card another player took with the pile and has not shown since is in his
+    hand (``held_from_pile``), and a red three never goes to a hand in play (it is laid as
+    soon as it is drawn)."""
     world = view.knowledge.clone()
-    seat = view.seat
-    hands = [world.hands[s] for s in range(world.players) if s != seat]
+    others = [s for s in range(world.players) if s != view.seat]
     rest = [world.stock, world.deck]
     rest += [world.ponytails[s] for s in range(world.players) if not world.ponytail_up[s]]
-    pool = [c for place in (*hands, *rest) for c in place]
+    pool = [c for s in others for c in world.hands[s]] + [c for p in rest for c in p]
+    known = {s: cards[: len(world.hands[s])] for s, cards in held_from_pile(view, pool).items()}
+    placed = {c for cards in known.values() for c in cards}
+    pool = [c for c in pool if c not in placed]
     rng.shuffle(pool)
-    if world.phase in (DRAW, PLAY, ANSWER):
-        reds = [c for c in pool if CARDS[c].is_red_three]
-        pool = [c for c in pool if not CARDS[c].is_red_three]
-        need = sum(len(h) for h in hands)
-        pool = pool[:need] + _shuffled(pool[need:] + reds, rng)
-    for place in (*hands, *rest):
+    in_play = world.phase in (DRAW, PLAY, ANSWER)
+    reds = [c for c in pool if in_play and CARDS[c].is_red_three]
+    pool = [c for c in pool if not (in_play and CARDS[c].is_red_three)]
+    for s in others:
+        hand = world.hands[s]
+        mine = known.get(s, [])
+        size = len(hand) - len(mine)
+        hand[:] = mine + pool[:size]
+        del pool[:size]
+    pool = _shuffled(pool + reds, rng) if reds else pool
+    for place in rest:
         size = len(place)
         place[:] = pool[:size]
         del pool[:size]
     return world
+
+
+def held_from_pile(view: SeatView, hidden: Sequence[str]) -> dict[int, list[str]]:
+    """Per other seat, the cards it took with the pile that are still hidden (neither
+    melded nor discarded since), unless more than one seat took that card."""
+    taken = view.memory.taken
+    times = Counter(c for cards in taken.values() for c in set(cards))
+    unseen = set(hidden)
+    return {
+        s: [c for c in cards if c in unseen and times[c] == 1]
+        for s, cards in taken.items()
+        if s != view.seat
+    }
 
 
 def _shuffled(cards: list[str], rng: random.Random) -> list[str]:

@@ -16,7 +16,7 @@ from app.arena import MEMORY_ENV, ArenaError, Setup, play_bot_deal
 from app.autoplay import HOST, SeededRandom, new_table
 from bots import PublicMemory, basic, seat_view
 from bots.rollout import GAME_WON, evaluate
-from bots.strong import Strong, candidates, decide, sample_world
+from bots.strong import Strong, candidates, decide, held_from_pile, sample_world
 from domain.cards import CARDS
 from domain.commands import Cut, Discard, Draw
 from domain.constants import CUT, DRAW, PLAY
@@ -56,7 +56,9 @@ def hidden(state: DealState, seat: int) -> list[list[str]]:
 def test_sampled_worlds_keep_what_the_seat_knows(entry: str) -> None:
     """A sampled world: the seat's hand and the table as they are, every hidden place with
     its number of cards, the hidden cards the real ones (as a whole), no red three in a hand
-    in play; and different worlds for different draws of chance."""
+    in play, the cards another player took with the pile (and still holds) in his hand; and
+    different worlds for different draws of chance."""
+    inferred = 0
     for state, seat, memory in moments(entry)[:-1:15]:
         view = seat_view(state, seat, memory, 5000)
         worlds = [sample_world(view, random.Random(i)) for i in range(4)]
@@ -72,6 +74,12 @@ def test_sampled_worlds_keep_what_the_seat_knows(entry: str) -> None:
                 assert not any(CARDS[c].is_red_three for h in others for c in h)
         if len(state.stock) > 4:
             assert len({tuple(w.stock) for w in worlds}) > 1
+        pool = [c for p in hidden(state, seat) for c in p]
+        for other, cards in held_from_pile(view, pool).items():
+            assert set(cards) <= set(state.hands[other])  # the inference is right
+            assert all(set(cards) <= set(w.hands[other]) for w in worlds)
+            inferred += len(cards)
+    assert inferred or entry == "ponytail"
 
 
 def test_same_seed_same_decision_with_a_fixed_count() -> None:
