@@ -31,9 +31,13 @@ from projections.visibility import Viewer, deal_view
 MAX_ROLLOUT_COMMANDS = 80
 #: Cards left in hand count this share of their penalty in a deal not over yet.
 HAND_WEIGHT = 0.3
-#: What a card in hand is worth while the deal goes on (cards make melds: a pile taken
-#: is an asset, not only a penalty).
+#: What a card a side holds or has melded is worth while the deal goes on (cards make
+#: melds: a pile taken is an asset, not only a penalty; melding keeps the cards' worth).
 HAND_CARD = 15
+#: The entry's penalties (modern_american: incomplete melds of sevens, aces or wild cards,
+#: three sevens or aces in a hand) count this share in a deal not over yet: a rollout of one
+#: round swings them by thousands, which drowns every other difference.
+PENALTY_WEIGHT = 0.25
 #: Credit for a side's open meld nearing a canasta, by its size.
 NEAR_CANASTA = {4: 30, 5: 70, 6: 130}
 #: What ending the game is worth, won or lost, on top of the final margin.
@@ -154,6 +158,11 @@ def evaluate(
         for s, b in scores.items():
             near = sum(NEAR_CANASTA.get(m.size, 0) for m in state.melds[s] if not m.is_canasta)
             held = sum(len(state.hands[seat]) for seat in state.order if state.side_of[seat] == s)
-            totals[s] = b["total"] - (1 - HAND_WEIGHT) * b["hands"] + near + HAND_CARD * held
+            held += sum(m.size for m in state.melds[s])
+            total = b["total"] - (1 - HAND_WEIGHT) * b["hands"] + near + HAND_CARD * held
+            for part in ("melds", "red_threes"):  # modern_american: negative until a canasta
+                total += abs(b[part]) - b[part]
+            total -= (1 - PENALTY_WEIGHT) * b["penalties"]
+            totals[s] = total
     mine = totals[side]
     return mine - max(t for s, t in totals.items() if s != side)

@@ -79,10 +79,11 @@ def decide(
 
 
 def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
-    """``basic``'s choice first, then the alternatives worth a search: at the draw step every
-    take of the pile and the draw; at the play step every going-out move, the discards of
+    """``basic``'s choice first, then the alternatives worth a search: at the draw step the draw
+    and every take of the pile ``basic`` would consider; at the play step every going-out move, the discards of
     the least risky ranks (``basic.discard_risk``; never a wild card) and a few single melds
-    (additions first)."""
+    (additions first; none that ``basic`` would not lay: no new meld the entry punishes
+    when incomplete unless the hand holds nearly a canasta of it)."""
     out: list[Command] = [choice]
     seen = {_key(choice)}
 
@@ -96,7 +97,9 @@ def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
     if view.phase == DRAW:
         if any(isinstance(m, TakePile) for m in moves):
             for move in moves:
-                if isinstance(move, TakePile | Draw):
+                if isinstance(move, Draw) or (
+                    isinstance(move, TakePile) and basic._fits(view, menu, move.melds, bonus=1)
+                ):
                     add(move)
         return out
     hand = len(view.hand)
@@ -112,7 +115,13 @@ def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
             break
         add(move)
     if not menu.initial_minimum_left:
-        singles = [m for m in melds if len(m.melds) == 1 and basic._cards_used(m) <= hand - 2]
+        singles = [
+            m
+            for m in melds
+            if len(m.melds) == 1
+            and basic._cards_used(m) <= hand - 2
+            and basic._fits(view, menu, m.melds)
+        ]
         singles.sort(key=lambda m: (len(m.melds[0].cards) != 1, basic._wilds(m)))
         for move in singles[:MELD_CANDIDATES]:
             add(move)
