@@ -8,9 +8,10 @@ cards the seat may not see, shuffled with its ``rng`` into the places they lie i
 right counts: ``sample_world``, built on ``SeatView.knowledge`` and never on the real hidden
 cards) it plays every candidate on a copy of that world with the engine's own ``decide``,
 then lets ``basic`` play every seat (``rollout``) until the seat's next turn begins or the
-deal ends, and scores the result (``evaluate``: the entry's own deal score of each side as it
-stands, the cards in hand counted at half their penalty, a little for melds nearing a
-canasta; the real score once the deal is over), its side's minus the best other side's. All
+deal ends, and scores the result (``bots.rollout.evaluate``: the entry's own deal score of
+each side as the table stands, hands at a share of their penalty, cards held or melded as
+assets; the real score once the deal is over, and the game's end), its side's minus the best
+other side's. All
 candidates meet the same worlds (common random numbers). It plays the best mean when it beats
 ``basic``'s choice by ``MARGIN`` points a world (less is noise).
 
@@ -68,6 +69,7 @@ def decide(
     rollouts: int = ROLLOUTS,
     ms: float | None = None,
 ) -> Command:
+    """The ``strong`` move (the module's docstring); ``ms=None``: no time limit."""
     seed = rng.getrandbits(64)
     choice = basic.decide(view, menu, random.Random(seed))
     if view.phase not in (DRAW, PLAY):
