@@ -16,7 +16,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
@@ -24,7 +24,8 @@ from uuid import UUID
 
 from app.application import CanastaApp
 from app.autoplay import HOST, SeededRandom, new_table
-from bots import PublicMemory, choose, get_bot
+from bots import Bot, PublicMemory, choose, get_bot
+from bots.strong import DEFAULT_MS, ROLLOUTS, Strong
 from domain.deal import Deal
 from domain.errors import SetupError
 from domain.legal import seat_to_act
@@ -55,6 +56,14 @@ class Setup:
     bots: tuple[str, ...]
     games: int
     seed: int = 0
+    strong_ms: float | None = DEFAULT_MS  # the strong level's budget (bots.strong)
+    strong_rollouts: int = ROLLOUTS
+
+    def bot(self, level: str) -> Bot:
+        """The bot of ``level``, the strong one with this run's budget."""
+        if level == "strong":
+            return Strong(self.strong_rollouts, self.strong_ms)
+        return get_bot(level)
 
     def check(self) -> None:
         try:
@@ -73,6 +82,8 @@ class Setup:
                 raise ArenaError(str(exc.args[0])) from None
         if self.games < 1:
             raise ArenaError(f"the number of games must be at least 1, not {self.games}")
+        if self.strong_rollouts < 1 or (self.strong_ms is not None and self.strong_ms < 0):
+            raise ArenaError("the strong level needs at least one rollout and a budget >= 0 ms")
 
 
 @dataclass
@@ -107,7 +118,13 @@ def play_game(setup: Setup, number: int) -> GameResult:
     finished = False
     for _deal in range(MAX_DEALS):
         deal = play_bot_deal(
-            app, deal_id, lambda seat: level_of[side_of[seat]], rngs, table.target, cpu
+            app,
+            deal_id,
+            lambda seat: level_of[side_of[seat]],
+            rngs,
+            table.target,
+            cpu,
+            bots={level: setup.bot(level) for level in setup.bots},
         )
         if seat_to_act(deal.state) is not None:
             break  # the deal did not end: unfinished
@@ -134,11 +151,13 @@ def play_bot_deal(
     *,
     before: Callable[[DealState, int, PublicMemory], None] | None = None,
     max_commands: int = MAX_COMMANDS_PER_DEAL,
+    bots: Mapping[str, Bot] | None = None,
 ) -> Deal:
     """Play a deal with a bot in every seat (``level_of(seat)``, chance from ``rngs[seat]``)
     until it ends or ``max_commands`` were played; every command goes through the application
     service (the rules decide it, and a refusal raises). ``cpu`` collects each level's CPU
-    time per move in ms (view, menu and decision); ``before`` sees every decision's input."""
+    time per move in ms (view, menu and decision); ``before`` sees every decision's input;
+    ``bots`` overrides ``bots.LEVELS`` (the strong level's budget)."""
     deal = app.get_deal(deal_id)
     memory = PublicMemory()
     memory.observe_stored(app.events.get(deal_id), deal.state)
@@ -151,7 +170,8 @@ def play_bot_deal(
             before(state, seat, memory)
         level = level_of(seat)
         started = time.process_time()
-        command = choose(get_bot(level), state, seat, memory, target, rngs[seat])
+        bot = bots[level] if bots and level in bots else get_bot(level)
+        command = choose(bot, state, seat, memory, target, rngs[seat])
         if cpu is not None:
             cpu.setdefault(level, []).append((time.process_time() - started) * 1000)
         deal = app.act(deal_id, state.player_ids[seat], command)

@@ -67,6 +67,8 @@ def _arena(args: argparse.Namespace) -> int:
         bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()),
         games=args.games,
         seed=args.seed,
+        strong_ms=args.strong_ms or None,
+        strong_rollouts=args.strong_rollouts,
     )
     try:
         setup.check()
@@ -393,6 +395,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="the run's seed (same seed, same games)")
     p.add_argument("--jobs", type=int, default=None, help="processes (default: one per core)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--strong-ms", type=float, default=200.0,
+                   help="strong: CPU ms per searched move (0: count worlds only)")  # fmt: skip
+    p.add_argument("--strong-rollouts", type=int, default=24,
+                   help="strong: sampled worlds per searched move at most")  # fmt: skip
     p.set_defaults(func=_arena)
 
     store = (

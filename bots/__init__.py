@@ -3,8 +3,8 @@
 A bot is ``decide(view, menu, rng) -> command``: ``view`` is the seat's ``SeatView`` (the
 server's redaction of the deal for that player, and the public history), ``menu`` the seat's
 move menu (``domain.menu.menu``), ``rng`` the only source of chance it may use. It does no
-I/O and reads no clock. ``LEVELS`` names the levels; a ``strong`` level (a search player)
-would be one more entry there with the same signature.
+I/O and reads no clock (``strong`` reads the CPU clock only to end its search when given a
+time budget). ``LEVELS`` names the levels.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 
 from bots import basic
+from bots.strong import Strong
 from bots.view import PublicMemory, SeatView, seat_view
 from domain.commands import Command
 from domain.menu import Menu, menu
@@ -27,7 +28,7 @@ def random_move(view: SeatView, menu: Menu, rng: random.Random) -> Command:
     return menu.moves[rng.randrange(len(menu.moves))]
 
 
-LEVELS: dict[str, Bot] = {"random": random_move, "basic": basic.decide}
+LEVELS: dict[str, Bot] = {"random": random_move, "basic": basic.decide, "strong": Strong()}
 
 
 def get_bot(level: str) -> Bot:

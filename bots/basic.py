@@ -56,6 +56,9 @@ OPENING_SLACK = 2
 #: A partner asked "may I go out?" says no when his own hand holds this many points or more
 #: (they would count against the side; he expects to meld them).
 HOLDING_TOO_MUCH = 150
+#: From this initial minimum on (modern_american from 5,000 points: 180 from the hand
+#: alone), a side that has not opened keeps its high cards and throws its low ones.
+HIGH_MINIMUM = 150
 #: What an unseen card in another hand is assumed to cost its side at the end of a deal.
 UNSEEN_CARD_COST = 8
 
@@ -319,6 +322,8 @@ def discard_risk(view: SeatView, menu: Menu, card: str) -> float:
     if any(m.rank == rank for m in menu.melds):
         keep += 8  # it would rather join the side's meld
     worth = info.value / 10  # high cards go first (they cost the most left in hand)
+    if menu.initial_minimum_left >= HIGH_MINIMUM:
+        worth = -info.value / 5  # ... unless they are what a high initial meld needs
     return risk + keep - worth
 
 

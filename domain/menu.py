@@ -113,17 +113,18 @@ class Menu:
     go_out: GoingOut
 
 
-def menu(state: DealState, seat: int) -> Menu:
-    """The move menu of room seat ``seat`` (see the module's docstring)."""
+def menu(state: DealState, seat: int, *, moves: bool = True) -> Menu:
+    """The move menu of room seat ``seat`` (see the module's docstring); ``moves=False``:
+    all of it but the moves (a bot's rollouts list their own, ``bots.rollout``)."""
     v = get_variant(state.variant)
     side = state.side_of[seat]
     hand = sorted(state.hands[seat]) if seat in state.order else []
     acting = seat_to_act(state) == seat and seat in state.order
-    moves = _Builder(state, seat, v, hand).moves() if acting else []
+    listed = _Builder(state, seat, v, hand).moves() if acting and moves else []
     minimum = 0 if state.opened[side] else v.initial_minimum(state.scores_before.get(side, 0))
     return Menu(
         seat=seat,
-        moves=tuple(moves),
+        moves=tuple(listed),
         hand_by_rank={rank: tuple(cards) for rank, cards in by_rank(hand).items()},
         melds=tuple(
             MeldSummary(

@@ -63,6 +63,8 @@ def test_text_report() -> None:
         (("--games", "0"), "at least 1"),
         (("--jobs", "0"), "--jobs must be at least 1"),
         (("--games", "many"), "invalid int value"),
+        (("--bots", "strong,basic", "--strong-rollouts", "0"), "at least one rollout"),
+        (("--bots", "strong,basic", "--strong-ms", "-5"), "a budget >= 0 ms"),
     ],
 )
 def test_bad_arguments_are_refused_clearly(
