@@ -140,6 +140,9 @@ export const DESCRIBE = {
   DealRecorded: (e) => t("event_DealRecorded", { scores: scoresText(e.scores), totals: scoresText(e.totals) }),
   GameEnded: (e) => t("event_GameEnded", { winners: (e.winners ?? []).map(sideText).join(", ") }),
   GameStopped: (e) => t("event_GameStopped", { count: e.completed_deals }),
+  InviteRotated: () => t("event_InviteRotated"),
+  SpectatorsSet: (e) => t(e.allowed ? "event_SpectatorsSet_allowed" : "event_SpectatorsSet_refused"),
+  RematchOpened: () => t("event_RematchOpened"),
 };
 
 function sidesText(sides, names) {
