@@ -15,6 +15,10 @@ SERVER_BENCH_ARGS ?=
 MENU_BENCH_ARGS ?=
 ARENA_BENCH_ARGS ?=
 PYTEST_ARGS ?=
+# make test runs the suite in this many processes (pytest-xdist; each has a database of its
+# own on the one throwaway PostgreSQL: tests/conftest.py). Many tests wait on servers and
+# browsers, so one more than the cores keeps them busy. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
 .PHONY: help venv run test test-fast lint migrate demo bench pg-start pg-stop clean
 
@@ -36,13 +40,14 @@ run: venv
 	$(VENV)/bin/uvicorn app.main:app --host 127.0.0.1 --port 8000
 
 # Installs Debian's chromium for the browser tests when missing (scripts/chromium.sh), starts a
-# throwaway PostgreSQL, runs pytest against it, always stops it again, and exits with pytest's
-# exit code.
+# throwaway PostgreSQL, runs pytest against it (in TEST_WORKERS processes), always stops it
+# again, and exits with pytest's exit code.
 test: venv
 	@scripts/chromium.sh >/dev/null
 	@$(PG) start
 	@trap '$(PG) stop' EXIT; \
-	TEST_DATABASE_URL="$$($(PG) url)" $(VENV)/bin/pytest -q $(PYTEST_ARGS)
+	TEST_DATABASE_URL="$$($(PG) url)" $(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist worksteal \
+		$(PYTEST_ARGS)
 
 # The pure, fast tests without PostgreSQL: the domain, the rule scenarios, the properties and
 # the docs, slow ones deselected (under a minute). `make test` still runs everything.

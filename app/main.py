@@ -14,6 +14,7 @@ from app import docs_ui, errors, openapi_contract, web_ui
 from app.application import CanastaApp
 from app.bot_runner import BotRunner
 from app.command_lane import CommandLane
+from app.fanout import EventHub
 from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
@@ -73,9 +74,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api.state.canasta = canasta
         api.state.read_models = read_models
         api.state.bots = bots
+        api.state.hub = hub = EventHub.for_settings(canasta, config)
         try:
             yield
         finally:
+            hub.close()
             bots.close()
             read_models.close()
             canasta.close()

@@ -58,7 +58,9 @@ class Settings(BaseSettings):
     #: Account names that hold the auditor role (R-VIEW-4), besides roles granted with
     #: ``canasta grant-auditor NAME``. Comma-separated in the environment.
     auditors: Annotated[list[str], NoDecode] = []
-    #: How often a live stream (Server-Sent Events) looks for new events in the store.
+    #: How often the process's follower of the store (app.fanout) looks for new events for
+    #: the live streams on SQLite and in memory (PostgreSQL wakes it with NOTIFY; this is then
+    #: the longest it waits).
     stream_poll_seconds: float = Field(default=0.2, gt=0, le=10)
     #: How long a live stream may stay silent before it sends a heartbeat comment.
     stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=300)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
+from psycopg import sql
 
 from app.migrations import upgrade
 
@@ -28,7 +30,24 @@ def postgres_url() -> str:
                 pytrace=False,
             )
         pytest.skip("needs PostgreSQL: run `make test` (it starts a throwaway server)")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker:
+        url = worker_database(url, worker)
     return url
+
+
+def worker_database(url: str, worker: str) -> str:
+    """A database of its own for one pytest-xdist worker (``make test`` runs several), made
+    afresh on the same server: the tests reset and migrate their database, so two workers
+    must never share one. The database is named after the base one and the worker."""
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/') or 'canasta_test'}_{worker}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 def reset_schema(url: str) -> None:

@@ -28,12 +28,16 @@ Resumption: a client sends back the last id it saw as the ``Last-Event-ID`` head
 the first event after that step (the header wins when both are given). A client that resumes
 after the end gets ``event: end`` at once.
 
-Every stream polls the event store (``canasta.events.get(id, gt=last)``), never anything kept in
-the process, so any process sharing the database can serve any stream, whichever process
-recorded the events. The poll interval and the heartbeat interval are the settings
-``stream_poll_seconds`` and ``stream_heartbeat_seconds`` (environment
-``CANASTA_STREAM_POLL_SECONDS`` / ``CANASTA_STREAM_HEARTBEAT_SECONDS``). A stream stops when
-the client disconnects, and when uvicorn is asked to exit (its ``should_exit`` flag), so that
+No stream polls the store on its own: the process's ``EventHub`` (``app.fanout``) follows
+the store once (``LISTEN`` on PostgreSQL, a poll every ``stream_poll_seconds`` on SQLite) and
+hands each new event to every open stream of its aggregate. A stream first subscribes, then
+reads what it missed from the store (``canasta.events.get(id, gt=last)``), and reads the store
+again whenever it finds a step missing, so it never depends on anything kept in the process:
+any process sharing the database can serve any stream, whichever process recorded the events.
+Each delivered event is redacted and encoded once per kind of viewer (spectators share one
+encoding). The settings are ``stream_poll_seconds`` and ``stream_heartbeat_seconds``
+(environment ``CANASTA_STREAM_POLL_SECONDS`` / ``CANASTA_STREAM_HEARTBEAT_SECONDS``).
+A stream stops when the client disconnects, and when uvicorn is asked to exit (its ``should_exit`` flag), so that
 open streams never hold a shutdown up; clients then reconnect, to this or another process.
 """
 
@@ -60,6 +64,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.application import CanastaApp
 from app.deps import CanastaDep, MaybeAccount
+from app.fanout import Delivered, EventHub
 from app.routes.deals import ViewAs, viewer_of
 from app.schemas_events import DealEventView, StreamEnd, TableEventView
 from app.watch import WATCH_DEAL, WATCH_TABLE
@@ -72,6 +77,8 @@ RETRY_MILLISECONDS = 1000
 #: Store reads of all streams of one process that may run at once (worker threads): streams
 #: never take more than this many threads (and database connections) from commands.
 POLL_THREADS = 4
+#: A waiting stream looks at least this often whether its client left or the server exits.
+WAKE_SECONDS = 1.0
 
 #: A deal's last event is one of these; so is a game's (a game over may still record its
 #: rematch, once: ``RematchOpened`` then ends the table's stream too).
@@ -223,7 +230,7 @@ async def deal_stream(
         return event_view(event, viewer, seating)
 
     start = last_event_id if last_event_id is not None else after
-    return await _stream(request, canasta, deal_id, start, view, DEAL_FINAL_KINDS)
+    return await _stream(request, canasta, deal_id, start, view, DEAL_FINAL_KINDS, viewer)
 
 
 @router.get(
@@ -243,7 +250,9 @@ async def table_stream(
     and recorded (with its scores), the end of the game. All public; no token needed."""
     await run_in_threadpool(canasta.get_table, table_id)  # 404 unless it is a table
     start = last_event_id if last_event_id is not None else after
-    return await _stream(request, canasta, table_id, start, table_event_view, GAME_FINAL_KINDS)
+    return await _stream(
+        request, canasta, table_id, start, table_event_view, GAME_FINAL_KINDS, "table"
+    )
 
 
 async def _stream(
@@ -253,9 +262,10 @@ async def _stream(
     after: int,
     view: Callable[[Any], dict[str, Any] | None],
     final_kinds: frozenset[str],
+    viewer_key: object,
 ) -> StreamingResponse:
-    poll = _seconds(request, "stream_poll_seconds")
     heartbeat = _seconds(request, "stream_heartbeat_seconds")
+    hub: EventHub = request.app.state.hub
 
     def read(last: int) -> Sequence[Any]:
         return list(canasta.events.get(aggregate_id, gt=last or None))
@@ -270,6 +280,23 @@ async def _stream(
 
     final = await run_in_threadpool(final_step)
 
+    def encode(event: Any) -> bytes | None:
+        shown = view(event)
+        if shown is None:
+            return None
+        data = json.dumps(jsonable_encoder(shown), separators=(",", ":"))
+        return format_sse_event(
+            data_str=data, event=shown["kind"], id=str(event.originator_version)
+        )
+
+    def message(item: Any) -> bytes | None:
+        """A delivered event's message, encoded once per kind of viewer (``viewer_key``)."""
+        if not isinstance(item, Delivered):
+            return encode(item)
+        if viewer_key not in item.encodings:
+            item.encodings[viewer_key] = encode(item.event)
+        return item.encodings[viewer_key]
+
     async def messages() -> AsyncIterator[bytes]:
         last = after
         yield format_sse_event(retry=RETRY_MILLISECONDS)
@@ -277,25 +304,47 @@ async def _stream(
             yield _end(final)
             return
         limiter = _poll_limiter()
-        quiet_since = time.monotonic()
-        while not await request.is_disconnected() and not server_is_exiting():
-            events = await anyio.to_thread.run_sync(read, last, limiter=limiter)
-            ended = False
-            for event in events:
-                last = event.originator_version
-                shown = view(event)
-                if shown is not None:
-                    data = json.dumps(jsonable_encoder(shown), separators=(",", ":"))
-                    yield format_sse_event(data_str=data, event=shown["kind"], id=str(last))
-                    quiet_since = time.monotonic()
-                ended = ended or type(event).__name__ in final_kinds
-            if ended:  # after the whole batch: a rematch recorded after the end is sent too
-                yield _end(last)
-                return
-            if time.monotonic() - quiet_since >= heartbeat:
-                yield format_sse_event(comment="heartbeat")
-                quiet_since = time.monotonic()
-            await anyio.sleep(poll)
+        loop = asyncio.get_running_loop()
+        # Subscribed before the catch-up read: an event recorded in between is in one or
+        # both, and a step already sent is never sent again.
+        sub = await anyio.to_thread.run_sync(hub.subscribe, aggregate_id, loop, limiter=limiter)
+        try:
+            batch: Sequence[Any] = await anyio.to_thread.run_sync(read, last, limiter=limiter)
+            quiet_since = time.monotonic()
+            while True:
+                ended = False
+                for item in batch:
+                    step = item.step if isinstance(item, Delivered) else item.originator_version
+                    if step <= last:
+                        continue
+                    last = step
+                    shown = message(item)
+                    if shown is not None:
+                        yield shown
+                        quiet_since = time.monotonic()
+                    event = item.event if isinstance(item, Delivered) else item
+                    ended = ended or type(event).__name__ in final_kinds
+                if ended:  # after the whole batch: a rematch recorded after the end is sent too
+                    yield _end(last)
+                    return
+                batch = []
+                wait = min(WAKE_SECONDS, max(0.0, heartbeat - (time.monotonic() - quiet_since)))
+                try:
+                    delivered = await asyncio.wait_for(sub.queue.get(), wait)
+                except TimeoutError:
+                    delivered = None
+                if await request.is_disconnected() or server_is_exiting():
+                    return
+                if delivered is None:
+                    if time.monotonic() - quiet_since >= heartbeat:
+                        yield format_sse_event(comment="heartbeat")
+                        quiet_since = time.monotonic()
+                elif delivered.step > last + 1:  # a gap: the store has what is missing
+                    batch = await anyio.to_thread.run_sync(read, last, limiter=limiter)
+                else:
+                    batch = [delivered]
+        finally:
+            sub.close()
 
     return StreamingResponse(
         messages(),

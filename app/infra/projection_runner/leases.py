@@ -19,6 +19,7 @@ import fcntl
 import hashlib
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -46,6 +47,10 @@ BOTS_LEASE_KEY = int.from_bytes(
     hashlib.sha256(b"canasta-ledger bots").digest()[:8], "big", signed=True
 )
 BOTS_LOCK_FILE_SUFFIX = ".bots.lock"
+
+#: A leader waiting for events on PostgreSQL notices a stop() within this many seconds,
+#: however long it was asked to wait.
+STOP_SLICE_SECONDS = 0.5
 
 
 class LeaseLost(Exception):
@@ -177,11 +182,19 @@ class PostgresLease:
 
     def wait_for_events(self, timeout: float, stopping: threading.Event) -> None:
         conn = self._held_connection()
+        deadline = time.monotonic() + timeout
         try:
-            # (Each notifies() generator holds the connection's lock: run them one by one.)
-            if list(conn.notifies(timeout=timeout, stop_after=1)):
-                # Woken: take the others already here too (one catch-up covers them all).
-                list(conn.notifies(timeout=0))
+            # In slices, so that stop() is obeyed within STOP_SLICE_SECONDS whatever the
+            # timeout. (Each notifies() generator holds the connection's lock: run them one
+            # by one.)
+            while not stopping.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                if list(conn.notifies(timeout=min(left, STOP_SLICE_SECONDS), stop_after=1)):
+                    # Woken: take the others already here too (one catch-up covers them all).
+                    list(conn.notifies(timeout=0))
+                    return
         except psycopg.Error as exc:
             self._close()
             raise LeaseLost(f"the lease's connection broke: {exc}") from exc

@@ -1,0 +1,228 @@
+"""One follower of the event store per process, fanning new events out to the live streams.
+
+Before this, every open stream polled the store on its own, so spectators cost database
+queries in proportion to their number. Now ``EventHub`` reads the store's notification log
+once per process:
+
+- on PostgreSQL it holds one connection of its own that ``LISTEN``s on the events table's
+  channel (the library ``NOTIFY``s it on every insert) and reads the new notifications when
+  woken, or after ``poll_seconds`` at the latest (a safety net, e.g. after a dropped
+  connection); on SQLite and in memory it looks every ``poll_seconds``;
+- each new event whose aggregate has an open stream in this process is decoded once and put
+  on the queue of every such stream (``Subscription``), in the event loop the stream runs in.
+
+The database's work thus depends on the events written, not on the streams open: one
+notification read per wake-up per process, plus each stream's own read of the events it
+missed when it opens (``after`` / ``Last-Event-ID``), and again only if it ever finds a gap.
+A stream never trusts the hub blindly: it keeps the last step it sent and reads the store
+for any step it finds missing (``EventHub`` guarantees neither order across a reconnection of
+its listener nor that a wake-up is never lost), so resumption, ordering and secrecy rest on
+the store exactly as before.
+
+Each delivered event (``Delivered``) carries a small cache of its encodings per kind of
+viewer, so a thousand spectators of one deal cost one redaction and one JSON encoding of
+each event, not a thousand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.sql import SQL, Identifier
+
+from app.application import CanastaApp
+from app.infra.projection_runner.leases import postgres_connector
+from app.settings import MEMORY, Settings
+
+log = logging.getLogger(__name__)
+
+#: Most notifications read at once by the follower.
+BATCH = 500
+
+
+@dataclass(eq=False)
+class Delivered:
+    """One new event of a followed aggregate, shared by every stream that shows it."""
+
+    event: Any
+    #: Encoded messages, by the stream's viewer key (see ``app.routes.stream``).
+    encodings: dict[object, bytes | None] = field(default_factory=dict)
+
+    @property
+    def step(self) -> int:
+        step: int = self.event.originator_version
+        return step
+
+
+class Subscription:
+    """The queue of one open stream: the new events of one aggregate, in store order."""
+
+    def __init__(self, hub: EventHub, aggregate_id: UUID, loop: asyncio.AbstractEventLoop):
+        self.hub = hub
+        self.aggregate_id = aggregate_id
+        self.loop = loop
+        self.queue: asyncio.Queue[Delivered] = asyncio.Queue()
+
+    def close(self) -> None:
+        self.hub._unsubscribe(self)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _put(self, item: Delivered) -> None:
+        with contextlib.suppress(RuntimeError):  # the stream's loop is closed: it is leaving
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+
+
+class EventHub:
+    """The process's follower of the store (see the module's documentation).
+
+    Started by the first ``subscribe``; ``close()`` stops it (the application's shutdown).
+    ``reads`` counts the notification reads it made (the benchmark and the tests look at it).
+    """
+
+    def __init__(
+        self,
+        canasta: CanastaApp,
+        poll_seconds: float,
+        connect: Callable[[], psycopg.Connection[Any]] | None = None,
+        channel: str = "",
+    ) -> None:
+        self.canasta = canasta
+        self.poll_seconds = poll_seconds
+        self._connect = connect if channel else None
+        self._channel = channel
+        self._lock = threading.Lock()
+        self._subscribers: dict[UUID, set[Subscription]] = {}
+        self._position: int | None = None
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.reads = 0
+
+    @classmethod
+    def for_settings(cls, canasta: CanastaApp, settings: Settings) -> EventHub:
+        postgres = settings.database_url not in (None, MEMORY)
+        channel = getattr(canasta.recorder, "channel_name", "") if postgres else ""
+        connect = None
+        if channel:
+            pool = canasta.factory.datastore.pool  # type: ignore[attr-defined]
+            connect = postgres_connector(pool, "canasta streams")
+        return cls(canasta, settings.stream_poll_seconds, connect, channel)
+
+    # --- streams ---------------------------------------------------------------------------
+    def subscribe(self, aggregate_id: UUID, loop: asyncio.AbstractEventLoop) -> Subscription:
+        """A queue, in ``loop``, of the aggregate's events recorded from now on. Call it
+        before reading what came before, so that nothing falls between the two; call it in
+        a worker thread (the first call reads the store's head)."""
+        sub = Subscription(self, aggregate_id, loop)
+        with self._lock:
+            self._start_locked()
+            self._subscribers.setdefault(aggregate_id, set()).add(sub)
+        return sub
+
+    def _unsubscribe(self, sub: Subscription) -> None:
+        with self._lock:
+            subs = self._subscribers.get(sub.aggregate_id)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self._subscribers[sub.aggregate_id]
+
+    @property
+    def streams(self) -> int:
+        """Open subscriptions in this process."""
+        with self._lock:
+            return sum(len(subs) for subs in self._subscribers.values())
+
+    # --- the follower ------------------------------------------------------------------------
+    def _start_locked(self) -> None:
+        if self._thread is not None or self._stopping.is_set():
+            return
+        self._position = self.canasta.recorder.max_notification_id() or 0
+        self._thread = threading.Thread(target=self._run, name="canasta-event-hub", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout=10)
+
+    def _run(self) -> None:
+        conn: psycopg.Connection[Any] | None = None
+        while not self._stopping.is_set():
+            try:
+                if self._connect is not None and conn is None:
+                    conn = self._listen()
+                self._read_new()
+                if conn is not None:
+                    self._wait_for_notify(conn)
+                else:
+                    self._wake.wait(self.poll_seconds)
+                    self._wake.clear()
+            except psycopg.Error as exc:  # the listener's connection broke: poll, reconnect
+                log.warning("event hub: %s; reconnecting", exc)
+                if conn is not None:
+                    conn.close()
+                conn = None
+                self._stopping.wait(self.poll_seconds)
+            except Exception:
+                log.exception("event hub: reading new events failed; trying again")
+                self._stopping.wait(self.poll_seconds)
+        if conn is not None:
+            conn.close()
+
+    def _listen(self) -> psycopg.Connection[Any]:
+        assert self._connect is not None
+        conn = self._connect()
+        conn.execute(SQL("LISTEN {}").format(Identifier(self._channel)))
+        return conn
+
+    def _wait_for_notify(self, conn: psycopg.Connection[Any]) -> None:
+        """Until a NOTIFY, ``poll_seconds``, or close(); a burst of NOTIFYs is one wake-up."""
+        if list(conn.notifies(timeout=self.poll_seconds, stop_after=1)):
+            list(conn.notifies(timeout=0))
+
+    def _read_new(self) -> None:
+        recorder = self.canasta.recorder
+        while not self._stopping.is_set():
+            start = (self._position or 0) + 1
+            head = recorder.max_notification_id() or 0
+            if head < start:
+                return
+            with self._lock:
+                followed = set(self._subscribers)
+            if not followed:
+                # Nobody to tell: only move to the head, read BEFORE looking at the
+                # subscribers, so a stream that subscribes meanwhile reads everything up to
+                # it itself (its catch-up read comes after its subscription).
+                self._position = head
+                return
+            batch = recorder.select_notifications(start, BATCH)
+            self.reads += 1
+            for note in batch:
+                self._position = note.id
+                if note.originator_id in followed:
+                    self._deliver(note)
+            if len(batch) < BATCH:
+                return
+
+    def _deliver(self, note: Any) -> None:
+        item = Delivered(self.canasta.mapper.to_domain_event(note))
+        with self._lock:
+            subs = list(self._subscribers.get(note.originator_id, ()))
+        for sub in subs:
+            sub._put(item)
