@@ -223,7 +223,7 @@ class ClientLimits:
         reset = self.limiter.get_window_stats(rate, key).reset_time
         retry = max(1, math.ceil(reset - time.time()))
         per = "player" if "/player:" in key else "client address"
-        message = f"more than {rate} {kind} from this {per}: retry in {retry} s"
+        message = f"too many {kind} from this {per} (at most {rate}): retry in {retry} s"
         data = json.dumps(error_body("rate_limited", message)).encode()
         await answer_429(send, data, retry, close=scope["method"] not in SAFE_METHODS)
 
