@@ -57,7 +57,6 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
     """Factory: ``make_client(**settings)`` returns a started ``TestClient`` (lifespan run) over
     ``create_app(Settings(database_url="memory", data_dir=tmp_path / "data", **settings))``.
 
-    The per-client limits are off (``rate_limits=False``; tests send faster than a client may).
     Keyword arguments override those settings, e.g. ``allow_stacked_decks=True``,
     ``auditors=["audrey"]`` or ``database_url=None`` (SQLite in ``tmp_path``). The process's
     application service is ``client.app.state.canasta``. Every client is closed after the test.
@@ -65,14 +64,7 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
     clients: list[TestClient] = []
 
     def make(**settings: Any) -> TestClient:
-        config = Settings(
-            **{
-                "database_url": "memory",
-                "data_dir": tmp_path / "data",
-                "rate_limits": False,  # tests send faster than a client may
-                **settings,
-            }
-        )
+        config = Settings(**{"database_url": "memory", "data_dir": tmp_path / "data", **settings})
         client = TestClient(create_app(config))
         client.__enter__()
         clients.append(client)
@@ -142,7 +134,7 @@ def _server_env(settings: Settings, extra: dict[str, str]) -> dict[str, str]:
     env["CANASTA_DATA_DIR"] = str(settings.data_dir)
     if settings.database_url is not None:
         env["CANASTA_DATABASE_URL"] = settings.database_url
-    env["CANASTA_RATE_LIMITS"] = "false"  # tests send faster than a client may (``env`` may)
+    env["CANASTA_RATE_LIMITS"] = os.environ.get("CANASTA_RATE_LIMITS", "false")  # tests/conftest
     env.update(extra)
     return env
 
@@ -156,8 +148,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     given as ``CANASTA_DATA_DIR``): two servers started with the same ``data_dir`` or the same
     PostgreSQL URL share one store. ``env`` adds environment variables (e.g.
     ``{"CANASTA_STREAM_POLL_SECONDS": "0.05"}``); ``CANASTA_*`` variables of the test process
-    are not passed on, and the per-client limits are off unless ``env`` turns them on
-    (``CANASTA_RATE_LIMITS``). Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
+    are not passed on, but for ``CANASTA_RATE_LIMITS`` (off in tests: tests/conftest.py). Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
     server is stopped after the test; one that does not exit within 15 s of SIGTERM fails it.
     """
     servers: list[Server] = []

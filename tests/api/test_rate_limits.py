@@ -224,7 +224,8 @@ def test_with_the_limits_off_nothing_is_refused(make_client: Callable[..., TestC
     client = make_client(rate_limits=False, rate_limit_reads="1/minute")
     for _ in range(5):
         assert client.get("/tables").status_code == 200
-    with TestClient(create_app(Settings(database_url="memory", rate_limit_reads="2/minute"))) as on:
+    settings = Settings(database_url="memory", rate_limits=True, rate_limit_reads="2/minute")
+    with TestClient(create_app(settings)) as on:
         assert [on.get("/tables").status_code for _ in range(3)] == [200, 200, 429]
         register_player(on, "ann")  # registration: its own class
 
