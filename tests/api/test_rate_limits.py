@@ -235,3 +235,25 @@ def test_an_ipv6_client_counts_for_its_64_network() -> None:
     assert address_key("2001:db8:1:2::1") != address_key("2001:db8:1:3::1")
     assert address_key("::ffff:198.51.100.7") == "198.51.100.7"
     assert address_key("198.51.100.7") != address_key("198.51.100.8")
+
+
+def test_the_bots_play_in_process_and_are_never_limited(uvicorn_server: Any) -> None:
+    """The host of a table of bots uses up his commands; the bots still play the whole deal
+    (the bot runner submits in the server's process, not through HTTP)."""
+    server = uvicorn_server(env={**LIMITS_ON, "CANASTA_RATE_LIMIT_COMMANDS": "4/minute"})
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        host = register_player(http, "ann")
+        served(http.get("/me", headers=host))  # his token is known: counted as his
+        table = served(
+            http.post("/tables", json={"entry": "classic", "players": 2}, headers=host), 201
+        ).json()["id"]
+        for seat in (0, 1):
+            body = {"seat": seat, "bot": "basic"}
+            served(http.post(f"/tables/{table}/seats", json=body, headers=host))
+        deal = served(http.post(f"/tables/{table}/start", headers=host), 201).json()["deal"]
+        assert_limited(http.post("/tables", json={"entry": "classic", "players": 2}, headers=host))
+        deadline = time.monotonic() + 120
+        while (view := http.get(f"/deals/{deal}").json())["phase"] != "over":
+            assert time.monotonic() < deadline, f"the bots stopped at step {view['step']}"
+            time.sleep(0.2)
+        assert view["step"] > 50, view  # far more moves than any client may send in a minute
