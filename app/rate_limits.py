@@ -144,7 +144,7 @@ def address_key(host: str) -> str:
     return host
 
 
-def rates(setting: str) -> list[RateLimitItem]:
+def parse_rates(setting: str) -> list[RateLimitItem]:
     """A setting's limits; none for an empty one."""
     return parse_many(setting) if setting.strip() else []
 
@@ -175,9 +175,9 @@ class ClientLimits:
         self.app = app
         self.limiter = strategies.FixedWindowRateLimiter(ProcessCounters())
         self.rates: dict[str, list[RateLimitItem]] = {
-            REGISTRATION: rates(settings.rate_limit_registration),
-            COMMANDS: rates(settings.rate_limit_commands),
-            READS: rates(settings.rate_limit_reads),
+            REGISTRATION: parse_rates(settings.rate_limit_registration),
+            COMMANDS: parse_rates(settings.rate_limit_commands),
+            READS: parse_rates(settings.rate_limit_reads),
         }
         self.max_streams_per_token = settings.max_streams_per_token
         self.max_streams_per_address = settings.max_streams_per_address
@@ -199,8 +199,8 @@ class ClientLimits:
             kind = COMMANDS
         address = client_address(scope)
         token, cookie = credentials(scope)
-        rates = self.rates[kind]
-        if rates:
+        limits = self.rates[kind]
+        if limits:
             who = address
             if kind != REGISTRATION and token is not None:
                 canasta: CanastaApp | None = getattr(scope["app"].state, "canasta", None)
@@ -208,7 +208,7 @@ class ClientLimits:
                 if name is not None:
                     who = "player:" + name
             key = kind + "/" + who
-            for rate in rates:
+            for rate in limits:
                 if not self.limiter.hit(rate, key):
                     await self._refuse_rate(scope, send, kind, key, rate)
                     return

@@ -22,7 +22,7 @@ import httpx
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.rate_limits import address_key
+from app.rate_limits import ProcessCounters, address_key
 from app.settings import Settings
 from domain import commands as c
 from tests.support.http import Headers, open_table, register_player
@@ -228,6 +228,28 @@ def test_with_the_limits_off_nothing_is_refused(make_client: Callable[..., TestC
     with TestClient(create_app(settings)) as on:
         assert [on.get("/tables").status_code for _ in range(3)] == [200, 200, 429]
         register_player(on, "ann")  # registration: its own class
+
+
+def test_after_retry_after_the_client_is_served_again(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(rate_limits=True, rate_limit_reads="3/second")
+    assert [client.get("/tables").status_code for _ in range(3)] == [200, 200, 200]
+    wait = assert_limited(client.get("/tables"))
+    assert wait == 1
+    time.sleep(wait)
+    assert client.get("/tables").status_code == 200
+
+
+def test_the_counters_of_ended_windows_are_dropped() -> None:
+    counters = ProcessCounters()
+    assert [counters.incr("a", 0.05), counters.incr("a", 0.05), counters.incr("b", 60)] == [1, 2, 1]
+    time.sleep(0.06)
+    assert counters.get("a") == 0 and counters.incr("a", 0.05) == 1  # a new window
+    time.sleep(0.06)
+    counters.next_sweep = time.time()  # the sweep is due
+    counters.incr("b", 60)
+    assert set(counters.counts) == {"b"} and counters.get("b") == 2
 
 
 def test_an_ipv6_client_counts_for_its_64_network() -> None:
