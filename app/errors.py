@@ -44,6 +44,17 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": "request body above CANASTA_MAX_BODY_BYTES (code: body_too_large)",
     },
     422: {"model": ErrorOut, "description": "malformed request (code: malformed)"},
+    429: {
+        "model": ErrorOut,
+        "description": "over a per-client limit (app.rate_limits; codes: rate_limited, "
+        "too_many_streams): retry after Retry-After seconds",
+        "headers": {
+            "Retry-After": {
+                "description": "seconds to wait before sending again",
+                "schema": {"type": "integer"},
+            }
+        },
+    },
 }
 
 

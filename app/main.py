@@ -18,6 +18,7 @@ from app.fanout import EventHub
 from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
+from app.rate_limits import ClientLimits
 from app.routes import (
     audit,
     check,
@@ -100,6 +101,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api.add_middleware(CommandLane, max_body=config.max_body_bytes)
     api.add_middleware(HeadAsGet)
     api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    if config.rate_limits:  # outside the body limit and the command lane: refused first
+        api.add_middleware(ClientLimits, settings=config)
     if config.cors_origins:  # the outermost: a preflight is answered before anything else
         api.add_middleware(
             CORSMiddleware,

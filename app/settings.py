@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from limits import parse_many
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -102,6 +103,21 @@ class Settings(BaseSettings):
     #: part in the election of the one process per database that plays them (a lease); false,
     #: never (they are then played by ``canasta bots``, or another server).
     run_bots: bool = True
+    #: Per-client limits (``app/rate_limits.py``, docs/operations.md "Limits"): false turns
+    #: all of them off (the rates and the stream caps below).
+    rate_limits: bool = True
+    #: Requests per client in ``limits`` notation (``"N/second;M/minute"``; empty: no limit),
+    #: counted in fixed windows in each process:
+    #: account creation and sign-in (``POST /players``, ``POST /sessions``) per address ...
+    rate_limit_registration: str = "30/minute;300/hour"
+    #: ... everything else that may change something (the game's commands first) and every
+    #: read (GET, HEAD, the opening of a stream), per player (bearer token) or else per address.
+    rate_limit_commands: str = "20/second;600/minute"
+    rate_limit_reads: str = "50/second;1500/minute"
+    #: Live streams one client may hold open at once in one process: per bearer token or
+    #: session cookie, and per address for anonymous ones; 0: no cap.
+    max_streams_per_token: int = Field(default=16, ge=0)
+    max_streams_per_address: int = Field(default=64, ge=0)
 
     @field_validator("auditors", mode="before")
     @classmethod
@@ -133,6 +149,14 @@ class Settings(BaseSettings):
                     f"CORS origin {origin!r} is not scheme://host[:port] "
                     "(no '*', no path, no trailing slash)"
                 )
+        return value
+
+    @field_validator("rate_limit_registration", "rate_limit_commands", "rate_limit_reads")
+    @classmethod
+    def _check_rates(cls, value: str) -> str:
+        """``limits`` notation, or empty (no limit); a typo fails at start-up, not later."""
+        if value.strip():
+            parse_many(value)
         return value
 
     @field_validator("database_url")

@@ -17,6 +17,13 @@ from psycopg import sql
 
 from app.migrations import upgrade
 
+# The per-client limits (app/rate_limits.py) are off in the test process: tests send faster than
+# a client may. Every ``Settings()`` made here reads it; the servers the tests start get it from
+# their fixtures, which pass this setting on (tests/api/conftest.py, tests/e2e/server.py).
+# ``CANASTA_RATE_LIMITS=true pytest ...`` runs tests with the default limits on;
+# tests/api/test_rate_limits.py turns them on itself.
+os.environ.setdefault("CANASTA_RATE_LIMITS", "false")
+
 
 @pytest.fixture(scope="session")
 def postgres_url() -> str:

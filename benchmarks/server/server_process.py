@@ -65,6 +65,9 @@ class Server:
         # No bots sit at the benchmark's tables: the workers take no part in the bots' lease
         # (docs/operations.md, "The bots"), so the figures stay those of the commands alone.
         env["CANASTA_RUN_BOTS"] = "false"
+        # The load generator is a few clients sending as fast as the server answers: no
+        # per-client limits (docs/operations.md, "Limits"), the figures are the server's.
+        env["CANASTA_RATE_LIMITS"] = "false"
         if self.experiments:
             env[EXPERIMENTS_ENV] = ",".join(self.experiments)
             target = ["benchmarks.server.experiments:bench_app", "--factory"]

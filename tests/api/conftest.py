@@ -134,6 +134,7 @@ def _server_env(settings: Settings, extra: dict[str, str]) -> dict[str, str]:
     env["CANASTA_DATA_DIR"] = str(settings.data_dir)
     if settings.database_url is not None:
         env["CANASTA_DATABASE_URL"] = settings.database_url
+    env["CANASTA_RATE_LIMITS"] = os.environ.get("CANASTA_RATE_LIMITS", "false")  # tests/conftest
     env.update(extra)
     return env
 
@@ -147,7 +148,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     given as ``CANASTA_DATA_DIR``): two servers started with the same ``data_dir`` or the same
     PostgreSQL URL share one store. ``env`` adds environment variables (e.g.
     ``{"CANASTA_STREAM_POLL_SECONDS": "0.05"}``); ``CANASTA_*`` variables of the test process
-    are not passed on. Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
+    are not passed on, but for ``CANASTA_RATE_LIMITS`` (off in tests: tests/conftest.py). Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
     server is stopped after the test; one that does not exit within 15 s of SIGTERM fails it.
     """
     servers: list[Server] = []

@@ -36,13 +36,16 @@ def server_env(
     data_dir: Path, database_url: str | None, extra: dict[str, str] | None = None
 ) -> dict[str, str]:
     """The environment of a server process: this one's, without any ``CANASTA_*`` or
-    ``DATABASE_URL`` setting of the caller, so that only what the test chose applies."""
+    ``DATABASE_URL`` setting of the caller, so that only what the test chose applies, but for
+    ``CANASTA_RATE_LIMITS`` (the per-client limits, off in tests: tests/conftest.py)."""
     env = {
         key: value
         for key, value in os.environ.items()
         if not key.startswith("CANASTA_") and key != "DATABASE_URL"
     }
     env["CANASTA_DATA_DIR"] = str(data_dir)
+    # tests send faster than a client may: off unless the test run or ``extra`` says otherwise
+    env["CANASTA_RATE_LIMITS"] = os.environ.get("CANASTA_RATE_LIMITS", "false")
     if database_url:
         env["DATABASE_URL"] = database_url
     env.update(extra or {})
