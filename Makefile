@@ -14,6 +14,7 @@ BENCH_ARGS ?=
 SERVER_BENCH_ARGS ?=
 MENU_BENCH_ARGS ?=
 ARENA_BENCH_ARGS ?=
+SPECTATORS_BENCH_ARGS ?=
 PYTEST_ARGS ?=
 # make test runs the suite in this many processes (pytest-xdist; each has a database of its
 # own on the one throwaway PostgreSQL: tests/conftest.py). Many tests wait on servers and
@@ -78,7 +79,8 @@ demo: venv
 # missed its target, and says which. Options: BENCH_ARGS (benchmarks.run), MENU_BENCH_ARGS
 # (benchmarks.menu), WEB_BENCH_ARGS (benchmarks.web, e.g. "--visits 20"), ARENA_BENCH_ARGS
 # (benchmarks.arena, e.g. "--games 40"), SERVER_BENCH_ARGS (benchmarks.server, e.g.
-# "--seconds 60 --nodelay-fix"). Figures: .bench/server-latest.json
+# "--seconds 60 --nodelay-fix"), SPECTATORS_BENCH_ARGS (benchmarks.spectators: live streams
+# at scale, e.g. "--spectators 0,500,2000,5000 --games 64 --rate 500"). Figures: .bench/
 bench: venv
 	@$(PG) start
 	@scripts/chromium.sh >/dev/null
@@ -89,6 +91,8 @@ bench: venv
 	$(VENV)/bin/python -m benchmarks.arena $(ARENA_BENCH_ARGS) || failed="$$failed arena"; \
 	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.server $(SERVER_BENCH_ARGS) \
 		|| failed="$$failed server"; \
+	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.spectators \
+		$(SPECTATORS_BENCH_ARGS) || failed="$$failed spectators"; \
 	if [ -n "$$failed" ]; then echo "benchmarks that failed or missed a target:$$failed"; exit 1; fi
 
 pg-start:
