@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: Special ``database_url`` value: keep events in memory only (``eventsourcing.popo``).
@@ -100,6 +100,15 @@ class Settings(BaseSettings):
     #: part in the election of the one process per database that plays them (a lease); false,
     #: never (they are then played by ``canasta bots``, or another server).
     run_bots: bool = True
+    #: The server's Ed25519 signing key file (``canasta keys new``; docs/operations.md,
+    #: "Signing keys"). Unset: ``signing-key.json`` in ``data_dir`` for the embedded SQLite
+    #: store (made on first run), an ephemeral key in memory; a PostgreSQL store needs one.
+    signing_key_file: Path | None = None
+    #: The key file's content itself, instead of ``signing_key_file``.
+    signing_key: SecretStr | None = None
+    #: Public key files of retired signing keys, whose signatures still verify (default:
+    #: ``retired-keys`` next to the key file).
+    retired_keys_dir: Path | None = None
 
     @field_validator("auditors", mode="before")
     @classmethod

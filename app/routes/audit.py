@@ -28,6 +28,7 @@ from app.deps import AuditorDep, CanastaDep
 from app.schemas import ErrorOut
 from app.schemas_views import AuditReplay, DealAudit, TableAudit
 from domain.audit import AuditReport, TableAuditReport, audit_deal, audit_table, fold, kind_of
+from domain.audit.signatures import sign_deal_report
 from domain.deal import Deal
 from domain.errors import NotFound
 from domain.table import Table
@@ -68,7 +69,22 @@ def deal_events(canasta: CanastaApp, deal_id: UUID) -> tuple[list[Any], int | No
 
 def deal_report(canasta: CanastaApp, deal_id: UUID) -> AuditReport:
     events, unreadable = deal_events(canasta, deal_id)
-    return audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id))
+    return signed_report(
+        canasta, audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id)), events
+    )
+
+
+def signed_report(canasta: CanastaApp, report: AuditReport, events: list[Any]) -> AuditReport:
+    """The report with the verdict on the deal's signature: the table's record of the deal
+    checked with the published keys (``domain.audit.signatures``)."""
+    if canasta.keys is None:
+        return report
+    table_id = str(getattr(events[0], "table_id", "")) if events else ""
+    try:
+        table_events, _ = stored_events(canasta, UUID(table_id))
+    except ValueError:  # a forged Started event: no table to find
+        table_events = []
+    return sign_deal_report(report, table_id, table_events, events, canasta.keys)
 
 
 def table_report(canasta: CanastaApp, table_id: UUID) -> TableAuditReport:
@@ -84,7 +100,9 @@ def table_report(canasta: CanastaApp, table_id: UUID) -> TableAuditReport:
             deals[str(event.deal_id)] = events
             if bad is not None:
                 unreadable[str(event.deal_id)] = bad
-    return audit_table(str(table_id), table_events, deals, unreadable=unreadable)
+    return audit_table(
+        str(table_id), table_events, deals, unreadable=unreadable, verifier=canasta.keys
+    )
 
 
 # --- the history --------------------------------------------------------------------------
@@ -168,6 +186,7 @@ def audit_deal_route(deal_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -
     commitment, and every command re-decided by the rules against the stored events."""
     events, unreadable = deal_events(canasta, deal_id)
     report = audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id))
+    report = signed_report(canasta, report, events)
     out = {"deal": str(deal_id), **history(events)}
     if unreadable is not None:
         out["unreadable_step"] = unreadable
