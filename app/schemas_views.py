@@ -137,7 +137,7 @@ class AuditReportOut(Shown):
     """The audit of one deal's stored history (R-HIST-1, R-DEAL-3)."""
 
     deal: str
-    ok: bool = Field(description="chain, commitment and rules all check")
+    ok: bool = Field(description="chain, commitment and rules check; signature not failing")
     events: Count = Field(description="stored events read")
     chain_ok: bool
     first_broken_step: int | None
@@ -154,6 +154,11 @@ class AuditReportOut(Shown):
     complete: bool = Field(description="the stored history ends the deal")
     end_reason: str | None
     final_scores: dict[Side, int] | None
+    signature: Literal[
+        "valid", "forged", "unknown_key", "unsigned", "not_recorded", "unchecked"
+    ] = Field(description="the server's signature of the table's record of the deal (docs/api.md)")
+    signature_key_id: str | None = Field(description="the key that signed it")
+    signature_message: str | None = Field(description="why the signature is not valid")
 
 
 class DealAudit(Shown):
