@@ -120,19 +120,15 @@ def _open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
     keys (``app.signing``; ``signing``: it signs what it records, and needs the key)."""
     from app.application import CanastaApp
     from app.settings import Settings, eventsourcing_env
-    from app.signing import SigningKeyError, load_keyring
+    from app.signing import load_keyring
 
     settings = Settings()
     if _in_memory(settings):
         return None
     try:
-        keys = load_keyring(settings, signing=signing)  # none known: signatures unchecked
-        env = eventsourcing_env(settings)
-        return settings, CanastaApp(env=env, keys=keys if keys.keys else None)
-    except SigningKeyError as exc:
-        print(f"no signing key: {exc}", file=sys.stderr)
-        return None
-    except Exception as exc:  # a bad URL, a database that is down
+        keys = load_keyring(settings, signing=signing) or None  # none: signatures unchecked
+        return settings, CanastaApp(env=eventsourcing_env(settings), keys=keys)
+    except Exception as exc:  # a bad URL, a database that is down, no signing key
         print(f"cannot open the store ({_store(settings)}): {exc}", file=sys.stderr)
         return None
 

@@ -114,6 +114,10 @@ class Keyring:
         for key in retired:
             self.keys.setdefault(key.key_id, key)
 
+    def __len__(self) -> int:
+        """The keys that verify (an empty keyring is false: it can check nothing)."""
+        return len(self.keys)
+
     @classmethod
     def ephemeral(cls) -> Keyring:
         return cls(Ed25519PrivateKey.generate(), _now(), [])

@@ -152,6 +152,10 @@ def test_after_a_rotation_old_deals_still_verify_and_new_ones_use_the_new_key(
     assert stat.S_IMODE(keys.stat().st_mode) == 0o600
     again = run_cli("keys", "new", "--out", str(keys), env={})
     assert again.returncode == 2 and "never overwritten" in again.stderr
+    public = run_cli("keys", "public", str(keys), env={})
+    assert public.returncode == 0, public.stderr
+    assert "private_key" not in public.stdout
+    assert json.loads(public.stdout)["key_id"] == json.loads(keys.read_text())["key_id"]
 
     settings = {"auditors": [AUDITOR], "signing_key_file": keys, "retired_keys_dir": retired}
     first = clients(**settings)
@@ -178,6 +182,10 @@ def test_after_a_rotation_old_deals_still_verify_and_new_ones_use_the_new_key(
     published = {k["key_id"]: k for k in second.get("/.well-known/canasta-keys").json()["keys"]}
     assert published[first_key]["current"] is False and published[first_key]["until"]
     assert published[new["signature_key_id"]]["current"] is True
+    env = {"CANASTA_SIGNING_KEY_FILE": str(keys), "CANASTA_RETIRED_KEYS_DIR": str(retired)}
+    listed = run_cli("keys", "list", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert {k["key_id"] for k in json.loads(listed.stdout)} == set(published)
     second.__exit__(None, None, None)
 
     # without the retired key, the old deal's key is unknown: the audit fails, it does not pass
@@ -222,6 +230,9 @@ def test_a_postgresql_server_without_a_key_refuses_to_start(tmp_path: Path) -> N
     )
     assert server.returncode != 0
     assert "needs a signing key" in server.stderr and "canasta keys new" in server.stderr
+    # canasta bots records deals too: refused the same way; the audit needs no private key
+    bots = run_cli("bots", env={"DATABASE_URL": url})
+    assert bots.returncode == 2 and "needs a signing key" in bots.stderr
 
 
 def test_a_malformed_key_file_is_refused_with_its_path(tmp_path: Path) -> None:
