@@ -50,6 +50,7 @@ class AuditReport:
     signature: str = SIGNATURE_UNCHECKED  # the verdict on the table's signed record of it
     signature_key_id: str | None = None
     signature_message: str | None = None  # why the verdict is not "valid"
+    signed_record: dict[str, Any] | None = None  # the table's record of it, as stored
 
     @property
     def ok(self) -> bool:
@@ -95,6 +96,7 @@ class AuditReport:
             "signature": self.signature,
             "signature_key_id": self.signature_key_id,
             "signature_message": self.signature_message,
+            "signed_record": self.signed_record,
         }
 
 

@@ -34,12 +34,17 @@ from domain.audit.report import (
 from domain.audit.stored import StoredEvent, kind_of
 from domain.seal import Verifier, record_message
 
+#: The fields of a table's record of a deal that its signature covers (with the table, the
+#: deal and the number), and the signature: shown to the auditor as the store holds them.
+RECORD_FIELDS = ("final_link", "scores", "totals", "key_id", "signature")
+
 
 @dataclass(frozen=True)
 class SignatureCheck:
     verdict: str
     key_id: str | None = None
     message: str | None = None
+    record: dict[str, Any] | None = None  # the signed record as stored (``RECORD_FIELDS``)
 
 
 def check_record(
@@ -50,7 +55,20 @@ def check_record(
     verifier: Verifier,
 ) -> SignatureCheck:
     """The verdict of the table's ``record`` (a ``DealRecorded`` event) of the ``number``-th
-    deal it opened, whose stored events are ``history``."""
+    deal it opened, whose stored events are ``history``; with the record itself, so that
+    anyone can check the signature with the published key (docs/api.md)."""
+    stored = {"number": number, **{name: getattr(record, name, None) for name in RECORD_FIELDS}}
+    check = _verdict(table_id, record, number, history, verifier)
+    return dataclasses.replace(check, record=stored)
+
+
+def _verdict(
+    table_id: str,
+    record: Any,
+    number: int,
+    history: Sequence[StoredEvent],
+    verifier: Verifier,
+) -> SignatureCheck:
     signature = getattr(record, "signature", "") or ""
     key_id = getattr(record, "key_id", "") or ""
     if not signature:
@@ -115,6 +133,7 @@ def with_signature(report: AuditReport, check: SignatureCheck) -> AuditReport:
         signature=check.verdict,
         signature_key_id=check.key_id,
         signature_message=check.message,
+        signed_record=check.record,
     )
 
 

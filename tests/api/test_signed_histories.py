@@ -23,13 +23,13 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
 from app.signing import SigningKeyError
-from domain.seal import record_message
 from tests.api.test_audit import AUDITOR, canasta_of, new_game, run_cli
 from tests.support.forgery import forge_postgres, forge_sqlite
 from tests.support.http import free_port, state_reader
@@ -129,17 +129,29 @@ def test_the_published_key_verifies_a_record_outside_the_server(
     assert key["algorithm"] == "Ed25519" and key["current"] is True and key["until"] is None
     assert key["since"] and "BEGIN PUBLIC KEY" in key["public_key_pem"]
 
-    table = canasta_of(http).get_table(UUID(game.table))
-    recorded: Any
-    (recorded,) = [
-        e for e in canasta_of(http).events.get(table.id) if type(e).__name__ == "DealRecorded"
-    ]
-    assert recorded.key_id == key["key_id"]
-    message = record_message(
-        game.table, recorded.deal_id, 1, recorded.final_link, recorded.scores, recorded.totals
-    )
+    # the auditor's report shows the signed record; the message is rebuilt as docs/api.md says
+    audit = http.get(f"/audit/tables/{game.table}", headers=game.headers[AUDITOR]).json()
+    (deal,) = audit["deals"]
+    record = deal["signed_record"]
+    assert deal["signature"] == "valid" and record["key_id"] == key["key_id"]
+    message = json.dumps(
+        {
+            "format": published["format"],
+            "table": game.table,
+            "deal": game.deal_id,
+            "number": record["number"],
+            "final_link": record["final_link"],
+            "scores": record["scores"],
+            "totals": record["totals"],
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    ).encode()
     public = Ed25519PublicKey.from_public_bytes(base64.b64decode(key["public_key"]))
-    public.verify(base64.b64decode(recorded.signature), message)  # raises if it does not
+    public.verify(base64.b64decode(record["signature"]), message)  # raises if it does not
+    forged = message.replace(b'"number":1', b'"number":2')
+    with pytest.raises(InvalidSignature):
+        public.verify(base64.b64decode(record["signature"]), forged)
 
 
 def test_after_a_rotation_old_deals_still_verify_and_new_ones_use_the_new_key(
