@@ -10,7 +10,8 @@ the aggregate cache or snapshots), so what is checked is what the store holds.
 - ``GET /audit/tables/{id}``: the reports of every deal of a table, and the table's checks.
 
 The functions ``deal_events``, ``deal_report`` and ``table_report`` are shared with the
-``canasta audit`` command.
+``canasta audit`` command. Each deal's report carries the verdict on the server's signature
+of the table's record of it, checked with the application's keys (``app.signing``).
 """
 
 from __future__ import annotations
@@ -69,9 +70,8 @@ def deal_events(canasta: CanastaApp, deal_id: UUID) -> tuple[list[Any], int | No
 
 def deal_report(canasta: CanastaApp, deal_id: UUID) -> AuditReport:
     events, unreadable = deal_events(canasta, deal_id)
-    return signed_report(
-        canasta, audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id)), events
-    )
+    report = audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id))
+    return signed_report(canasta, report, events)
 
 
 def signed_report(canasta: CanastaApp, report: AuditReport, events: list[Any]) -> AuditReport:
@@ -183,7 +183,9 @@ def _as_stored(content: dict[str, Any]) -> JSONResponse:
 def audit_deal_route(deal_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> Any:
     """The complete history of a deal (seed, deck, every hand, the stock after the cut, every
     event with all its fields) and its audit: the hash chain, the seed against the published
-    commitment, and every command re-decided by the rules against the stored events."""
+    commitment, every command re-decided by the rules against the stored events, and the
+    server's signature of the table's record of the deal (``signature``: valid, forged,
+    unknown_key, unsigned, not_recorded; GET /.well-known/canasta-keys)."""
     events, unreadable = deal_events(canasta, deal_id)
     report = audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id))
     report = signed_report(canasta, report, events)
@@ -230,5 +232,5 @@ def audit_replay(
 def audit_table_route(table_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> Any:
     """The audit report of every deal the table opened, and the table's own checks: each
     recorded deal score equals the deal's DealScored totals, the totals add up, and each deal
-    started from the totals before it."""
+    started from the totals before it; each deal's report checks the signature of its record."""
     return _as_stored(table_report(canasta, table_id).to_dict())
