@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from app import scenario
+from app import cli_keys, scenario
 
 if TYPE_CHECKING:
     from app.application import CanastaApp
@@ -115,17 +115,20 @@ def _in_memory(settings: Settings) -> bool:
     return True
 
 
-def _open_store() -> tuple[Settings, CanastaApp] | None:
-    """The application on the configured store (``DATABASE_URL`` / ``CANASTA_*``)."""
+def _open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
+    """The application on the configured store (``DATABASE_URL`` / ``CANASTA_*``) and its
+    keys (``app.signing``; ``signing``: it signs what it records, and needs the key)."""
     from app.application import CanastaApp
     from app.settings import Settings, eventsourcing_env
+    from app.signing import load_keyring
 
     settings = Settings()
     if _in_memory(settings):
         return None
     try:
-        return settings, CanastaApp(env=eventsourcing_env(settings))
-    except Exception as exc:  # a bad URL, a database that is down
+        keys = load_keyring(settings, signing=signing) or None  # none: signatures unchecked
+        return settings, CanastaApp(env=eventsourcing_env(settings), keys=keys)
+    except Exception as exc:  # a bad URL, a database that is down, no signing key
         print(f"cannot open the store ({_store(settings)}): {exc}", file=sys.stderr)
         return None
 
@@ -182,6 +185,7 @@ def _print_deal_report(report: AuditReport, number: object = None) -> None:
     print(
         f"  events {report.events}, commands re-decided {report.commands}; hash chain {chain}; "
         f"commitment {commitment}{' (prepared deck)' if report.stacked else ''}; rules {rules}"
+        f"; signature {report.signature}"
     )
     if report.complete:
         scores = ", ".join(f"{side} {total}" for side, total in (report.final_scores or {}).items())
@@ -345,7 +349,7 @@ def _bots(args: argparse.Namespace) -> int:
     Ctrl-C or SIGTERM; exit 0 when stopped so."""
     from app.bot_runner import run_foreground
 
-    opened = _open_store()
+    opened = _open_store(signing=True)
     if opened is None:
         return 2
     settings, canasta = opened
@@ -485,6 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="how often to try for the lease while another process holds it (default 1)",
     )
     p.set_defaults(func=_bots)
+    cli_keys.add_parser(sub)
     return parser
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from app.application import CanastaApp
 from app.autoplay import SeededRandom, new_table, play_game
 from app.settings import Settings, eventsourcing_env
+from app.signing import Keyring, load_keyring
 from domain.deal import Deal
 from domain.table import Table
 from projections.discard_log import describe, public_discard_log
@@ -60,7 +61,10 @@ def play_demo(
     rng = random.Random(seed)  # the players' choices; the table's chance follows the seed too
     with tempfile.TemporaryDirectory(prefix="canasta-demo-") as tmp:
         store = data_dir or Path(tmp)
-        app = CanastaApp(env=eventsourcing_env(Settings(data_dir=store)), random=SeededRandom(seed))
+        settings = Settings(data_dir=store)
+        # The store's key signs the records, as a server's would (a throwaway store's, its own).
+        keys = load_keyring(settings) if data_dir else Keyring.ephemeral()
+        app = CanastaApp(env=eventsourcing_env(settings), random=SeededRandom(seed), keys=keys)
         option = ", always_frozen" if always_frozen else ""
         print(
             f"canasta demo: {entry}, {players} players{option}, seed {seed} (the same seed "

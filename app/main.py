@@ -23,6 +23,7 @@ from app.routes import (
     audit,
     check,
     deals,
+    keys,
     moves,
     players,
     practice,
@@ -35,6 +36,7 @@ from app.routes import (
 from app.schemas_views import Health
 from app.sessions import CSRF_HEADER
 from app.settings import Settings, eventsourcing_env
+from app.signing import load_keyring
 
 
 def tune_gc(gen0_threshold: int) -> None:
@@ -61,7 +63,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(api: FastAPI) -> AsyncIterator[None]:
         config = settings or Settings()
         canasta = CanastaApp(
-            env=eventsourcing_env(config), allow_stacked_decks=config.allow_stacked_decks
+            env=eventsourcing_env(config),
+            allow_stacked_decks=config.allow_stacked_decks,
+            keys=load_keyring(config),  # refuses to start without a key (app.signing)
         )
         canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
         read_models = ReadModels(config, app=canasta)
@@ -124,6 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         views,
         stream,
         audit,
+        keys,
     ):
         api.include_router(router.router, responses=errors.RESPONSES)
     docs_ui.install(api)

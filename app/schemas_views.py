@@ -133,11 +133,23 @@ class StoredEventDump(BaseModel):
     kind: str
 
 
+class SignedRecord(Shown):
+    """The table's record of a deal, which the server signs (docs/api.md): with the table's
+    and the deal's ids, the message is rebuilt from it and checked with the published key."""
+
+    number: int = Field(description="the deal's place among the table's deals, from 1")
+    final_link: str | None = Field(description="the deal's last hash-chain link")
+    scores: dict[Side, int] | None
+    totals: dict[Side, int] | None
+    key_id: str | None = Field(description="the key that signed it (empty: unsigned)")
+    signature: str | None = Field(description="the Ed25519 signature, base64 (empty: unsigned)")
+
+
 class AuditReportOut(Shown):
     """The audit of one deal's stored history (R-HIST-1, R-DEAL-3)."""
 
     deal: str
-    ok: bool = Field(description="chain, commitment and rules all check")
+    ok: bool = Field(description="chain, commitment and rules check; signature not failing")
     events: Count = Field(description="stored events read")
     chain_ok: bool
     first_broken_step: int | None
@@ -154,6 +166,14 @@ class AuditReportOut(Shown):
     complete: bool = Field(description="the stored history ends the deal")
     end_reason: str | None
     final_scores: dict[Side, int] | None
+    signature: Literal[
+        "valid", "forged", "unknown_key", "unsigned", "not_recorded", "unchecked"
+    ] = Field(description="the server's signature of the table's record of the deal (docs/api.md)")
+    signature_key_id: str | None = Field(description="the key that signed it")
+    signature_message: str | None = Field(description="why the signature is not valid")
+    signed_record: SignedRecord | None = Field(
+        description="the table's record of the deal as stored, which the signature covers"
+    )
 
 
 class DealAudit(Shown):

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from limits import parse_many
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: Special ``database_url`` value: keep events in memory only (``eventsourcing.popo``).
@@ -118,6 +118,15 @@ class Settings(BaseSettings):
     #: session cookie, and per address for anonymous ones; 0: no cap.
     max_streams_per_token: int = Field(default=16, ge=0)
     max_streams_per_address: int = Field(default=64, ge=0)
+    #: The server's Ed25519 signing key file (``canasta keys new``; docs/operations.md,
+    #: "Signing keys"). Unset: ``signing-key.json`` in ``data_dir`` for the embedded SQLite
+    #: store (made on first run), an ephemeral key in memory; a PostgreSQL store needs one.
+    signing_key_file: Path | None = None
+    #: The key file's content itself, instead of ``signing_key_file``.
+    signing_key: SecretStr | None = None
+    #: Public key files of retired signing keys, whose signatures still verify (default:
+    #: ``retired-keys`` next to the key file).
+    retired_keys_dir: Path | None = None
 
     @field_validator("auditors", mode="before")
     @classmethod

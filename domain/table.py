@@ -13,6 +13,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.domain import Aggregate, event
 
 from domain.errors import Conflict, Forbidden, SetupError
+from domain.seal import Signer, record_message
 from domain.seating import choose_sides, next_dealer, virtual_table
 from domain.variants import get_variant
 
@@ -272,14 +273,31 @@ class Table(Aggregate):
         self.dealer = dealer
         self.order = list(order)
 
-    def record_deal(self, deal_id: str, scores: Mapping[str, int], final_link: str = "") -> None:
+    def record_deal(
+        self,
+        deal_id: str,
+        scores: Mapping[str, int],
+        final_link: str = "",
+        signer: Signer | None = None,
+    ) -> None:
         """Add a completed deal's scores; end the game if a side reached the target.
 
         ``final_link`` is the deal's last hash-chain link: the table's own stream then
-        vouches for the whole history of the deal (an audit compares them)."""
+        vouches for the whole history of the deal (an audit compares them). ``signer`` (the
+        server's key, ``domain.seal``) signs the record; without one it is unsigned."""
         totals = {side: self.totals[side] + scores.get(side, 0) for side in self.totals}
+        key_id = signature = ""
+        if signer is not None:
+            number = self.deals.index(deal_id) + 1 if deal_id in self.deals else 0
+            message = record_message(str(self.id), deal_id, number, final_link, scores, totals)
+            key_id, signature = signer.sign(message)
         self._deal_recorded(
-            deal_id=deal_id, scores=dict(scores), totals=totals, final_link=final_link
+            deal_id=deal_id,
+            scores=dict(scores),
+            totals=totals,
+            final_link=final_link,
+            signature=signature,
+            key_id=key_id,
         )
         won = get_variant(self.entry).winners(self.totals, self.target, len(self.deal_scores))
         if won is not None:
@@ -287,8 +305,16 @@ class Table(Aggregate):
 
     @event("DealRecorded")
     def _deal_recorded(
-        self, deal_id: str, scores: dict[str, int], totals: dict[str, int], final_link: str
+        self,
+        deal_id: str,
+        scores: dict[str, int],
+        totals: dict[str, int],
+        final_link: str,
+        signature: str = "",
+        key_id: str = "",
     ) -> None:
+        """``signature``, ``key_id``: the server's signature of the record (``domain.seal``);
+        records made before signing existed have none."""
         self.deal_scores.append(dict(scores))
         self.totals = dict(totals)
 

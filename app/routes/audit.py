@@ -10,7 +10,8 @@ the aggregate cache or snapshots), so what is checked is what the store holds.
 - ``GET /audit/tables/{id}``: the reports of every deal of a table, and the table's checks.
 
 The functions ``deal_events``, ``deal_report`` and ``table_report`` are shared with the
-``canasta audit`` command.
+``canasta audit`` command. Each deal's report carries the verdict on the server's signature
+of the table's record of it, checked with the application's keys (``app.signing``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from app.deps import AuditorDep, CanastaDep
 from app.schemas import ErrorOut
 from app.schemas_views import AuditReplay, DealAudit, TableAudit
 from domain.audit import AuditReport, TableAuditReport, audit_deal, audit_table, fold, kind_of
+from domain.audit.signatures import sign_deal_report
 from domain.deal import Deal
 from domain.errors import NotFound
 from domain.table import Table
@@ -68,7 +70,21 @@ def deal_events(canasta: CanastaApp, deal_id: UUID) -> tuple[list[Any], int | No
 
 def deal_report(canasta: CanastaApp, deal_id: UUID) -> AuditReport:
     events, unreadable = deal_events(canasta, deal_id)
-    return audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id))
+    report = audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id))
+    return signed_report(canasta, report, events)
+
+
+def signed_report(canasta: CanastaApp, report: AuditReport, events: list[Any]) -> AuditReport:
+    """The report with the verdict on the deal's signature: the table's record of the deal
+    checked with the published keys (``domain.audit.signatures``)."""
+    if canasta.keys is None:
+        return report
+    table_id = str(getattr(events[0], "table_id", "")) if events else ""
+    try:
+        table_events, _ = stored_events(canasta, UUID(table_id))
+    except ValueError:  # a forged Started event: no table to find
+        table_events = []
+    return sign_deal_report(report, table_id, table_events, events, canasta.keys)
 
 
 def table_report(canasta: CanastaApp, table_id: UUID) -> TableAuditReport:
@@ -84,7 +100,9 @@ def table_report(canasta: CanastaApp, table_id: UUID) -> TableAuditReport:
             deals[str(event.deal_id)] = events
             if bad is not None:
                 unreadable[str(event.deal_id)] = bad
-    return audit_table(str(table_id), table_events, deals, unreadable=unreadable)
+    return audit_table(
+        str(table_id), table_events, deals, unreadable=unreadable, verifier=canasta.keys
+    )
 
 
 # --- the history --------------------------------------------------------------------------
@@ -165,9 +183,12 @@ def _as_stored(content: dict[str, Any]) -> JSONResponse:
 def audit_deal_route(deal_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> Any:
     """The complete history of a deal (seed, deck, every hand, the stock after the cut, every
     event with all its fields) and its audit: the hash chain, the seed against the published
-    commitment, and every command re-decided by the rules against the stored events."""
+    commitment, every command re-decided by the rules against the stored events, and the
+    server's signature of the table's record of the deal (``signature``: valid, forged,
+    unknown_key, unsigned, not_recorded; GET /.well-known/canasta-keys)."""
     events, unreadable = deal_events(canasta, deal_id)
     report = audit_deal(events, unreadable_step=unreadable, deal_id=str(deal_id))
+    report = signed_report(canasta, report, events)
     out = {"deal": str(deal_id), **history(events)}
     if unreadable is not None:
         out["unreadable_step"] = unreadable
@@ -211,5 +232,5 @@ def audit_replay(
 def audit_table_route(table_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> Any:
     """The audit report of every deal the table opened, and the table's own checks: each
     recorded deal score equals the deal's DealScored totals, the totals add up, and each deal
-    started from the totals before it."""
+    started from the totals before it; each deal's report checks the signature of its record."""
     return _as_stored(table_report(canasta, table_id).to_dict())

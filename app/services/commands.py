@@ -329,13 +329,13 @@ class CommandService(AppCore):
         assert isinstance(log, CommandLog)
         return log
 
-    @staticmethod
-    def _record_on_table(table: Table, deal: Deal) -> None:
-        """The finished deal's scores and last chain link, on its table (R-SCORE-1)."""
+    def _record_on_table(self, table: Table, deal: Deal) -> None:
+        """The finished deal's scores and last chain link, on its table (R-SCORE-1), signed
+        with the server's key (``domain.seal``)."""
         st = deal.state
         assert st.scores is not None
         scores = {side: b["total"] for side, b in st.scores.items()}
-        table.record_deal(str(deal.id), scores, final_link=deal.chain)
+        table.record_deal(str(deal.id), scores, final_link=deal.chain, signer=self.keys)
 
     @staticmethod
     def _answer_body(deal: Deal, seat: int, first_new: int) -> dict[str, Any]:

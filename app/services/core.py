@@ -23,6 +23,7 @@ from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcodin
 
 from app.infra.group_commit import GroupCommit, Pending
 from app.infra.library import cache_reader, record_batch
+from app.signing import Keyring
 from domain.deal import Deal
 from domain.errors import RACE_LOST, Conflict, NotFound
 from domain.shuffle import SEED_BYTES
@@ -93,8 +94,13 @@ class AppCore(Application[UUID]):
         *,
         random: RandomSource | None = None,
         allow_stacked_decks: bool = False,
+        keys: Keyring | None = None,
     ) -> None:
+        """``keys``: the server's signing key and published keys (``app.signing``): the
+        current key signs each table's record of a finished deal (``domain.seal``), the audit
+        verifies with them; None records them unsigned and audits no signature."""
         super().__init__(env=env)
+        self.keys = keys
         # The library deep-copies a cached aggregate outside the lock under which another
         # thread may be fast-forwarding that same object; reads of one aggregate id are
         # serialised here so that no thread copies a half-updated aggregate. (Process-local,

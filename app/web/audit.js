@@ -65,6 +65,26 @@ function check(ok, text) {
   );
 }
 
+// The server's signature of the table's record of the deal (docs/api.md): valid passes, forged
+// and unknown_key fail, unsigned and not_recorded are said without a mark; unchecked, nothing.
+function signatureCheck(report) {
+  const key = report.signature_key_id ?? "";
+  switch (report.signature) {
+    case "valid":
+      return check(true, t("audit_signature_valid", { key }));
+    case "forged":
+      return check(false, t("audit_signature_forged", { message: report.signature_message ?? "" }));
+    case "unknown_key":
+      return check(false, t("audit_signature_unknown_key", { key }));
+    case "unsigned":
+      return element("li", { class: "plain" }, t("audit_signature_unsigned"));
+    case "not_recorded":
+      return element("li", { class: "plain" }, t("audit_signature_not_recorded"));
+    default:
+      return null;
+  }
+}
+
 // The steps to highlight: where the chain breaks, where the rules disagree, an unreadable row.
 function brokenSteps(report) {
   return [report.first_broken_step, report.first_mismatch_step, audit.unreadable_step].filter(
@@ -91,6 +111,8 @@ function showVerdict() {
       ? check(true, t("audit_rules_ok", { count: report.commands }))
       : check(false, t("audit_rules_failed", { step: report.first_mismatch_step, message: report.message ?? "" })),
   ];
+  const signature = signatureCheck(report);
+  if (signature) checks.push(signature);
   if (audit.unreadable_step) checks.push(check(false, t("audit_unreadable", { step: audit.unreadable_step })));
   $("checks").replaceChildren(...checks);
   $("stacked").hidden = !report.stacked;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -12,6 +13,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.signing import new_key_document
 from benchmarks.server.config import REPO_ROOT, SERVER_LOG
 from benchmarks.server.cpu import children_of
 from benchmarks.server.experiments import EXPERIMENTS_ENV
@@ -49,6 +51,7 @@ class Server:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.signing_key = json.dumps(new_key_document())
 
     def start(self) -> None:
         env = {
@@ -57,6 +60,10 @@ class Server:
             "CANASTA_DATABASE_URL": self.url,
             "CANASTA_POSTGRES_POOL_SIZE": str(self.pool_size),
         }
+        if "CANASTA_SIGNING_KEY" not in env and "CANASTA_SIGNING_KEY_FILE" not in env:
+            # A PostgreSQL server needs a signing key (app.signing): the run's own, which
+            # every worker and restart of this Server shares.
+            env["CANASTA_SIGNING_KEY"] = self.signing_key
         target = ["app.main:app"]
         if self.threads:
             env["CANASTA_THREADPOOL_SIZE"] = str(self.threads)

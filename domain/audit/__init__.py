@@ -23,11 +23,14 @@ command reproduces, what the rules record there (or why they refuse), and what i
 
 ``audit_table`` adds the table-level checks: every deal the table opened exists and agrees
 with it, every recorded deal score equals the deal's own ``DealScored`` totals, the running
-totals add up, and each deal started from the totals before it.
+totals add up, and each deal started from the totals before it. Given the published keys
+(``verifier``), it also checks the server's signature of the table's record of each deal
+(``signatures``: a rewritten deal whose chain was recomputed is named ``forged``).
 
 The package, by the checks above: ``stored`` (reading and folding stored events), ``integrity``
-(the chain and the commitment), ``replay`` (re-deciding the commands), ``report`` (the
-reports), ``deal_audit`` and ``table_audit`` (the two entry points).
+(the chain and the commitment), ``replay`` (re-deciding the commands), ``signatures`` (the
+server's signature), ``report`` (the reports), ``deal_audit`` and ``table_audit`` (the two
+entry points).
 """
 
 from domain.audit.deal_audit import audit_deal

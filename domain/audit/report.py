@@ -18,6 +18,16 @@ class Mismatch:
     command: str | None = None  # the rebuilt command, as ``seat N: Command(...)``
 
 
+#: The verdicts on a deal's signature (``domain.audit.signatures``); the first two fail it.
+SIGNATURE_FORGED = "forged"
+SIGNATURE_UNKNOWN_KEY = "unknown_key"
+SIGNATURE_VALID = "valid"
+SIGNATURE_UNSIGNED = "unsigned"
+SIGNATURE_NOT_RECORDED = "not_recorded"
+SIGNATURE_UNCHECKED = "unchecked"
+FAILING_SIGNATURES = frozenset({SIGNATURE_FORGED, SIGNATURE_UNKNOWN_KEY})
+
+
 @dataclass(frozen=True)
 class AuditReport:
     deal_id: str
@@ -37,10 +47,19 @@ class AuditReport:
     complete: bool  # the stored history ends the deal (scored or abandoned)
     end_reason: str | None
     final_scores: dict[str, int] | None  # per side, from the stored DealScored
+    signature: str = SIGNATURE_UNCHECKED  # the verdict on the table's signed record of it
+    signature_key_id: str | None = None
+    signature_message: str | None = None  # why the verdict is not "valid"
+    signed_record: dict[str, Any] | None = None  # the table's record of it, as stored
 
     @property
     def ok(self) -> bool:
-        return self.chain_ok and self.commitment_ok and self.rules_ok
+        return (
+            self.chain_ok
+            and self.commitment_ok
+            and self.rules_ok
+            and self.signature not in FAILING_SIGNATURES
+        )
 
     def problems(self) -> list[str]:
         out = []
@@ -50,6 +69,8 @@ class AuditReport:
             out.append(f"commitment: {self.commitment_message}")
         if not self.rules_ok:
             out.append(f"rules: step {self.first_mismatch_step}: {self.message}")
+        if self.signature in FAILING_SIGNATURES:
+            out.append(f"signature {self.signature}: {self.signature_message}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,6 +93,10 @@ class AuditReport:
             "complete": self.complete,
             "end_reason": self.end_reason,
             "final_scores": self.final_scores,
+            "signature": self.signature,
+            "signature_key_id": self.signature_key_id,
+            "signature_message": self.signature_message,
+            "signed_record": self.signed_record,
         }
 
 

@@ -6,10 +6,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.audit.deal_audit import audit_deal
-from domain.audit.report import AuditReport, TableAuditReport
+from domain.audit.report import SIGNATURE_NOT_RECORDED, AuditReport, TableAuditReport
+from domain.audit.signatures import SignatureCheck, check_record, with_signature
 from domain.audit.stored import StoredEvent, canonical, kind_of
 from domain.deal import Deal
 from domain.events import DealScored
+from domain.seal import Verifier
 
 
 def _scored_totals(events: Sequence[StoredEvent]) -> dict[str, int] | None:
@@ -34,8 +36,10 @@ class _TableWalk:
         table_id: str,
         deal_events: Mapping[str, Sequence[StoredEvent]],
         unreadable: Mapping[str, int],
+        verifier: Verifier | None = None,
     ) -> None:
         self.table_id = table_id
+        self.verifier = verifier
         self.deal_events = deal_events
         self.unreadable = unreadable
         self.problems: list[str] = []
@@ -55,7 +59,10 @@ class _TableWalk:
         if not events and unreadable is None:
             self.problems.append(f"deal {number} ({deal_id}): opened, but it has no events")
             return
-        self.reports.append(audit_deal(events, unreadable_step=unreadable, deal_id=deal_id))
+        report = audit_deal(events, unreadable_step=unreadable, deal_id=deal_id)
+        if self.verifier is not None:
+            report = with_signature(report, SignatureCheck(SIGNATURE_NOT_RECORDED))
+        self.reports.append(report)
         if not events:
             return
         started = events[0]
@@ -94,6 +101,7 @@ class _TableWalk:
             self.problems.append(
                 f"deal {deal_id}: the table recorded {scores}, the deal scored {scored}"
             )
+        self._check_signature(event, deal_id, history)
         if self.totals is not None:
             expected = {side: self.totals[side] + scores.get(side, 0) for side in self.totals}
             stored = {side: int(v) for side, v in event.totals.items()}
@@ -103,6 +111,15 @@ class _TableWalk:
                     f"plus the deal's scores ({expected})"
                 )
             self.totals = stored
+
+    def _check_signature(self, event: Any, deal_id: str, history: Sequence[StoredEvent]) -> None:
+        if self.verifier is None or deal_id not in self.opened:
+            return
+        number = self.opened.index(deal_id) + 1
+        check = check_record(self.table_id, event, number, history, self.verifier)
+        for i, report in enumerate(self.reports):
+            if report.deal_id == deal_id:
+                self.reports[i] = with_signature(report, check)
 
     def finish(self) -> None:
         for deal_id in self.opened:
@@ -117,14 +134,17 @@ def audit_table(
     deal_events: Mapping[str, Sequence[StoredEvent]],
     *,
     unreadable: Mapping[str, int] | None = None,
+    verifier: Verifier | None = None,
 ) -> TableAuditReport:
     """Audit every deal the table opened (in order), and the table's record of them.
 
     ``deal_events`` maps each deal id (as in the table's ``DealOpened`` events) to the
     deal's stored events; a deal missing from it (or with no events) is a problem.
     ``unreadable`` maps a deal id to the step of its first record that could not be decoded.
+    ``verifier``: the published keys, to check the signature of each deal's record
+    (``domain.audit.signatures``); without it the verdicts read ``unchecked``.
     """
-    walk = _TableWalk(table_id, deal_events, unreadable or {})
+    walk = _TableWalk(table_id, deal_events, unreadable or {}, verifier)
     handlers = {
         "GameStarted": walk.game_started,
         "DealOpened": walk.deal_opened,

@@ -41,6 +41,7 @@ from app.application import CanastaApp
 from app.main import create_app
 from app.settings import Settings, eventsourcing_env
 from tests.support.http import Game, Headers, free_port, open_table, register_player
+from tests.support.keys import key_file, needs_key
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,6 +66,8 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
 
     def make(**settings: Any) -> TestClient:
         config = Settings(**{"database_url": "memory", "data_dir": tmp_path / "data", **settings})
+        if needs_key(config.database_url) and config.signing_key_file is None:
+            config = config.model_copy(update={"signing_key_file": key_file(tmp_path)})
         client = TestClient(create_app(config))
         client.__enter__()
         clients.append(client)
@@ -135,6 +138,8 @@ def _server_env(settings: Settings, extra: dict[str, str]) -> dict[str, str]:
     if settings.database_url is not None:
         env["CANASTA_DATABASE_URL"] = settings.database_url
     env["CANASTA_RATE_LIMITS"] = os.environ.get("CANASTA_RATE_LIMITS", "false")  # tests/conftest
+    if needs_key(settings.database_url):
+        env["CANASTA_SIGNING_KEY_FILE"] = str(key_file(settings.data_dir.parent))
     env.update(extra)
     return env
 

@@ -33,6 +33,7 @@ from app.settings import Settings
 from domain.cards import full_deck
 from domain.shuffle import commitment, shuffled
 from tests.support.http import Game, open_table, register_player, state_reader
+from tests.support.keys import key_file
 from tests.support.store import sqlite_row, sqlite_tamper
 
 CANASTA = str(Path(sys.executable).parent / "canasta")
@@ -306,9 +307,11 @@ def test_an_unreadable_stored_row_is_reported_not_a_server_error(
 
 @pytest.mark.postgres
 def test_an_update_of_a_stored_row_in_postgresql_is_the_first_broken_link(
-    migrated_postgres_url: str,
+    migrated_postgres_url: str, tmp_path: Path
 ) -> None:
-    settings = Settings(database_url=migrated_postgres_url, auditors=[AUDITOR])
+    settings = Settings(
+        database_url=migrated_postgres_url, auditors=[AUDITOR], signing_key_file=key_file(tmp_path)
+    )
     with TestClient(create_app(settings)) as http:
         game = new_game(http, seed=6)
         auditor = game.headers[AUDITOR]

@@ -21,6 +21,7 @@ from types import TracebackType
 import httpx
 
 from tests.support.http import free_port
+from tests.support.keys import key_file, needs_key
 
 REPO = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 60.0
@@ -48,6 +49,8 @@ def server_env(
     env["CANASTA_RATE_LIMITS"] = os.environ.get("CANASTA_RATE_LIMITS", "false")
     if database_url:
         env["DATABASE_URL"] = database_url
+    if needs_key(database_url):
+        env["CANASTA_SIGNING_KEY_FILE"] = str(key_file(data_dir.parent))
     env.update(extra or {})
     return env
 

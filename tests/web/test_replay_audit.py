@@ -250,9 +250,10 @@ def test_the_audit_shows_a_clean_verdict_and_the_whole_history(
     expect(page.get_by_role("heading", name="Audit of deal 1")).to_be_visible()
     expect(page.locator("#verdict-summary")).to_have_text(re.compile("^The record checks out"))
     checks = page.locator("#checks li")
-    expect(checks).to_have_count(3)
-    expect(page.locator("#checks li.ok")).to_have_count(3)
+    expect(checks).to_have_count(4)  # the chain, the commitment, the rules, the signature
+    expect(page.locator("#checks li.ok")).to_have_count(4)
     expect(checks.nth(0)).to_contain_text(f"whole, {last} events linked")
+    expect(checks.nth(3)).to_contain_text("signed by the server's key ed25519:")
     expect(page.locator("#audit-events li.event")).to_have_count(last)
     expect(page.locator("#audit-events li.broken")).to_have_count(0)
     screenshot(page, "audit-clean", full_page=False)  # the top: the history is long

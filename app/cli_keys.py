@@ -1,0 +1,123 @@
+"""``canasta keys``: the server's signing keys (docs/operations.md, "Signing keys").
+
+- ``canasta keys new --out FILE``: a new key file (0600), never over an existing one;
+- ``canasta keys public FILE``: the public half of a key file, as a retired-key file;
+- ``canasta keys rotate``: the configured key file's public half goes into the retired-keys
+  directory (with ``until``, now), and a new key takes its place in the key file;
+- ``canasta keys list``: the keys the configured server publishes (the well-known route's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+def _new(args: argparse.Namespace) -> int:
+    from app.signing import new_key_document, write_new_file
+
+    out = Path(args.out)
+    document = new_key_document()
+    if not write_new_file(out, document):
+        print(f"{out} exists: a key file is never overwritten", file=sys.stderr)
+        return 2
+    print(f"new signing key {document['key_id']} in {out} (permissions 0600)")
+    return 0
+
+
+def _public_of(path: Path) -> dict[str, Any]:
+    from app.signing import read_public
+
+    return read_public(path.read_text(), str(path)).document()
+
+
+def _public(args: argparse.Namespace) -> int:
+    from app.signing import SigningKeyError
+
+    try:
+        print(json.dumps(_public_of(Path(args.file)), indent=2))
+    except (OSError, SigningKeyError) as exc:
+        print(f"cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _rotate(args: argparse.Namespace) -> int:
+    from app.settings import Settings
+    from app.signing import SigningKeyError, key_file, new_key_document, retired_dir
+
+    settings = Settings()
+    path = Path(args.key_file) if args.key_file else key_file(settings)
+    retired = Path(args.retired_dir) if args.retired_dir else retired_dir(settings)
+    if path is None or retired is None:
+        print(
+            "no key file to rotate: set CANASTA_SIGNING_KEY_FILE (or give --key-file) and "
+            "CANASTA_RETIRED_KEYS_DIR (or --retired-dir)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        old = _public_of(path)
+    except (OSError, SigningKeyError) as exc:
+        print(f"cannot read the key file {path}: {exc}", file=sys.stderr)
+        return 2
+    old["until"] = datetime.now(UTC).isoformat(timespec="seconds")
+    retired.mkdir(parents=True, exist_ok=True)
+    kept = retired / f"{str(old['key_id']).replace(':', '-')}.json"
+    kept.write_text(json.dumps(old, indent=2) + "\n")
+    document = new_key_document()
+    tmp = path.with_name(path.name + ".new")
+    tmp.unlink(missing_ok=True)
+    from app.signing import write_new_file
+
+    write_new_file(tmp, document)
+    tmp.replace(path)  # atomic: the file holds the old key or the new one, never neither
+    print(f"retired {old['key_id']}: its public key is in {kept}")
+    print(f"new signing key {document['key_id']} in {path}")
+    print("restart every server and `canasta bots` process so that they sign with it")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from app.settings import Settings
+    from app.signing import SigningKeyError, load_keyring
+
+    try:
+        keyring = load_keyring(Settings(), signing=False)
+    except SigningKeyError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    print(json.dumps(keyring.published(), indent=2))
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    """``canasta keys ...`` on the command line's subparsers."""
+    keys = sub.add_parser(
+        "keys",
+        help="the server's signing keys: new, public, rotate, list (docs/operations.md)",
+        description="Make and rotate the Ed25519 key that signs each table's record of a "
+        "finished deal. The key lives outside the database (CANASTA_SIGNING_KEY_FILE); "
+        "retired keys' public halves (CANASTA_RETIRED_KEYS_DIR) keep old signatures "
+        "verifiable.",
+    )
+    commands = keys.add_subparsers(dest="keys_command", required=True)
+    p = commands.add_parser("new", help="write a new key file (0600); never overwrites")
+    p.add_argument("--out", required=True, metavar="FILE")
+    p.set_defaults(func=_new)
+    p = commands.add_parser("public", help="print a key file's public half (JSON)")
+    p.add_argument("file", metavar="FILE")
+    p.set_defaults(func=_public)
+    p = commands.add_parser(
+        "rotate",
+        help="retire the configured key (its public half kept) and write a new one in its place",
+    )
+    p.add_argument("--key-file", metavar="FILE", help="default: CANASTA_SIGNING_KEY_FILE")
+    p.add_argument("--retired-dir", metavar="DIR", help="default: CANASTA_RETIRED_KEYS_DIR")
+    p.set_defaults(func=_rotate)
+    p = commands.add_parser("list", help="print the keys the configured server publishes")
+    p.set_defaults(func=_list)

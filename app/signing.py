@@ -1,0 +1,313 @@
+"""The server's signing keys (Ed25519): loading, generating, signing, verifying, publishing.
+
+The key is kept outside the database (docs/operations.md, "Signing keys"): whoever can write
+the database can rewrite a deal and recompute its hash chain, but cannot sign the table's
+record of it (``domain.seal``) without the key.
+
+Where the key comes from (``load_keyring``), in this order:
+
+- ``CANASTA_SIGNING_KEY``: the content of a key file;
+- ``CANASTA_SIGNING_KEY_FILE``: a key file (``canasta keys new``);
+- otherwise, by store: the embedded SQLite store uses ``signing-key.json`` next to its file
+  (made on first run, permissions 0600, logged); the in-memory store an ephemeral key of its
+  own (it belongs to one process); a PostgreSQL URL (production) refuses to start.
+
+A key file is JSON: ``{"algorithm": "Ed25519", "key_id", "private_key", "public_key",
+"since"}``, the keys as base64 of their 32 raw bytes. A retired key's public file is the same
+without ``private_key``, with ``until``; every ``*.json`` of the retired-keys directory
+(``CANASTA_RETIRED_KEYS_DIR``, by default ``retired-keys`` next to the key file) is loaded,
+so signatures made with a retired key still verify and the key is still published.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from app.settings import MEMORY, Settings
+from domain.seal import ALGORITHM
+
+logger = logging.getLogger(__name__)
+
+#: The key file of the embedded SQLite store, in its ``data_dir``.
+DEFAULT_KEY_FILENAME = "signing-key.json"
+#: The retired keys' directory, next to the key file unless configured.
+RETIRED_DIRNAME = "retired-keys"
+
+
+class SigningKeyError(RuntimeError):
+    """The signing key is missing, unreadable or malformed: the server does not start."""
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+def _raw_public(public: Ed25519PublicKey) -> bytes:
+    return public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def key_id_of(public: Ed25519PublicKey) -> str:
+    """A key's id: derived from its public key (the first 16 hex digits of its SHA-256)."""
+    return "ed25519:" + hashlib.sha256(_raw_public(public)).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class PublicKey:
+    key_id: str
+    public: Ed25519PublicKey
+    since: str | None = None  # when it began signing (ISO 8601), if known
+    until: str | None = None  # when it was retired, if it was
+
+    def published(self, *, current: bool) -> dict[str, Any]:
+        pem = self.public.public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        ).decode()
+        return {
+            "key_id": self.key_id,
+            "algorithm": ALGORITHM,
+            "public_key": _b64(_raw_public(self.public)),
+            "public_key_pem": pem,
+            "since": self.since,
+            "until": self.until,
+            "current": current,
+        }
+
+    def document(self) -> dict[str, Any]:
+        """The public key file of this key (for the retired-keys directory)."""
+        return {
+            "algorithm": ALGORITHM,
+            "key_id": self.key_id,
+            "public_key": _b64(_raw_public(self.public)),
+            "since": self.since,
+            "until": self.until,
+        }
+
+
+class Keyring:
+    """The current key (which signs, if any) and every public key that verifies."""
+
+    def __init__(
+        self, current: Ed25519PrivateKey | None, since: str | None, retired: list[PublicKey]
+    ) -> None:
+        self._private = current
+        self.current: PublicKey | None = None
+        self.keys: dict[str, PublicKey] = {}
+        if current is not None:
+            public = current.public_key()
+            self.current = PublicKey(key_id_of(public), public, since)
+            self.keys[self.current.key_id] = self.current
+        for key in retired:
+            self.keys.setdefault(key.key_id, key)
+
+    def __len__(self) -> int:
+        """The keys that verify (an empty keyring is false: it can check nothing)."""
+        return len(self.keys)
+
+    @classmethod
+    def ephemeral(cls) -> Keyring:
+        return cls(Ed25519PrivateKey.generate(), _now(), [])
+
+    def sign(self, message: bytes) -> tuple[str, str]:
+        if self._private is None or self.current is None:
+            raise SigningKeyError("this process has no signing key")
+        return self.current.key_id, _b64(self._private.sign(message))
+
+    def verify(self, key_id: str, message: bytes, signature: str) -> bool | None:
+        key = self.keys.get(key_id)
+        if key is None:
+            return None
+        try:
+            key.public.verify(base64.b64decode(signature, validate=True), message)
+        except (InvalidSignature, binascii.Error, ValueError, TypeError):
+            return False
+        return True
+
+    def published(self) -> list[dict[str, Any]]:
+        """Every key, the current one first, then the others by id."""
+        current = self.current.key_id if self.current else None
+        ordered = sorted(self.keys.values(), key=lambda k: (k.key_id != current, k.key_id))
+        return [k.published(current=k.key_id == current) for k in ordered]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+# --- key files ----------------------------------------------------------------------------
+
+
+def new_key_document() -> dict[str, Any]:
+    """A new key, as the content of a key file."""
+    private = Ed25519PrivateKey.generate()
+    raw = private.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+    public = private.public_key()
+    return {
+        "algorithm": ALGORITHM,
+        "key_id": key_id_of(public),
+        "private_key": _b64(raw),
+        "public_key": _b64(_raw_public(public)),
+        "since": _now(),
+    }
+
+
+def write_new_file(path: Path, document: dict[str, Any], *, mode: int = 0o600) -> bool:
+    """Write ``document`` as JSON to ``path`` with ``mode``, unless the file exists (never
+    overwritten; two processes racing to create it keep one). True if written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key-")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w") as out:
+            json.dump(document, out, indent=2)
+            out.write("\n")
+        try:
+            os.link(tmp, path)  # atomic, and fails if the file exists
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _decode_key(value: object, what: str, where: str) -> bytes:
+    try:
+        raw = base64.b64decode(str(value), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise SigningKeyError(f"{where}: {what} is not base64") from exc
+    if len(raw) != 32:
+        raise SigningKeyError(f"{where}: {what} has {len(raw)} bytes, not 32")
+    return raw
+
+
+def _document(text: str, where: str) -> dict[str, Any]:
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise SigningKeyError(f"{where}: not a key file (JSON expected): {exc}") from exc
+    if not isinstance(document, dict):
+        raise SigningKeyError(f"{where}: not a key file (a JSON object expected)")
+    if document.get("algorithm") != ALGORITHM:
+        raise SigningKeyError(f"{where}: algorithm {document.get('algorithm')!r}, not Ed25519")
+    return document
+
+
+def read_private(text: str, where: str) -> tuple[Ed25519PrivateKey, str | None]:
+    """The key of a key file's content, and since when it signs."""
+    document = _document(text, where)
+    if "private_key" not in document:
+        raise SigningKeyError(f"{where}: a public key file, not a signing key")
+    private = Ed25519PrivateKey.from_private_bytes(
+        _decode_key(document["private_key"], "private_key", where)
+    )
+    if "key_id" in document and document["key_id"] != key_id_of(private.public_key()):
+        raise SigningKeyError(f"{where}: key_id does not match the key")
+    since = document.get("since")
+    return private, str(since) if since else None
+
+
+def read_public(text: str, where: str) -> PublicKey:
+    """The public key of a key file's content (a retired key's, or a signing key's)."""
+    document = _document(text, where)
+    public = Ed25519PublicKey.from_public_bytes(
+        _decode_key(document.get("public_key"), "public_key", where)
+    )
+    key_id = key_id_of(public)
+    if document.get("key_id", key_id) != key_id:
+        raise SigningKeyError(f"{where}: key_id does not match the key")
+    since, until = document.get("since"), document.get("until")
+    return PublicKey(key_id, public, str(since) if since else None, str(until) if until else None)
+
+
+def read_retired(directory: Path) -> list[PublicKey]:
+    if not directory.is_dir():
+        return []
+    return [read_public(p.read_text(), str(p)) for p in sorted(directory.glob("*.json"))]
+
+
+def _read_file(path: Path) -> str:
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise SigningKeyError(
+            f"cannot read the signing key file {path}: {exc.strerror or exc} "
+            f"(make one with `canasta keys new --out {path}`)"
+        ) from exc
+    if path.stat().st_mode & 0o077:
+        logger.warning("the signing key file %s can be read by others: chmod 600 it", path)
+    return text
+
+
+# --- the process's keyring ----------------------------------------------------------------
+
+
+def key_file(settings: Settings) -> Path | None:
+    """The key file the settings name, or the embedded store's default one."""
+    if settings.signing_key_file is not None:
+        return settings.signing_key_file
+    if settings.database_url is None:
+        return settings.data_dir / DEFAULT_KEY_FILENAME
+    return None
+
+
+def retired_dir(settings: Settings) -> Path | None:
+    if settings.retired_keys_dir is not None:
+        return settings.retired_keys_dir
+    path = key_file(settings)
+    return path.parent / RETIRED_DIRNAME if path is not None else None
+
+
+def load_keyring(settings: Settings, *, signing: bool = True) -> Keyring:
+    """The process's keyring, as the settings configure it (module docstring).
+
+    ``signing``: the process writes deals' records and must sign them (a server, ``canasta
+    bots``): without a key it refuses (``SigningKeyError``), except on the embedded SQLite
+    store, which makes one, and the in-memory store, which uses an ephemeral one. Otherwise
+    (``canasta audit``) the keys found are only used to verify, and none is made."""
+    directory = retired_dir(settings)
+    retired = read_retired(directory) if directory is not None else []
+    if settings.signing_key is not None:
+        private, since = read_private(
+            settings.signing_key.get_secret_value(), "CANASTA_SIGNING_KEY"
+        )
+        return Keyring(private, since, retired)
+    path = key_file(settings)
+    if settings.database_url == MEMORY and path is None:
+        return Keyring.ephemeral() if signing else Keyring(None, None, retired)
+    if path is None:
+        if not signing:
+            return Keyring(None, None, retired)
+        raise SigningKeyError(
+            "a PostgreSQL store (production settings) needs a signing key, kept outside the "
+            "database: set CANASTA_SIGNING_KEY_FILE to a key file made by `canasta keys new "
+            "--out FILE` (or CANASTA_SIGNING_KEY to its content); see docs/operations.md, "
+            '"Signing keys"'
+        )
+    if not path.exists() and settings.signing_key_file is None:
+        if not signing:
+            return Keyring(None, None, retired)
+        if write_new_file(path, new_key_document()):
+            logger.warning(
+                "generated a new signing key in %s (permissions 0600): back it up with the "
+                "store; the deals' records are signed with it (docs/operations.md)",
+                path,
+            )
+    private, since = read_private(_read_file(path), str(path))
+    return Keyring(private, since, retired)
