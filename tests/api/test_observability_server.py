@@ -15,12 +15,16 @@ from uuid import UUID
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.application import CanastaApp
-from app.settings import Settings
+from app.main import create_app
+from app.migrations import upgrade
+from app.settings import Settings, eventsourcing_env
 from domain.legal import legal_command, seat_to_act
 from tests.e2e.server import Server
+from tests.support.databases import drop_database, own_database
 from tests.support.http import open_table
 
 STREAM_ROUTE = "/deals/{deal_id}/stream"
@@ -90,9 +94,9 @@ def test_metrics_add_up_every_workers_counts_in_multiprocess_mode(
         },
     )
     reader = CanastaApp(
-        env={
-            **_env(Settings(database_url=migrated_postgres_url, aggregate_cache_maxsize=0)),
-        }
+        env=eventsourcing_env(
+            Settings(database_url=migrated_postgres_url, aggregate_cache_maxsize=0)
+        )
     )
     try:
         server.start()
@@ -118,7 +122,22 @@ def test_metrics_add_up_every_workers_counts_in_multiprocess_mode(
         server.stop()
 
 
-def _env(settings: Settings) -> dict[str, str]:
-    from app.settings import eventsourcing_env
-
-    return eventsourcing_env(settings)
+@pytest.mark.postgres
+def test_ready_answers_503_once_the_database_is_gone_and_health_still_200(
+    postgres_url: str,
+) -> None:
+    with own_database(postgres_url) as (url, name):
+        upgrade(url)
+        settings = Settings(database_url=url, postgres_pool_size=2, ready_timeout_seconds=3)
+        with TestClient(create_app(settings)) as client:
+            answer = client.get("/ready")
+            assert answer.status_code == 200, answer.text
+            drop_database(postgres_url, name)  # its connections are ended with it
+            began = time.monotonic()
+            answer = client.get("/ready")
+            assert answer.status_code == 503
+            assert answer.json()["error"]["code"] == "database_unreachable"
+            assert time.monotonic() - began < 10
+            assert client.get("/health").status_code == 200
+            scraped = client.get("/metrics").text
+            assert "canasta_store_up 0.0" in scraped
