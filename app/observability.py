@@ -4,7 +4,8 @@
 lane, the body limit and CORS included). For each HTTP request it:
 
 - takes the request's id from ``X-Request-ID`` when the client sent a sane one (1 to 128
-  characters among letters, digits and ``-_.:/+=@``), else makes one (32 hex digits), and
+  characters among letters, digits and ``-_.:/+=@``), else makes one (32 hex digits:
+  16 random ones of the process, then a counter), and
   returns it in the answer's ``X-Request-ID``;
 - keeps it in a context variable for the request's task (and the threads it starts), so
   that every log line written while the request runs carries it: the server's own and
@@ -21,14 +22,16 @@ uvicorn's: JSON objects, one a line (``CANASTA_LOG_FORMAT=json``), or plain text
 from __future__ import annotations
 
 import contextvars
+import itertools
 import json
 import logging
 import re
+import secrets
 import sys
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, TextIO
-from uuid import uuid4
 
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
@@ -54,6 +57,12 @@ _REPLAYED_END = b'"replayed":true}'
 _EVENT_STREAM = b"text/event-stream"
 
 
+#: New ids: 16 random hex digits of this process, then a counter (16 hex digits): unique
+#: across processes and restarts, and much cheaper than a uuid4 per request.
+_PREFIX = secrets.token_hex(8)
+_counter = itertools.count(1)
+
+
 def request_id_of(headers: list[tuple[bytes, bytes]]) -> str:
     """The client's ``X-Request-ID`` if sane, else a new id."""
     for name, value in headers:
@@ -62,7 +71,7 @@ def request_id_of(headers: list[tuple[bytes, bytes]]) -> str:
             if SANE_ID.fullmatch(text):
                 return text
             break
-    return uuid4().hex
+    return f"{_PREFIX}{next(_counter):016x}"
 
 
 def route_template(scope: Scope) -> str:
@@ -72,20 +81,34 @@ def route_template(scope: Scope) -> str:
         return str(route.path)
     if scope["method"] == "POST" and COMMAND_PATH.fullmatch(scope["path"]):
         return COMMAND_ROUTE  # answered by the command lane, below the routing
-    # No route in this scope: a HEAD (answered as a GET in a copy of the scope), a mount
-    # (the web pages' files), a 405, or nothing at all.
-    app = scope.get("app")
+    if "app_root_path" in scope:  # a mount answered (the web pages' files): its prefix
+        return str(scope["root_path"])[len(scope["app_root_path"]) :] + "/{path}"
+    # No route in this scope: a HEAD (answered as a GET in a copy of the scope), a 405, or
+    # nothing at all: the routes are matched again.
     probe = {**scope, "method": "GET" if scope["method"] == "HEAD" else scope["method"]}
+    router = getattr(scope.get("app"), "router", None)
+    return _match(getattr(router, "routes", ()), probe) or metrics.UNMATCHED
+
+
+def _match(routes: Iterable[Any], probe: Scope) -> str | None:
+    """The template of the first route that matches ``probe`` fully, else of the first that
+    matches its path only (a 405); routers included without a prefix are looked into."""
     partial: str | None = None
-    for candidate in getattr(getattr(app, "router", None), "routes", ()):
+    for candidate in routes:
+        included = getattr(candidate, "original_router", None)  # FastAPI's included router
+        if included is not None:
+            path = _match(included.routes, probe)
+            if path is not None:
+                return path
+            continue
         match, _ = candidate.matches(probe)
-        if match == Match.NONE:
+        if match == Match.NONE or getattr(candidate, "path", None) is None:
             continue
         path = str(candidate.path) + ("/{path}" if isinstance(candidate, Mount) else "")
         if match == Match.FULL:
             return path
         partial = partial or path
-    return partial or metrics.UNMATCHED
+    return partial
 
 
 def _error_code(body: bytes) -> str:
@@ -102,7 +125,9 @@ class Observe:
     def __init__(self, app: ASGIApp, record: bool = True) -> None:
         self.app = app
         self.record = record
-        self._timers: dict[tuple[str, str], Any] = {}  # label children, looked up once
+        # Label children, looked up once (bounded: routes, methods and statuses are).
+        self._timers: dict[tuple[str, str], Any] = {}
+        self._answers: dict[tuple[str, str, int], Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -137,9 +162,13 @@ class Observe:
                 route = route_template(scope)
                 self._observe(scope["method"], route, status, time.perf_counter() - started)
                 command = route == COMMAND_ROUTE and scope["method"] == "POST"
-                if status == 200 and any(
-                    name == b"content-type" and value.startswith(_EVENT_STREAM)
-                    for name, value in headers
+                if (
+                    status == 200
+                    and scope["method"] == "GET"
+                    and any(
+                        name == b"content-type" and value.startswith(_EVENT_STREAM)
+                        for name, value in headers
+                    )
                 ):
                     stream = route
                     metrics.OPEN_STREAMS.labels(route).inc()
@@ -171,7 +200,12 @@ class Observe:
         if timer is None:
             timer = self._timers[key] = metrics.REQUEST_SECONDS.labels(method, route)
         timer.observe(seconds)
-        metrics.RESPONSES.labels(method, route, str(status)).inc()
+        answers = self._answers.get((method, route, status))
+        if answers is None:
+            answers = self._answers[method, route, status] = metrics.RESPONSES.labels(
+                method, route, str(status)
+            )
+        answers.inc()
 
     @staticmethod
     def _count_command(status: int, last_chunk: bytes, body: bytes) -> None:

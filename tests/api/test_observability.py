@@ -193,3 +193,32 @@ def test_the_bots_moves_are_counted(make_client: Callable[..., TestClient]) -> N
         timeout=30,
         message="the bots' moves are not counted",
     )
+
+
+def test_every_answer_is_counted_under_a_route_template_never_a_raw_path(
+    client: TestClient,
+) -> None:
+    deal = "5b7f3c1e-0d4a-4c55-9f0e-3a2b1c0d9e8f"
+    before = scrape(client)
+    client.head(f"/deals/{deal}")  # HEAD: answered as a GET
+    client.delete(f"/deals/{deal}/commands")  # 405
+    too_big = client.post(
+        f"/deals/{deal}/commands",
+        content=b"x" * 20000,
+        headers={"content-type": "application/json"},
+    )
+    assert too_big.status_code == 413
+    client.get("/web/common.js")  # a mounted file
+    client.get(f"/nothing/{deal}")  # no route at all
+    after = scrape(client)
+    for method, route, status in [
+        ("HEAD", "/deals/{deal_id}", "404"),
+        ("DELETE", "/deals/{deal_id}/commands", "405"),
+        ("POST", "/deals/{deal_id}/commands", "413"),
+        ("GET", "/web/{path}", "200"),
+        ("GET", "unmatched", "404"),
+    ]:
+        labels = {"method": method, "route": route, "status": status}
+        assert moved(before, after, "canasta_http_responses_total", **labels) == 1, labels
+    assert moved(before, after, "canasta_commands_refused_total", code="body_too_large") == 1
+    assert deal not in client.get("/metrics").text
