@@ -53,6 +53,8 @@ HEADER = b"x-request-id"
 SANE_ID = re.compile(r"[A-Za-z0-9_.:/+=@-]{1,128}")
 
 COMMAND_ROUTE = "/deals/{deal_id}/commands"
+#: The methods counted by name (any other is ``OTHER``).
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _REPLAYED_END = b'"replayed":true}'
 _EVENT_STREAM = b"text/event-stream"
 
@@ -160,7 +162,7 @@ class Observe:
                 message = {**message, "headers": headers}
                 status = message["status"]
                 route = route_template(scope)
-                self._observe(scope["method"], route, status, time.perf_counter() - started)
+                self._observe(scope, route, status, time.perf_counter() - started)
                 command = route == COMMAND_ROUTE and scope["method"] == "POST"
                 if (
                     status == 200
@@ -186,7 +188,7 @@ class Observe:
         except BaseException:
             if status == 0:  # no answer yet: the server answers 500 (app.errors)
                 route = route_template(scope)
-                self._observe(scope["method"], route, 500, time.perf_counter() - started)
+                self._observe(scope, route, 500, time.perf_counter() - started)
                 if route == COMMAND_ROUTE and scope["method"] == "POST":
                     metrics.COMMANDS_REFUSED.labels("internal").inc()
             raise
@@ -194,7 +196,10 @@ class Observe:
             if stream is not None:
                 metrics.OPEN_STREAMS.labels(stream).dec()
 
-    def _observe(self, method: str, route: str, status: int, seconds: float) -> None:
+    def _observe(self, scope: Scope, route: str, status: int, seconds: float) -> None:
+        method = scope["method"]
+        if method not in METHODS:  # the client chooses it: keep the label's values bounded
+            method = "OTHER"
         key = (method, route)
         timer = self._timers.get(key)
         if timer is None:
@@ -282,6 +287,7 @@ _handler: logging.Handler | None = None
 
 #: The loggers ``log_level`` sets (modules log under their names: ``app.bot_runner``...).
 SERVER_LOGGERS = ("app", "canasta", "bots", "projections", "domain")
+_levels_set: dict[str, int] = {}  # the level configure_logging gave each of them
 
 
 def configure_logging(log_format: str, level: str) -> None:
@@ -298,7 +304,11 @@ def configure_logging(log_format: str, level: str) -> None:
     if _handler not in root.handlers:
         root.addHandler(_handler)
     for name in SERVER_LOGGERS:
-        logging.getLogger(name).setLevel(level.upper())
+        logger = logging.getLogger(name)
+        # A level somebody else gave the logger since (a test's log capture, say) stays.
+        if logger.level in (logging.NOTSET, _levels_set.get(name)):
+            logger.setLevel(level.upper())
+            _levels_set[name] = logger.level
     for name in ("uvicorn", "uvicorn.access", "uvicorn.error"):
         logger = logging.getLogger(name)
         for handler in list(logger.handlers):
