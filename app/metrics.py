@@ -24,6 +24,8 @@ of processes that died are dropped at each scrape.
 from __future__ import annotations
 
 import glob
+import logging
+import multiprocessing
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -89,6 +91,18 @@ BOT_MOVES = Counter(
 
 def multiprocess_dir() -> str | None:
     return os.environ.get(MULTIPROC_ENV) or None
+
+
+def warn_if_alone() -> None:
+    """Say so when this process is one of several workers (a spawned child, as uvicorn's
+    ``--workers N`` makes them) without ``PROMETHEUS_MULTIPROC_DIR``: its ``/metrics`` then
+    shows its own counts only, whichever worker a scrape reaches."""
+    if multiprocess_dir() is None and multiprocessing.parent_process() is not None:
+        logging.getLogger(__name__).warning(
+            "metrics: this is a worker process and %s is not set: /metrics shows this "
+            "worker's counts only (docs/operations.md, Metrics)",
+            MULTIPROC_ENV,
+        )
 
 
 def forget_dead_processes(path: str) -> None:

@@ -323,6 +323,8 @@ def install(api: FastAPI, settings: Settings) -> None:
     """The middleware (add it after every other middleware: it must be the outermost),
     ``GET /ready`` and ``GET /metrics``; and the log lines' format."""
     configure_logging(settings.log_format, settings.log_level)
+    if settings.metrics:
+        metrics.warn_if_alone()
     api.add_middleware(Observe, record=settings.metrics)
     api.include_router(readiness_router)
 

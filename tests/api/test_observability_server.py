@@ -120,6 +120,7 @@ def test_metrics_add_up_every_workers_counts_in_multiprocess_mode(
     finally:
         reader.close()
         server.stop()
+    assert "PROMETHEUS_MULTIPROC_DIR is not set" not in server.log()
 
 
 @pytest.mark.postgres
@@ -141,3 +142,10 @@ def test_ready_answers_503_once_the_database_is_gone_and_health_still_200(
             assert client.get("/health").status_code == 200
             scraped = client.get("/metrics").text
             assert "canasta_store_up 0.0" in scraped
+
+
+def test_a_worker_without_the_multiprocess_directory_says_so(tmp_path: Path) -> None:
+    server = Server(tmp_path, workers=2)
+    server.start()
+    server.stop()
+    assert server.log().count("PROMETHEUS_MULTIPROC_DIR is not set") == 2, server.log()
