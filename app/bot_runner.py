@@ -49,6 +49,7 @@ from app.infra.projection_runner.leases import (
     LeaseLost,
     lease_for,
 )
+from app.metrics import BOT_MOVES
 from app.schemas import CommandIn, command_body
 from app.settings import MEMORY, Settings
 from bots import PublicMemory, choose, get_bot, random_move
@@ -308,6 +309,7 @@ class BotRunner:
             }
         )
         answer = self.canasta.submit(*submission(deal_id, name, body))
+        BOT_MOVES.labels(bot_outcome(answer.status)).inc()
         if answer.status == 200:
             self.moves += 1
             self.retried += answer.replayed
@@ -322,6 +324,11 @@ class BotRunner:
         else:
             self.retried += 1
         return True  # stale: decided again on the deal as it is now
+
+
+def bot_outcome(status: int) -> str:
+    """``canasta_bot_moves_total``'s outcome label for the answer's status."""
+    return "accepted" if status == 200 else "refused" if status == 400 else "stale"
 
 
 def run_foreground(

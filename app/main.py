@@ -10,7 +10,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app import docs_ui, errors, openapi_contract, web_ui
+from app import docs_ui, errors, observability, openapi_contract, web_ui
 from app.application import CanastaApp
 from app.bot_runner import BotRunner
 from app.command_lane import CommandLane
@@ -116,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID", CSRF_HEADER],
             max_age=600,
         )
+    observability.install(api, config)  # the outermost middleware; /ready, /metrics
     for router in (
         players,
         sessions,

@@ -77,6 +77,19 @@ class Settings(BaseSettings):
     #: (Python's default is 700, which costs a quarter of the CPU under load); 0 keeps
     #: Python's defaults.
     gc_gen0_threshold: int = Field(default=100_000, ge=0)
+    #: Log lines as JSON objects (one a line, with the request's id) or as plain text
+    #: (``app/observability.py``); ``log_level`` is the level of the server's own loggers
+    #: (uvicorn's keep its ``--log-level``).
+    log_format: Literal["text", "json"] = "text"
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    #: The Prometheus metrics (``app/metrics.py``, ``GET /metrics``); false: none are
+    #: recorded and ``/metrics`` answers 404.
+    metrics: bool = True
+    #: ``GET /ready`` answers 503 when a read model is more than this many notifications
+    #: behind the event store's head, or when the store does not answer within
+    #: ``ready_timeout_seconds`` (``app/readiness.py``).
+    ready_max_lag: int = Field(default=10_000, ge=0)
+    ready_timeout_seconds: float = Field(default=2.0, gt=0, le=60)
     #: Threads for the routes that block (FastAPI's threadpool; anyio's default is 40).
     #: Under load every runnable thread contends for the GIL with the event loop that
     #: answers most commands: with 40, waves of blocking requests (deals ending and

@@ -146,14 +146,16 @@ def _server_env(settings: Settings, extra: dict[str, str]) -> dict[str, str]:
 
 @pytest.fixture
 def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
-    """Factory: ``uvicorn_server(database_url=None, data_dir=None, env=None)`` starts a real
+    """Factory: ``uvicorn_server(database_url=None, data_dir=None, env=None, log_level=...)``
+    starts a real
     ``uvicorn app.main:app`` on a free 127.0.0.1 port and returns it once ``/health`` answers.
 
     Without ``database_url`` it uses SQLite in ``data_dir`` (default ``tmp_path / "data"``,
     given as ``CANASTA_DATA_DIR``): two servers started with the same ``data_dir`` or the same
     PostgreSQL URL share one store. ``env`` adds environment variables (e.g.
     ``{"CANASTA_STREAM_POLL_SECONDS": "0.05"}``); ``CANASTA_*`` variables of the test process
-    are not passed on, but for ``CANASTA_RATE_LIMITS`` (off in tests: tests/conftest.py). Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
+    are not passed on, but for ``CANASTA_RATE_LIMITS`` (off in tests: tests/conftest.py);
+    ``log_level`` is uvicorn's (``warning``). Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
     server is stopped after the test; one that does not exit within 15 s of SIGTERM fails it.
     """
     servers: list[Server] = []
@@ -163,6 +165,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
         database_url: str | None = None,
         data_dir: Path | None = None,
         env: dict[str, str] | None = None,
+        log_level: str = "warning",
     ) -> Server:
         settings = Settings(database_url=database_url, data_dir=data_dir or tmp_path / "data")
         port = free_port()
@@ -179,7 +182,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
                     "--port",
                     str(port),
                     "--log-level",
-                    "warning",
+                    log_level,
                 ],
                 cwd=REPO,
                 env=_server_env(settings, env or {}),

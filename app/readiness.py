@@ -1,0 +1,124 @@
+"""``GET /ready``: may this process be sent traffic? (``GET /health`` only says it is alive.)
+
+Ready means: the event store answers (its head is read) within ``ready_timeout_seconds``,
+and every read model is at most ``ready_max_lag`` notifications behind that head. Otherwise
+503 with ``{"error": {"code", "message"}}``: ``database_unreachable`` or
+``read_models_behind`` (the message names the read model and its lag). The check runs in a
+thread of its own limiter, never in the threadpool that commands use, so a store that hangs
+cannot take those threads; a check still hanging makes the next probes answer 503 at once
+after their timeout.
+
+A read model's lag is counted in the log's notifications: from the oldest notification of
+its topics it has not processed to the head, inclusive (0 when it has processed everything
+of its topics up to the head). Notifications of other topics behind its position do not
+count: they are not its to process.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from app.application import error_body
+from app.infra.projection_runner import ReadModels
+from app.schemas import ErrorOut
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(tags=["operations"])
+
+#: Store reads of readiness checks and metric scrapes that may run at once (per process).
+CHECK_THREADS = 1
+
+
+class Ready(BaseModel):
+    """This process may be sent traffic."""
+
+    status: str = "ready"
+    head: int  # the id of the last notification in the event store
+    read_models: dict[str, int]  # each read model's lag behind the head, in notifications
+
+
+def projection_lag(read_models: ReadModels) -> tuple[int, dict[str, int]]:
+    """The store's head and each read model's lag behind it (see the module's docstring)."""
+    head = read_models.head()
+    lags: dict[str, int] = {}
+    for name, worker in read_models.workers.items():
+        tracked = worker.position() or 0
+        pending = (
+            worker.recorder.select_notifications(
+                start=tracked, limit=1, stop=head, topics=worker.topics, inclusive_of_start=False
+            )
+            if tracked < head
+            else []
+        )
+        lags[name] = head - pending[0].id + 1 if pending else 0
+    return head, lags
+
+
+_limiter: anyio.CapacityLimiter | None = None
+
+
+def _check_limiter() -> anyio.CapacityLimiter:
+    global _limiter
+    if _limiter is None:
+        _limiter = anyio.CapacityLimiter(CHECK_THREADS)
+    return _limiter
+
+
+async def measured_lag(request: Request) -> tuple[int, dict[str, int]]:
+    """``projection_lag`` of this process's read models, in a thread of the checks' own
+    limiter, within ``ready_timeout_seconds`` (``TimeoutError`` after it)."""
+    timeout = float(request.app.state.settings.ready_timeout_seconds)
+    with anyio.fail_after(timeout):
+        return await anyio.to_thread.run_sync(
+            projection_lag,
+            request.app.state.read_models,
+            limiter=_check_limiter(),
+            abandon_on_cancel=True,
+        )
+
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+@router.get(
+    "/ready",
+    response_model=Ready,
+    responses={
+        503: {
+            "model": ErrorOut,
+            "description": "database_unreachable or "
+            "read_models_behind: do not send this process traffic now",
+        }
+    },
+)
+async def ready(request: Request) -> Any:
+    """Readiness probe: the event store answers and every read model is within
+    ``CANASTA_READY_MAX_LAG`` notifications of its head (503 otherwise)."""
+    settings = request.app.state.settings
+    try:
+        head, lags = await measured_lag(request)
+    except TimeoutError:
+        message = f"the event store did not answer within {settings.ready_timeout_seconds:g}s"
+        log.warning("not ready: %s", message)
+        return JSONResponse(error_body("database_unreachable", message), 503, headers=NO_STORE)
+    except Exception as exc:  # the reason is logged; the answer names its kind only
+        log.warning("not ready: the event store failed: %r", exc)
+        message = f"the event store failed ({type(exc).__name__})"
+        return JSONResponse(error_body("database_unreachable", message), 503, headers=NO_STORE)
+    behind = {name: lag for name, lag in lags.items() if lag > settings.ready_max_lag}
+    if behind:
+        worst = max(behind, key=lambda name: behind[name])
+        message = (
+            f"read model {worst} is {behind[worst]} notifications behind the store "
+            f"(bound {settings.ready_max_lag})"
+        )
+        return JSONResponse(error_body("read_models_behind", message), 503, headers=NO_STORE)
+    return JSONResponse(Ready(head=head, read_models=lags).model_dump(), headers=NO_STORE)
