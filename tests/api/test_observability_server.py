@@ -26,6 +26,7 @@ from domain.legal import legal_command, seat_to_act
 from tests.e2e.server import Server
 from tests.support.databases import drop_database, own_database
 from tests.support.http import open_table
+from tests.support.keys import key_file
 
 STREAM_ROUTE = "/deals/{deal_id}/stream"
 
@@ -125,11 +126,16 @@ def test_metrics_add_up_every_workers_counts_in_multiprocess_mode(
 
 @pytest.mark.postgres
 def test_ready_answers_503_once_the_database_is_gone_and_health_still_200(
-    postgres_url: str,
+    postgres_url: str, tmp_path: Path
 ) -> None:
     with own_database(postgres_url) as (url, name):
         upgrade(url)
-        settings = Settings(database_url=url, postgres_pool_size=2, ready_timeout_seconds=3)
+        settings = Settings(
+            database_url=url,
+            postgres_pool_size=2,
+            ready_timeout_seconds=3,
+            signing_key_file=key_file(tmp_path),
+        )
         with TestClient(create_app(settings)) as client:
             answer = client.get("/ready")
             assert answer.status_code == 200, answer.text
