@@ -100,6 +100,11 @@ TABLE_FIELDS: dict[str, tuple[str, ...]] = {
     "GameStopped": ("completed_deals",),
     "SpectatorsSet": ("allowed",),
     "RematchOpened": ("table_id",),
+    "MissedTurnsLimitSet": ("limit",),  # absent players (docs/tables.md)
+    "SeatLeft": ("seat", "player", "freed"),
+    "SeatTakenOver": ("seat", "player", "by", "reason", "since"),
+    "SeatTakenBack": ("seat", "player", "since"),
+    "SeatGiven": ("seat", "player", "previous", "since"),
 }  # InviteRotated: its kind only (the code's hash is never shown)
 
 LastEventId = Annotated[
