@@ -31,7 +31,6 @@ STAND_IN_LEVEL = "basic"
 #: Consecutive turns a player may miss before the bot takes his seat over (0: never).
 DEFAULT_MISSED_TURNS_LIMIT = 2
 MAX_MISSED_TURNS_LIMIT = 10
-SEAT_NOT_YOURS = "seat_not_yours"  # a command from a player away from his seat
 NOT_SEATED = "not_seated"  # a leave by somebody with no seat at the table
 SEAT_AWAY = "seat_away"  # a leave by a player already away
 SEAT_NOT_VACANT = "seat_not_vacant"  # a give of a seat its player plays

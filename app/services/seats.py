@@ -22,11 +22,12 @@ from domain.table import (
     GIVEN,
     LEFT,
     PLAYING,
-    SEAT_NOT_YOURS,
     TAKEN_BACK,
     Table,
 )
 
+#: A command (or the move menu) from a player away from his seat (docs/rules/common.md).
+SEAT_NOT_YOURS = "seat_not_yours"
 #: A change of seat that loses a race with a command (both write the deal) is tried again
 #: on the new state this many times before the race is answered (409 ``race_lost``).
 ATTEMPTS = 3
