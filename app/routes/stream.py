@@ -60,10 +60,9 @@ from starlette.concurrency import run_in_threadpool
 
 from app.application import CanastaApp
 from app.deps import CanastaDep, MaybeAccount
-from app.routes.deals import ViewAs, viewer_of
+from app.routes.deals import ViewAs, follower_of
 from app.schemas_events import DealEventView, StreamEnd, TableEventView
 from app.watch import WATCH_DEAL, WATCH_TABLE
-from projections.visibility import event_view
 
 router = APIRouter(tags=["live"])
 
@@ -221,13 +220,15 @@ async def deal_stream(
     token) gets his own dealt and drawn cards; anybody else, or ``?as=spectator``, the
     spectator's events. Resume with ``Last-Event-ID`` or ``?after=``."""
     deal = await run_in_threadpool(canasta.get_deal, deal_id)
-    viewer = viewer_of(deal, account, view_as)
+    start = last_event_id if last_event_id is not None else after
+    # Each event as the requester could see it then: a seat's player may change (a leave, a
+    # seat taken back or given: docs/tables.md), and his private cards go with the seat.
+    follower = await run_in_threadpool(follower_of, canasta, deal, account, view_as, start)
     seating = deal.state
 
     def view(event: Any) -> dict[str, Any] | None:
-        return event_view(event, viewer, seating)
+        return follower.view(event, seating)
 
-    start = last_event_id if last_event_id is not None else after
     return await _stream(request, canasta, deal_id, start, view, DEAL_FINAL_KINDS)
 
 

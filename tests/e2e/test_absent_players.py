@@ -171,3 +171,37 @@ def test_leave_takeover_return_and_a_seat_given(backend: Backend) -> None:
     ]
     report = deal_report(backend.shadow(), UUID(deal))
     assert report.ok, report.to_dict()
+    check_secrecy(api, deal, bob, eve)
+
+
+def check_secrecy(api: Api, deal: str, bob: Player, eve: Player) -> None:
+    """Each event and replayed step as its requester could see it then: bob's seat's own
+    cards up to his leave and from his return, none while away; eve's given seat's from the
+    give on, none before (her replay of an earlier step is a spectator's)."""
+    changes = {
+        (e["seat"], e["reason"]): e["step"]
+        for e in api.events(deal)
+        if e["kind"] == "SeatPlayerChanged"
+    }
+    left, back, given = changes[(1, "left")], changes[(1, "taken_back")], changes[(2, "given")]
+
+    def own_cards(player: Player, seat: int) -> list[tuple[int, bool]]:
+        return [
+            (e["step"], "cards" in e)
+            for e in api.events(deal, player)
+            if e["kind"] in ("CardsDealt", "CardsDrawn") and e.get("seat", seat) == seat
+        ]
+
+    for step, shown in own_cards(bob, 1):
+        assert shown == (not left < step < back), (step, shown, left, back)
+    for step, shown in own_cards(eve, 2):
+        assert shown == (step > given), (step, shown, given)
+    replay = f"/deals/{deal}/replay"
+    then = api.call("GET", replay, player=bob, params={"step": left - 1}, expect=200).json()
+    assert then["seat"] == 1 and then["hand"]
+    away = api.call("GET", replay, player=bob, params={"step": left + 1}, expect=200).json()
+    assert away["seat"] is None and away.get("hand") is None
+    before = api.call("GET", replay, player=eve, params={"step": given - 1}, expect=200).json()
+    assert before["seat"] is None and before.get("hand") is None
+    after = api.call("GET", replay, player=eve, params={"step": given}, expect=200).json()
+    assert after["seat"] == 2 and after["hand"]
