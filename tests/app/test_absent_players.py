@@ -18,8 +18,8 @@ from app.bot_runner import BotRunner
 from app.command_io import submission
 from app.routes.audit import deal_report
 from app.schemas import CommandIn, command_body
-from app.settings import Settings, eventsourcing_env
 from app.services.seats import SEAT_NOT_YOURS
+from app.settings import Settings, eventsourcing_env
 from domain.errors import Forbidden
 from domain.legal import legal_command, seat_to_act
 from domain.table import MISSED_TURNS, stand_in_name
