@@ -16,10 +16,11 @@ import pytest
 from app.application import CanastaApp, Expected
 from app.bot_runner import BotRunner
 from app.command_io import submission
-from app.routes.audit import deal_report
+from app.routes.audit import deal_report, stored_events, table_report
 from app.schemas import CommandIn, command_body
 from app.services.seats import SEAT_NOT_YOURS
 from app.settings import Settings, eventsourcing_env
+from domain.audit import audit_table, kind_of
 from domain.errors import Forbidden
 from domain.legal import legal_command, seat_to_act
 from domain.table import MISSED_TURNS, stand_in_name
@@ -67,6 +68,7 @@ def test_missed_turns_hand_the_seat_to_the_bot_which_the_runner_plays(
     assert app.last_seq(table_id, stand_in) >= 1  # its own command log
     assert app.last_seq(table_id, PEOPLE[seat]) == 0
     assert deal_report(app, deal_id).ok
+    assert table_report(app, table_id).ok
 
 
 def test_a_deal_opened_while_a_player_is_away_seats_the_bot(
@@ -86,6 +88,18 @@ def test_a_deal_opened_while_a_player_is_away_seats_the_bot(
     assert app.get_deal(second).state.player_ids == ["ann", stand_in_name(1, "bob"), "cy", "di"]
     assert app.take_seat_back(table_id, "bob") == 1
     assert app.get_deal(second).state.player_ids[1] == "bob"
+    # The table's audit finds each deal seated as the table says, and each deal's changes of
+    # player the table's own; a deal's history without its change is a problem.
+    assert table_report(app, table_id).ok, table_report(app, table_id).to_dict()
+    table_events, _ = stored_events(app, table_id)
+    deals = {
+        str(e.deal_id): stored_events(app, UUID(str(e.deal_id)))[0]
+        for e in table_events
+        if kind_of(e) == "DealOpened"
+    }
+    deals[str(second)] = [e for e in deals[str(second)] if kind_of(e) != "SeatPlayerChanged"]
+    forged = audit_table(str(table_id), table_events, deals)
+    assert any("who plays a seat" in problem for problem in forged.problems)
 
 
 def test_a_leave_and_the_leavers_command_whichever_is_recorded_first_decides(

@@ -11,7 +11,7 @@ import time
 from typing import Any
 from uuid import UUID
 
-from app.routes.audit import deal_report
+from app.routes.audit import deal_report, table_report
 from tests.e2e.client import Api, Player
 from tests.e2e.conftest import Backend
 
@@ -169,8 +169,10 @@ def test_leave_takeover_return_and_a_seat_given(backend: Backend) -> None:
         (2, "bot:basic:2:for:cy", "left"),
         (2, "eve", "given"),
     ]
-    report = deal_report(backend.shadow(), UUID(deal))
+    reader = backend.shadow()
+    report = deal_report(reader, UUID(deal))
     assert report.ok, report.to_dict()
+    assert table_report(reader, UUID(table)).ok, table_report(reader, UUID(table)).to_dict()
     check_secrecy(api, deal, bob, eve)
 
 
