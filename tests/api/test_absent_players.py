@@ -31,6 +31,9 @@ def test_seats_change_hands_and_the_table_says_so(
     assert left.status_code == 200 and left.json() == {"seat": 1, "played_by": None}
     view = client.get(f"/tables/{table}").json()
     assert view["seats"] == ["ann", None, "cy", "di"]
+    (row,) = [t for t in client.get("/tables").json() if t["id"] == table]  # the lobby too
+    assert row["seats"] == ["ann", None, "cy", "di"] and row["free_seats"] == 1
+    assert row["version"] == view["version"]
     assert view["playing"][1] == {
         "player": None,
         "bot": None,
@@ -62,6 +65,9 @@ def test_seats_change_hands_and_the_table_says_so(
     assert playing["away"] and playing["bot"] == "basic" and playing["reason"] == "left"
     given = client.post(f"/tables/{table}/seats/1/give", json={"player": "BOB"}, headers=ann)
     assert given.status_code == 200 and given.json()["seats"][1] == "bob"  # his spelling
+    (row,) = [t for t in client.get("/tables?status=playing").json() if t["id"] == table]
+    assert row["seats"] == ["ann", "bob", "cy", "di"]
+    assert row["version"] == given.json()["version"]
     assert client.post(f"/tables/{table}/stop", headers=ann).status_code == 200
 
     stream = client.get(f"/tables/{table}/stream")
