@@ -24,9 +24,10 @@ Headers = dict[str, str]
 
 def held_since(canasta: CanastaApp, deal_id: UUID, step: int) -> set[str]:
     """The cards seat 1 drew after ``step`` and holds now."""
+    events: list[Any] = list(canasta.events.get(deal_id, gt=step))
     drawn = {
         card
-        for event in canasta.events.get(deal_id, gt=step)
+        for event in events
         if type(event).__name__ == "CardsDrawn" and event.seat == 1
         for card in event.cards
     }
