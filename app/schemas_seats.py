@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from app.schemas import Name, Strict
+from app.schemas import Integral, Name, Strict
 from app.schemas_events import SeatNo, Shown
 from domain.table import MAX_MISSED_TURNS_LIMIT
 
@@ -39,6 +39,6 @@ class GiveIn(Strict):
 
 
 class MissedTurnsIn(Strict):
-    limit: Annotated[int, Field(strict=True, ge=0, le=MAX_MISSED_TURNS_LIMIT)] = Field(
+    limit: Annotated[int, Field(strict=True, ge=0, le=MAX_MISSED_TURNS_LIMIT), Integral] = Field(
         description="turns missed in a row after which the bot takes the seat over (0: never)"
     )
