@@ -18,12 +18,15 @@ from app.services.commands import Answer, Expected, error_body
 from app.services.core import RandomSource
 from app.services.dry_run import DryRunService
 from app.services.privacy import PrivacyService
+from app.services.seats import SeatService
 from app.services.sessions import SessionService
 
 __all__ = ["Answer", "CanastaApp", "Expected", "RandomSource", "error_body"]
 
 
-class CanastaApp(AccountService, SessionService, BotSeatService, PrivacyService, DryRunService):
+class CanastaApp(
+    AccountService, SessionService, SeatService, BotSeatService, PrivacyService, DryRunService
+):
     """The application service (an eventsourcing ``Application``): accounts, browser
     sessions, tables (with bots: ``BotSeatService``, a ``TableService``), their privacy,
     commands and their dry runs (``DryRunService``, a ``CommandService``) over one event

@@ -6,7 +6,9 @@ PostgreSQL, ``<file>.bots.lock`` next to a SQLite file, always the process itsel
 in-memory store). While it holds the lease it:
 
 1. finds the tables with bots still in play: the notification log's ``PlayerSeated`` events
-   that seat a bot (``bot:<level>:<seat>``), less the tables whose game ended or stopped;
+   that seat a bot (``bot:<level>:<seat>``) and its ``SeatTakenOver`` events (the basic bot
+   standing in for an absent player, ``bot:basic:<seat>:for:<player>``), less the tables
+   whose game ended or stopped;
 2. follows the notification log from its head: a table's or its current deal's new event
    puts that table on the list to look at; every ``sweep_seconds`` all of them are looked at
    anyway (nothing depends on an event being seen);
@@ -63,6 +65,9 @@ from domain.table import OPEN, PLAYING, Table, bot_level
 logger = logging.getLogger(__name__)
 
 SEATED: str = get_topic(Table.PlayerSeated)  # type: ignore[attr-defined]
+#: The basic bot takes a seat over for its absent player (docs/tables.md): it plays that
+#: seat under the name ``bot:basic:<seat>:for:<player>`` that the deal records.
+TAKEN_OVER: str = get_topic(Table.SeatTakenOver)  # type: ignore[attr-defined]
 ENDED: frozenset[str] = frozenset(
     get_topic(cls)
     for cls in (Table.GameEnded, Table.GameStopped)  # type: ignore[attr-defined]
@@ -226,7 +231,7 @@ class BotRunner:
         """The tables with bots whose game has not ended, from the log's table events; the
         position is put at the log's head."""
         head = self.canasta.recorder.max_notification_id() or 0
-        for note in self._notifications(1, head, [SEATED, *ENDED]):
+        for note in self._notifications(1, head, [SEATED, TAKEN_OVER, *ENDED]):
             self._table_event(note)
         self._position = max(self._position, head)
         return set(self._tables)
@@ -239,6 +244,8 @@ class BotRunner:
             event = self.canasta.mapper.to_domain_event(note)  # type: ignore[arg-type]
             if bot_level(event.player) is not None:  # type: ignore[attr-defined]
                 self._tables.add(originator)
+        elif topic == TAKEN_OVER:
+            self._tables.add(originator)
         elif topic in ENDED:
             self._forget(originator)
 
@@ -256,7 +263,7 @@ class BotRunner:
         touched: set[UUID] = set()
         head = self.canasta.recorder.max_notification_id() or 0
         # With no bot in play only the table events that seat a bot matter (cheap to skip).
-        topics = [] if self._tables else [SEATED, *ENDED]
+        topics = [] if self._tables else [SEATED, TAKEN_OVER, *ENDED]
         for note in self._notifications(self._position + 1, head, topics):
             originator = getattr(note, "originator_id", None)
             assert isinstance(originator, UUID)

@@ -233,6 +233,18 @@ class DealAbandonedView(EventBase):
     reason: str
 
 
+SeatChange = Literal["left", "missed_turns", "taken_back", "given"]
+
+
+class SeatPlayerChangedView(EventBase):
+    """Who plays a seat from now on (docs/tables.md, absent players)."""
+
+    kind: Literal["SeatPlayerChanged"]
+    seat: SeatNo
+    player: str = Field(description="who plays it now (a bot's name while its player is away)")
+    reason: SeatChange
+
+
 _DealEventView = Annotated[
     StartedView
     | DeckCutView
@@ -252,7 +264,8 @@ _DealEventView = Annotated[
     | WentOutView
     | PileDeclinedView
     | DealScoredView
-    | DealAbandonedView,
+    | DealAbandonedView
+    | SeatPlayerChangedView,
     Field(discriminator="kind"),
 ]
 
@@ -334,6 +347,42 @@ class TableRematchOpened(EventBase):
     table_id: str = Field(description="the rematch's table: GET /tables/{table_id}")
 
 
+class TableMissedTurnsLimitSet(EventBase):
+    kind: Literal["MissedTurnsLimitSet"]
+    limit: Count
+
+
+class TableSeatLeft(EventBase):
+    kind: Literal["SeatLeft"]
+    seat: SeatNo
+    player: str
+    freed: bool = Field(description="the game had not started: the seat is free again")
+
+
+class TableSeatTakenOver(EventBase):
+    kind: Literal["SeatTakenOver"]
+    seat: SeatNo
+    player: str = Field(description="the seat's player, away")
+    by: str = Field(description="the bot playing the seat for him")
+    reason: Literal["left", "missed_turns"]
+    since: str
+
+
+class TableSeatTakenBack(EventBase):
+    kind: Literal["SeatTakenBack"]
+    seat: SeatNo
+    player: str
+    since: str
+
+
+class TableSeatGiven(EventBase):
+    kind: Literal["SeatGiven"]
+    seat: SeatNo
+    player: str = Field(description="who sits and plays there from now on")
+    previous: str = Field(description="the player who left it")
+    since: str
+
+
 _TableEventView = Annotated[
     TableCreated
     | TablePlayerSeated
@@ -345,7 +394,12 @@ _TableEventView = Annotated[
     | TableGameStopped
     | TableInviteRotated
     | TableSpectatorsSet
-    | TableRematchOpened,
+    | TableRematchOpened
+    | TableMissedTurnsLimitSet
+    | TableSeatLeft
+    | TableSeatTakenOver
+    | TableSeatTakenBack
+    | TableSeatGiven,
     Field(discriminator="kind"),
 ]
 

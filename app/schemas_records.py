@@ -171,6 +171,13 @@ class DealAbandonedRecord(_Record):
     reason: str
 
 
+class SeatPlayerChangedRecord(_Record):
+    kind: Literal["SeatPlayerChanged"]
+    seat: SeatNo
+    player: str
+    reason: str
+
+
 _DealEventRecord = Annotated[
     StartedRecord
     | DeckShuffledRecord
@@ -192,7 +199,8 @@ _DealEventRecord = Annotated[
     | WentOutRecord
     | PileDeclinedRecord
     | DealScoredRecord
-    | DealAbandonedRecord,
+    | DealAbandonedRecord
+    | SeatPlayerChangedRecord,
     Field(discriminator="kind"),
 ]
 

@@ -33,6 +33,7 @@ from app.schemas_events import (
     Side,
 )
 from app.schemas_records import DealEventRecord
+from app.schemas_seats import SeatPlay
 
 Phase = Literal["shuffle", "cut", "dealing", "draw", "play", "answer", "over"]
 
@@ -247,6 +248,10 @@ class TableView(Shown):
     spectators: bool = Field(description="people without a seat may watch")
     rematch_of: UUID | None = Field(description="the table this one is the rematch of")
     rematch: UUID | None = Field(description="this table's rematch, once opened")
+    playing: list[SeatPlay] = Field(description="per room seat: who plays it now (docs/tables.md)")
+    missed_turns_limit: int = Field(
+        description="turns missed in a row after which the basic bot takes a seat over"
+    )
 
 
 class TableForYou(TableView):

@@ -10,7 +10,8 @@ from eventsourcing.domain import Aggregate
 from domain import rules
 from domain.chain import GENESIS, link
 from domain.commands import Command
-from domain.deal_events import DealEvent, DeckShuffled, DeckStacked
+from domain.constants import OVER
+from domain.deal_events import DealEvent, DeckShuffled, DeckStacked, SeatPlayerChanged
 from domain.events import EVENT_CLASSES
 from domain.state import DealState, Options
 from domain.variants import get_variant
@@ -91,6 +92,14 @@ class Deal(Aggregate):
 
     def abandon(self) -> None:
         self.record(rules.abandon(self.state))
+
+    def change_player(self, seat: int, player: str, reason: str) -> None:
+        """``player`` plays room ``seat`` from now on (docs/tables.md, absent players); only
+        in a deal not over, for a seat of the table and a new player."""
+        st = self.state
+        if st.phase == OVER or not 0 <= seat < st.players or st.player_ids[seat] == player:
+            raise ValueError(f"seat {seat} cannot change player now")
+        self.record([SeatPlayerChanged(seat=seat, player=player, reason=reason)])
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Deal:
         """Fast copy for the aggregate cache: the state knows how to clone itself."""

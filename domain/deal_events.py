@@ -155,6 +155,17 @@ class DealAbandoned(_Base):
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class SeatPlayerChanged(_Base):
+    """Who plays a room seat from now on (docs/tables.md, absent players): the basic bot
+    standing in for a player who left or missed turns, the player back, or the person the
+    host gave the seat to. Not a command: the table records why."""
+
+    seat: int
+    player: str
+    reason: str  # "left", "missed_turns", "taken_back" or "given"
+
+
 DealEvent = (
     DeckShuffled
     | DeckStacked
@@ -176,6 +187,7 @@ DealEvent = (
     | PileDeclined
     | DealScored
     | DealAbandoned
+    | SeatPlayerChanged
 )
 
 #: Every deal event class by its kind (its class name, which the stored event shares).
@@ -202,6 +214,7 @@ BY_KIND: dict[str, type[DealEvent]] = {
         PileDeclined,
         DealScored,
         DealAbandoned,
+        SeatPlayerChanged,
     )
 }
 for _cls in BY_KIND.values():

@@ -139,6 +139,12 @@ class DealAbandoned(DealEvent):
     reason: str
 
 
+class SeatPlayerChanged(DealEvent):
+    seat: int
+    player: str
+    reason: str
+
+
 EVENT_CLASSES: dict[str, type[DealEvent]] = {
     cls.__name__: cls
     for cls in (
@@ -162,5 +168,6 @@ EVENT_CLASSES: dict[str, type[DealEvent]] = {
         PileDeclined,
         DealScored,
         DealAbandoned,
+        SeatPlayerChanged,
     )
 }

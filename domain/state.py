@@ -36,6 +36,7 @@ from domain.deal_events import (
     PonytailPickedUp,
     PonytailsDealt,
     RedThreeLaid,
+    SeatPlayerChanged,
     WentOut,
 )
 from domain.melds import LaidMeld
@@ -210,6 +211,10 @@ class DealState:
             case DealAbandoned():
                 self.end_reason = "stopped"
                 self.phase = OVER
+            case SeatPlayerChanged():  # a new list: clones share the old one
+                self.player_ids = [
+                    e.player if seat == e.seat else p for seat, p in enumerate(self.player_ids)
+                ]
             case _:
                 assert_never(e)
 

@@ -22,6 +22,19 @@ PLAYING = "playing"
 FINISHED = "finished"  # a side reached the target (R-GAME-1)
 STOPPED = "stopped"  # the host stopped the game early (R-GAME-2)
 
+#: Absent players (docs/tables.md): why a seat's player changes, the level of the bot that
+#: stands in for an absent player, and the refusals.
+LEFT = "left"
+MISSED_TURNS = "missed_turns"
+TAKEN_BACK = "taken_back"
+GIVEN = "given"
+STAND_IN_LEVEL = "basic"
+#: Consecutive turns a player may miss before the bot takes his seat over (0: never).
+DEFAULT_MISSED_TURNS_LIMIT = 2
+MAX_MISSED_TURNS_LIMIT = 10
+NOT_SEATED = "not_seated"  # a leave by somebody with no seat at the table
+SEAT_AWAY = "seat_away"  # a leave by a player already away
+SEAT_NOT_VACANT = "seat_not_vacant"  # a give of a seat its player plays
 #: A private table's seat asked for without its invite code, or with a wrong one.
 INVITE_REQUIRED = "invite_required"
 INVITE_INVALID = "invite_invalid"
@@ -42,6 +55,12 @@ BOT_PREFIX = "bot:"
 
 def bot_name(level: str, seat: int) -> str:
     return f"{BOT_PREFIX}{level}:{seat}"
+
+
+def stand_in_name(seat: int, player: str) -> str:
+    """The bot playing ``seat`` for ``player`` while he is away: ``bot:basic:<seat>:for:<player>``
+    (a bot's name, so the bot runner plays it; it says for whom)."""
+    return f"{bot_name(STAND_IN_LEVEL, seat)}:for:{player}"
 
 
 def bot_level(player: str | None) -> str | None:
@@ -375,3 +394,123 @@ class Table(Aggregate):
     def check_host(self, player: str) -> None:
         if player != self.host:
             raise Forbidden("R-SEAT-3", "only the host may do this")
+
+    # --- absent players (docs/tables.md) -------------------------------------------------
+    @property
+    def playing(self) -> dict[int, dict[str, str]]:
+        """The seats whose player changed during the game: seat -> who plays it now
+        (``player``), why (``reason``: left, missed_turns, taken_back, given) and since when
+        (``since``, the time the service gave). Tables recorded before this read empty."""
+        playing: dict[int, dict[str, str]] = self.__dict__.setdefault("_playing", {})
+        return playing
+
+    @property
+    def missed_turns_limit(self) -> int:
+        return int(self.__dict__.get("_missed_turns_limit", DEFAULT_MISSED_TURNS_LIMIT))
+
+    def plays(self, seat: int) -> str | None:
+        """Who plays ``seat`` now: its player, or the bot standing in for him."""
+        change = self.playing.get(seat)
+        return change["player"] if change is not None else self.seats[seat]
+
+    def players_now(self) -> list[str | None]:
+        """Who plays each seat now (a new deal records these)."""
+        return [self.plays(seat) for seat in range(self.players)]
+
+    def away(self, seat: int) -> bool:
+        """Whether the bot plays ``seat`` for its absent player."""
+        return self.plays(seat) != self.seats[seat]
+
+    def away_seat(self, player: str) -> int | None:
+        """The seat ``player`` sits in but does not play now (he left or missed turns)."""
+        seat = self.seat_of(player)
+        return seat if seat is not None and self.away(seat) else None
+
+    def set_missed_turns_limit(self, player: str, limit: int) -> None:
+        """The host chooses, before the start, after how many turns missed in a row the bot
+        takes a seat over (0: never)."""
+        self.check_host(player)
+        if self.status != OPEN:
+            raise SetupError("R-SEAT-3", "the missed turns limit is set before the start only")
+        if not 0 <= limit <= MAX_MISSED_TURNS_LIMIT:
+            raise SetupError("R-SEAT-3", f"the limit is 0 to {MAX_MISSED_TURNS_LIMIT} turns")
+        if limit != self.missed_turns_limit:
+            self._missed_turns_limit_set(limit=limit)
+
+    @event("MissedTurnsLimitSet")
+    def _missed_turns_limit_set(self, limit: int) -> None:
+        self.__dict__["_missed_turns_limit"] = limit
+
+    def leave(self, player: str, at: str) -> tuple[int, str | None]:
+        """``player`` leaves his seat: before the start the seat is free again; during the
+        game it stays his and the bot plays it until he takes it back. Returns the seat and
+        the bot now playing it (None before the start)."""
+        seat = self.seat_of(player)
+        if seat is None:
+            raise Forbidden(NOT_SEATED, "you have no seat at this table")
+        if self.status not in (OPEN, PLAYING):
+            raise SetupError("R-SEAT-5", f"the game is {self.status}: seats no longer change")
+        if self.away(seat):
+            raise Conflict("you are away already: the bot plays your seat", code=SEAT_AWAY)
+        self._seat_left(seat=seat, player=player, freed=self.status == OPEN)
+        if self.status == OPEN:
+            return seat, None
+        return seat, self.take_over(seat, LEFT, at)
+
+    @event("SeatLeft")
+    def _seat_left(self, seat: int, player: str, freed: bool) -> None:
+        if freed:
+            self.seats[seat] = None
+
+    def take_over(self, seat: int, reason: str, at: str) -> str:
+        """The bot takes ``seat`` over for its player (``reason``: he left, or missed
+        ``missed_turns_limit`` turns in a row: the turn clock's hook), until he takes it
+        back; returns the bot's name. Only a person's seat, in a game in play."""
+        player = self.seats[seat] if 0 <= seat < self.players else None
+        if self.status != PLAYING or player is None or bot_level(player) is not None:
+            raise SetupError("R-SEAT-5", f"seat {seat} has no person to stand in for")
+        if self.away(seat):
+            raise Conflict(f"the bot plays seat {seat} already", code=SEAT_AWAY)
+        if reason not in (LEFT, MISSED_TURNS):
+            raise ValueError(f"no takeover for {reason!r}")
+        by = stand_in_name(seat, player)
+        self._seat_taken_over(seat=seat, player=player, by=by, reason=reason, since=at)
+        return by
+
+    @event("SeatTakenOver")
+    def _seat_taken_over(self, seat: int, player: str, by: str, reason: str, since: str) -> None:
+        self.playing[seat] = {"player": by, "reason": reason, "since": since}
+
+    def take_back(self, player: str, at: str) -> int:
+        """``player`` plays his seat again (the call that seats him: he is away from it)."""
+        seat = self.away_seat(player)
+        if seat is None or self.status != PLAYING:
+            raise SetupError("R-SEAT-5", "you are not away from a seat of a game in play")
+        self._seat_taken_back(seat=seat, player=player, since=at)
+        return seat
+
+    @event("SeatTakenBack")
+    def _seat_taken_back(self, seat: int, player: str, since: str) -> None:
+        self.playing[seat] = {"player": player, "reason": TAKEN_BACK, "since": since}
+
+    def give_seat(self, host: str, seat: int, player: str, at: str) -> str:
+        """The host gives a vacant seat (one the bot plays for its absent player) to another
+        person, who plays it from now on in his place; returns the player who had it."""
+        self.check_host(host)
+        if self.status != PLAYING:
+            raise SetupError("R-SEAT-5", f"the game is {self.status}: no seat to give")
+        if not 0 <= seat < self.players:
+            raise SetupError("R-SEAT-5", f"there is no seat {seat}")
+        if not self.away(seat):
+            raise Conflict(f"seat {seat} is played by its player", code=SEAT_NOT_VACANT)
+        if bot_level(player) is not None or player in self.seats:
+            raise SetupError("R-SEAT-5", f"{player} cannot be given a seat at this table")
+        previous = self.seats[seat]
+        assert previous is not None
+        self._seat_given(seat=seat, player=player, previous=previous, since=at)
+        return previous
+
+    @event("SeatGiven")
+    def _seat_given(self, seat: int, player: str, previous: str, since: str) -> None:
+        self.seats[seat] = player
+        self.playing[seat] = {"player": player, "reason": GIVEN, "since": since}

@@ -59,6 +59,15 @@ TABLE_GAME_STOPPED: type[Any] = Table.GameStopped  # type: ignore[attr-defined]
 TABLE_SPECTATORS_SET: type[Any] = Table.SpectatorsSet  # type: ignore[attr-defined]
 TABLE_INVITE_ROTATED: type[Any] = Table.InviteRotated  # type: ignore[attr-defined]
 TABLE_REMATCH_OPENED: type[Any] = Table.RematchOpened  # type: ignore[attr-defined]
+#: Absent players (docs/tables.md): a seat freed before the start, or given, changes who sits
+#: there; the other changes move the table's step only.
+TABLE_SEAT_LEFT: type[Any] = Table.SeatLeft  # type: ignore[attr-defined]
+TABLE_SEAT_GIVEN: type[Any] = Table.SeatGiven  # type: ignore[attr-defined]
+TABLE_SEAT_STEPS: tuple[type[Any], ...] = (
+    Table.SeatTakenOver,  # type: ignore[attr-defined]
+    Table.SeatTakenBack,  # type: ignore[attr-defined]
+    Table.MissedTurnsLimitSet,  # type: ignore[attr-defined]
+)
 
 
 def topics_of(*classes: type[Any]) -> tuple[str, ...]:
@@ -191,6 +200,9 @@ class LobbyProjection(ReadModelProjection):
         TABLE_SPECTATORS_SET,
         TABLE_INVITE_ROTATED,
         TABLE_REMATCH_OPENED,
+        TABLE_SEAT_LEFT,
+        TABLE_SEAT_GIVEN,
+        *TABLE_SEAT_STEPS,
     )
 
     def project(self, event: Any, tracking: Tracking) -> None:
@@ -233,7 +245,16 @@ class LobbyProjection(ReadModelProjection):
             self.view.update_lobby_table(tracking, table_id, status=STOPPED, **when)
         elif isinstance(event, TABLE_SPECTATORS_SET):
             self.view.update_lobby_table(tracking, table_id, spectators=event.allowed, **when)
-        elif isinstance(event, TABLE_INVITE_ROTATED | TABLE_REMATCH_OPENED):
+        elif isinstance(event, TABLE_SEAT_LEFT | TABLE_SEAT_GIVEN):
+            freed = isinstance(event, TABLE_SEAT_LEFT)
+            if freed and not event.freed:  # left during the game: the seat stays his
+                self.view.update_lobby_table(tracking, table_id, **when)
+            else:
+                player = None if freed else event.player
+                self.view.seat_lobby_player(
+                    tracking, table_id, seat=event.seat, player=player, **when
+                )
+        elif isinstance(event, (TABLE_INVITE_ROTATED, TABLE_REMATCH_OPENED, *TABLE_SEAT_STEPS)):
             self.view.update_lobby_table(tracking, table_id, **when)  # the table's step
         else:
             self.view.track(tracking)

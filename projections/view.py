@@ -154,11 +154,11 @@ class ReadModelView(TrackingRecorder, ABC):
         table_id: UUID | str,
         *,
         seat: int,
-        player: str,
+        player: str | None,
         version: int,
         at: datetime,
     ) -> None:
-        """A player took a seat."""
+        """A player took a seat (None: he left it before the start, docs/tables.md)."""
 
     @abstractmethod
     def update_lobby_table(

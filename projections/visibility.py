@@ -125,6 +125,7 @@ _PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "PileDeclined": ("seat",),
     "DealScored": ("reason", "scores"),
     "DealAbandoned": ("reason",),
+    "SeatPlayerChanged": ("seat", "player", "reason"),
 }
 _SECRET_KINDS = frozenset({"DeckShuffled", "DeckStacked"})  # the seed, the deck order
 

@@ -20,7 +20,8 @@ from app.schemas_events import DealEventView
 from app.schemas_views import DealView
 from app.watch import WATCH_DEAL
 from domain.deal import Deal
-from projections.visibility import Viewer, deal_view, event_view
+from projections.seat_views import SeatFollower
+from projections.visibility import Viewer, deal_view
 
 router = APIRouter(tags=["deals"])
 ViewAs = Annotated[Literal["me", "spectator"], Query(alias="as")]
@@ -92,17 +93,28 @@ def events(
 ) -> Response:
     """The deal's history after step ``after``, each event redacted for the requester."""
     deal = canasta.get_deal(deal_id)
-    viewer = viewer_of(deal, account, view_as)
-    body = _EVENTS_JSON.dump_json(redacted_events(canasta, deal, viewer, after))
+    follower = follower_of(canasta, deal, account, view_as, after)
+    body = _EVENTS_JSON.dump_json(redacted_events(canasta, deal, follower, after))
     return Response(body, media_type="application/json")
 
 
+def follower_of(
+    canasta: CanastaApp, deal: Deal, account: Caller | None, view_as: str, after: int
+) -> SeatFollower:
+    """The requester's view of each event after step ``after`` as he could see it when it was
+    recorded (``viewer_of`` at each step: seats change players, docs/tables.md)."""
+    name = account.name if view_as == "me" and account is not None else None
+    if name is None or not 0 < after < deal.version:
+        return SeatFollower(name, deal.state.player_ids)  # from the start: Started sets it
+    return SeatFollower(name, canasta.get_deal(deal.id, version=after).state.player_ids)
+
+
 def redacted_events(
-    canasta: CanastaApp, deal: Deal, viewer: Viewer, after: int
+    canasta: CanastaApp, deal: Deal, follower: SeatFollower, after: int
 ) -> list[dict[str, Any]]:
     out = []
     for event in canasta.events.get(deal.id, gt=after or None):
-        view = event_view(event, viewer, deal.state)
+        view = follower.view(event, deal.state)
         if view is not None:
             out.append(view)
     return out
@@ -124,6 +136,6 @@ def replay(
     """The deal as it was at ``step``, as the requester was allowed to see it then (R-HIST-2)."""
     now = canasta.get_deal(deal_id)
     then = canasta.get_deal(deal_id, version=min(step, now.version))
-    view = deal_view(then.state, viewer_of(now, account, view_as))
+    view = deal_view(then.state, viewer_of(then, account, view_as))  # seated then
     view.update(id=str(deal_id), table=then.state.table_id, step=then.version)
     return view

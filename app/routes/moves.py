@@ -11,6 +11,7 @@ from app.application import Expected
 from app.deps import AccountDep, CanastaDep
 from app.schemas import ErrorOut
 from app.schemas_moves import MovesOut, moves_out
+from app.services.seats import refuse_away
 from domain.errors import Forbidden
 from domain.menu import menu
 
@@ -26,6 +27,7 @@ def moves(deal_id: UUID, canasta: CanastaDep, account: AccountDep) -> MovesOut:
     deal = canasta.get_deal(deal_id)
     st = deal.state
     if account.name not in st.player_ids:
+        refuse_away(canasta.get_table(UUID(st.table_id)), st.player_ids, account.name)
         raise Forbidden("R-CMD-2", "the move menu is for the players seated at this table")
     seat = st.player_ids.index(account.name)
     return moves_out(

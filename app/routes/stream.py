@@ -65,10 +65,10 @@ from starlette.concurrency import run_in_threadpool
 from app.application import CanastaApp
 from app.deps import CanastaDep, MaybeAccount
 from app.fanout import Delivered, EventHub
-from app.routes.deals import ViewAs, viewer_of
+from app.routes.deals import ViewAs, follower_of
 from app.schemas_events import DealEventView, StreamEnd, TableEventView
 from app.watch import WATCH_DEAL, WATCH_TABLE
-from projections.visibility import event_view
+from projections.visibility import Viewer, event_view
 
 router = APIRouter(tags=["live"])
 
@@ -107,6 +107,11 @@ TABLE_FIELDS: dict[str, tuple[str, ...]] = {
     "GameStopped": ("completed_deals",),
     "SpectatorsSet": ("allowed",),
     "RematchOpened": ("table_id",),
+    "MissedTurnsLimitSet": ("limit",),  # absent players (docs/tables.md)
+    "SeatLeft": ("seat", "player", "freed"),
+    "SeatTakenOver": ("seat", "player", "by", "reason", "since"),
+    "SeatTakenBack": ("seat", "player", "since"),
+    "SeatGiven": ("seat", "player", "previous", "since"),
 }  # InviteRotated: its kind only (the code's hash is never shown)
 
 LastEventId = Annotated[
@@ -223,14 +228,17 @@ async def deal_stream(
     token) gets his own dealt and drawn cards; anybody else, or ``?as=spectator``, the
     spectator's events. Resume with ``Last-Event-ID`` or ``?after=``."""
     deal = await run_in_threadpool(canasta.get_deal, deal_id)
-    viewer = viewer_of(deal, account, view_as)
+    start = last_event_id if last_event_id is not None else after
+    # Each event as the requester could see it then: a seat's player may change (a leave, a
+    # seat taken back or given: docs/tables.md), and his private cards go with the seat.
+    follower = await run_in_threadpool(follower_of, canasta, deal, account, view_as, start)
     seating = deal.state
 
-    def view(event: Any) -> dict[str, Any] | None:
+    def show(event: Any, viewer: object) -> dict[str, Any] | None:
+        assert isinstance(viewer, Viewer)
         return event_view(event, viewer, seating)
 
-    start = last_event_id if last_event_id is not None else after
-    return await _stream(request, canasta, deal_id, start, view, DEAL_FINAL_KINDS, viewer)
+    return await _stream(request, canasta, deal_id, start, follower.advance, show, DEAL_FINAL_KINDS)
 
 
 @router.get(
@@ -251,7 +259,13 @@ async def table_stream(
     await run_in_threadpool(canasta.get_table, table_id)  # 404 unless it is a table
     start = last_event_id if last_event_id is not None else after
     return await _stream(
-        request, canasta, table_id, start, table_event_view, GAME_FINAL_KINDS, "table"
+        request,
+        canasta,
+        table_id,
+        start,
+        lambda event: "table",
+        lambda event, _: table_event_view(event),
+        GAME_FINAL_KINDS,
     )
 
 
@@ -260,10 +274,14 @@ async def _stream(
     canasta: CanastaApp,
     aggregate_id: UUID,
     after: int,
-    view: Callable[[Any], dict[str, Any] | None],
+    viewer_of_event: Callable[[Any], object],
+    show: Callable[[Any, object], dict[str, Any] | None],
     final_kinds: frozenset[str],
-    viewer_key: object,
 ) -> StreamingResponse:
+    """``viewer_of_event(event)``: who the requester is for this event (it is given every
+    event in order, so it may follow the requester's seat); ``show(event, viewer)``: the
+    event as that viewer sees it. Each delivered event is shown and encoded once per viewer,
+    for every stream of this process."""
     heartbeat = _seconds(request, "stream_heartbeat_seconds")
     hub: EventHub = request.app.state.hub
 
@@ -280,8 +298,8 @@ async def _stream(
 
     final = await run_in_threadpool(final_step)
 
-    def encode(event: Any) -> bytes | None:
-        shown = view(event)
+    def encode(event: Any, viewer: object) -> bytes | None:
+        shown = show(event, viewer)
         if shown is None:
             return None
         data = json.dumps(jsonable_encoder(shown), separators=(",", ":"))
@@ -290,12 +308,13 @@ async def _stream(
         )
 
     def message(item: Any) -> bytes | None:
-        """A delivered event's message, encoded once per kind of viewer (``viewer_key``)."""
+        """An event's message; a delivered event's is encoded once per viewer."""
         if not isinstance(item, Delivered):
-            return encode(item)
-        if viewer_key not in item.encodings:
-            item.encodings[viewer_key] = encode(item.event)
-        return item.encodings[viewer_key]
+            return encode(item, viewer_of_event(item))
+        viewer = viewer_of_event(item.event)
+        if viewer not in item.encodings:
+            item.encodings[viewer] = encode(item.event, viewer)
+        return item.encodings[viewer]
 
     async def messages() -> AsyncIterator[bytes]:
         last = after

@@ -9,6 +9,7 @@ from uuid import UUID
 from fastapi import APIRouter
 
 from app.deps import AccountDep, CanastaDep, MaybeAccount
+from app.routes.seats_view import seats_view
 from app.schemas import DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn
 from app.schemas_views import NewTable, SeatTaken, TableForYou, TableView
 from app.watch import WATCH_TABLE
@@ -40,6 +41,7 @@ def table_view(table: Table) -> dict[str, Any]:
         "spectators": table.spectators,
         "rematch_of": table.rematch_of,
         "rematch": table.rematch,
+        **seats_view(table),
     }
 
 

@@ -29,6 +29,7 @@ from eventsourcing.application import AggregateNotFoundError
 
 from app.infra.group_commit import Pending
 from app.services.core import AppCore
+from app.services.seats import refuse_away
 from domain.command_log import CommandLog, command_log_id
 from domain.commands import Command
 from domain.deal import Deal
@@ -318,6 +319,8 @@ class CommandService(AppCore):
 
     def _seat_of(self, deal: Deal, player: str) -> int:
         if player not in deal.state.player_ids:
+            table = self.get_table(UUID(deal.state.table_id))
+            refuse_away(table, deal.state.player_ids, player)  # 403 seat_not_yours
             raise Forbidden("R-CMD-2", "you have no seat at this table")
         return deal.state.player_ids.index(player)
 

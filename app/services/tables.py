@@ -158,7 +158,7 @@ class TableService(AppCore):
             decks=variant.decks,
             options=table.options,
             players=table.players,
-            player_ids=[p or "" for p in table.seats],
+            player_ids=[p or "" for p in table.players_now()],  # a bot for who is away
             order=order,
             side_of=side_of,
             dealer=dealer,

@@ -15,7 +15,9 @@
 //   #log li[data-step][data-kind]  one line per event (never twice, none missed);
 //   #error (role=alert) a refusal, "Refused: <message> (<code>)"; #status the situation;
 //   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals, #totals-table, #winner;
-//   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start).
+//   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start);
+//   #seat-panel li[data-seat-play=N][data-away], #leave-seat, #take-back, #give-player-N and
+//   #give-seat-N  who plays each seat and the absent players' controls (seats.js).
 
 import { botNote } from "./bots.js";
 import {
@@ -26,15 +28,17 @@ import { seatName } from "./words.js";
 import { logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { renderGame, renderWaiting } from "./table_game.js";
+import { awayNote, renderSeats } from "./seats.js";
 
 const DEAL_KINDS = [
   "Started", "DeckCut", "CardsDealt", "PonytailsDealt", "PonytailPickedUp", "CardsDrawn",
   "RedThreeLaid", "CardTurnedUp", "PlayStarted", "PartnerAsked", "PartnerAnswered", "PileTaken",
   "MeldLaid", "MeldExtended", "CardDiscarded", "WentOut", "PileDeclined", "DealScored", "DealAbandoned",
+  "SeatPlayerChanged",
 ];
 const TABLE_KINDS = [
   "Created", "PlayerSeated", "TeamsChosen", "GameStarted", "DealOpened", "DealRecorded",
-  "GameEnded", "GameStopped",
+  "GameEnded", "GameStopped", "SeatLeft", "SeatTakenOver", "SeatTakenBack", "SeatGiven",
 ];
 const REOPEN_MS = 1500;
 const MAX_REOPEN_MS = 30_000;
@@ -55,9 +59,12 @@ const state = {
   tableSource: null,
 };
 
-// The seats' names as shown: a bot's with its level, "bot:basic:1 (bot, basic)".
-const names = () => (state.table?.seats ?? [])
+// The seats' names as the log says them: a bot's with its level, "bot:basic:1 (bot, basic)".
+const logNames = () => (state.table?.seats ?? [])
   .map((name, seat) => (name === null ? null : name + botNote(state.table, seat)));
+// ... and as the deal shows them now: an absent player's with who plays for him, "bob (away:
+// the basic bot (for bob) plays)".
+const names = () => logNames().map((name, seat) => (name === null ? null : name + awayNote(state.table, seat)));
 
 function showError(error) {
   $("error").textContent = errorText(error);
@@ -88,6 +95,7 @@ function statusText() {
 function render() {
   $("who").textContent = state.me ? t("signed_in_as", { name: state.me }) : t("table_signed_out");
   renderWaiting(state);
+  renderSeats($("seat-panel"), state.table, state.me, seatAction);
   renderGame(state, hostAction);
   const { view, menu } = state;
   if (view) {
@@ -115,7 +123,7 @@ function render() {
 }
 
 function renderLog() {
-  $("log").replaceChildren(...state.events.map((event) => logItem(event, names())));
+  $("log").replaceChildren(...state.events.map((event) => logItem(event, logNames())));
 }
 
 // --- selecting and playing --------------------------------------------------------------------
@@ -173,6 +181,19 @@ async function hostAction(kind) {
     showError(error);
   }
   await refreshTable();
+}
+
+// A leave, a seat taken back or given (seats.js); then the table and the deal read again.
+async function seatAction(method, path, body, noticeKey) {
+  clearError();
+  try {
+    await api(method, path, { body });
+    if (noticeKey) $("status").textContent = t(noticeKey);
+  } catch (error) {
+    showError(error);
+  }
+  await refreshTable();
+  await refresh();
 }
 
 // --- reading: one refresh at a time, another queued behind it --------------------------------
@@ -243,7 +264,7 @@ function onDealEvent(message) {
   // The newest line stays in sight, unless the reader scrolled up to read older ones.
   const log = $("log");
   const following = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-  log.append(logItem(event, names()));
+  log.append(logItem(event, logNames()));
   if (following) log.scrollTop = log.scrollHeight;
   refresh();
 }

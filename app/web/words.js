@@ -26,6 +26,21 @@ function known(key, raw) {
   return text === key ? String(raw) : text;
 }
 
+// Who plays a seat: a person's name, or "the basic bot (for bob)" for the bot standing in for
+// an absent player (its name is bot:basic:<seat>:for:<player>, docs/tables.md).
+export function playerText(name) {
+  const standIn = /^bot:(\w+):\d+:for:(.+)$/.exec(String(name ?? ""));
+  return standIn ? t("event_stand_in", { level: standIn[1], player: standIn[2] }) : String(name ?? "");
+}
+
+// The sentence of a deal's change of who plays a seat, by its reason.
+const SEAT_CHANGES = {
+  left: "event_SeatPlayerChanged_left",
+  missed_turns: "event_SeatPlayerChanged_missed_turns",
+  taken_back: "event_SeatPlayerChanged_taken_back",
+  given: "event_SeatPlayerChanged_given",
+};
+
 function sideText(side) {
   return t("side", { side });
 }
@@ -130,6 +145,8 @@ export const DESCRIBE = {
   DealScored: (e) =>
     t("event_DealScored", { reason: known(`event_reason_${e.reason}`, e.reason), scores: scoresText(e.scores) }),
   DealAbandoned: (e) => t("event_DealAbandoned", { reason: known(`event_reason_${e.reason}`, e.reason) }),
+  SeatPlayerChanged: (e, who) =>
+    t(SEAT_CHANGES[e.reason] ?? "event_SeatPlayerChanged", { who, seat: seatName(e.seat), player: playerText(e.player) }),
   // --- a table's events (GET /tables/{id}/stream) -----------------------------------------
   Created: (e) =>
     t("event_Created", { host: e.host, entry: known(`entry_${e.entry}`, e.entry), players: e.players }),
@@ -143,6 +160,13 @@ export const DESCRIBE = {
   InviteRotated: () => t("event_InviteRotated"),
   SpectatorsSet: (e) => t(e.allowed ? "event_SpectatorsSet_allowed" : "event_SpectatorsSet_refused"),
   RematchOpened: () => t("event_RematchOpened"),
+  MissedTurnsLimitSet: (e) =>
+    (e.limit ? t("event_MissedTurnsLimitSet", { count: e.limit }) : t("event_MissedTurnsLimitSet_never")),
+  SeatLeft: (e) => t(e.freed ? "event_SeatLeft_freed" : "event_SeatLeft", { player: e.player, seat: seatName(e.seat) }),
+  SeatTakenOver: (e) => t(e.reason === "missed_turns" ? "event_SeatTakenOver_missed_turns" : "event_SeatTakenOver",
+    { player: e.player, seat: seatName(e.seat) }),
+  SeatTakenBack: (e) => t("event_SeatTakenBack", { player: e.player, seat: seatName(e.seat) }),
+  SeatGiven: (e) => t("event_SeatGiven", { player: e.player, previous: e.previous, seat: seatName(e.seat) }),
 };
 
 function sidesText(sides, names) {

@@ -34,6 +34,7 @@ from domain.commands import (
     PickUpPonytail,
     TakePile,
 )
+from domain.constants import OVER
 from domain.deal import Deal
 from domain.errors import DomainError, RuleViolation
 from domain.events import (
@@ -50,6 +51,7 @@ from domain.events import (
     PileDeclined,
     PileTaken,
     PonytailPickedUp,
+    SeatPlayerChanged,
 )
 from domain.state import DealState
 from domain.variants import get_variant
@@ -213,6 +215,7 @@ def _setup(events: Sequence[StoredEvent]) -> DealState | Mismatch:
 
 
 _ABANDON = "abandon"  # the move that a DealAbandoned event records (the host's stop)
+_CHANGE = "change"  # a SeatPlayerChanged event: who plays a seat (docs/tables.md)
 Move = Candidate | str
 
 
@@ -222,6 +225,8 @@ def _moves(events: Sequence[StoredEvent], i: int) -> list[Move] | Mismatch:
     event = events[i]
     if isinstance(event, DealAbandoned):
         return [_ABANDON]
+    if isinstance(event, SeatPlayerChanged):
+        return [_CHANGE]
     try:
         candidates = _candidates(events, i)
     except Exception as exc:  # a field missing or of the wrong type
@@ -246,6 +251,23 @@ def _abandon(state: DealState, events: Sequence[StoredEvent], i: int) -> int | M
             expected=as_decided(step, kind, data),
             stored=describe(event),
         )
+    return 1
+
+
+def _change(state: DealState, events: Sequence[StoredEvent], i: int) -> int | Mismatch:
+    """A change of who plays a seat is not a command: it may come at any step of a deal not
+    over, for a seat of the table, to a new player (``Deal.change_player``)."""
+    event = events[i]
+    seat, player = getattr(event, "seat", None), getattr(event, "player", None)
+    if (
+        state.phase == OVER
+        or not isinstance(seat, int)
+        or not 0 <= seat < state.players
+        or not isinstance(player, str)
+        or state.player_ids[seat] == player
+    ):
+        message = "a change of player that the deal cannot record here"
+        return Mismatch(event.originator_version, message, stored=describe(event))
     return 1
 
 
@@ -274,7 +296,9 @@ def check_rules(events: Sequence[StoredEvent]) -> tuple[Mismatch | None, int]:
             stack.pop()
             continue
         move = untried.pop()
-        if isinstance(move, str):
+        if move == _CHANGE:
+            outcome = _change(here, events, i)
+        elif isinstance(move, str):
             outcome = _abandon(here, events, i)
         else:
             outcome = _try(here, events, i, *move)

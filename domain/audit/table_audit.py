@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain.audit.deal_audit import audit_deal
@@ -10,7 +10,7 @@ from domain.audit.report import SIGNATURE_NOT_RECORDED, AuditReport, TableAuditR
 from domain.audit.signatures import SignatureCheck, check_record, with_signature
 from domain.audit.stored import StoredEvent, canonical, kind_of
 from domain.deal import Deal
-from domain.events import DealScored
+from domain.events import DealAbandoned, DealScored
 from domain.seal import Verifier
 
 
@@ -47,6 +47,22 @@ class _TableWalk:
         self.totals: dict[str, int] | None = None
         self.opened: list[str] = []
         self.recorded: set[str] = set()
+        # Who plays each seat (absent players, docs/tables.md), and every change of it in
+        # order; per deal, how many changes came before it was opened.
+        self.playing: dict[int, str | None] = {}
+        self.changes: list[tuple[int, str]] = []
+        self.changes_before: dict[str, int] = {}
+
+    def player_seated(self, event: Any) -> None:
+        self.playing[int(event.seat)] = str(event.player)
+
+    def seat_left(self, event: Any) -> None:
+        if event.freed:
+            self.playing[int(event.seat)] = None
+
+    def seat_changed(self, seat: int, player: str) -> None:
+        self.playing[seat] = player
+        self.changes.append((seat, player))
 
     def game_started(self, event: Any) -> None:
         self.totals = {side: int(v) for side, v in event.totals.items()}
@@ -74,6 +90,13 @@ class _TableWalk:
                 self.problems.append(
                     f"deal {number}: the table opened it with {name} {ours}, the deal says {theirs}"
                 )
+        self.changes_before[deal_id] = len(self.changes)
+        seating = [self.playing.get(seat) or "" for seat in range(len(started.player_ids))]
+        if self.playing and list(started.player_ids) != seating:
+            self.problems.append(
+                f"deal {number}: it seats {started.player_ids}, but the table's seats were "
+                f"played by {seating}"
+            )
         if getattr(started, "table_id", None) != self.table_id:
             self.problems.append(f"deal {number}: the deal names table {started.table_id}")
         before = getattr(started, "scores_before", None)
@@ -123,9 +146,27 @@ class _TableWalk:
 
     def finish(self) -> None:
         for deal_id in self.opened:
+            self.check_changes(deal_id)
+        for deal_id in self.opened:
             scored = _scored_totals(self.deal_events.get(deal_id, ()))
             if scored is not None and deal_id not in self.recorded:
                 self.problems.append(f"deal {deal_id} was scored but the table never recorded it")
+
+    def check_changes(self, deal_id: str) -> None:
+        """A deal's changes of who plays a seat are the table's changes since it was opened,
+        in order: all of them while it is not over, else the first ones (those recorded
+        after it was over are the table's alone)."""
+        events: Sequence[Any] = self.deal_events.get(deal_id, ())
+        recorded = [
+            (int(e.seat), str(e.player)) for e in events if kind_of(e) == "SeatPlayerChanged"
+        ]
+        start = self.changes_before.get(deal_id, 0)
+        over = bool(events) and isinstance(events[-1], (DealScored, DealAbandoned))
+        since = self.changes[start:] if not over else self.changes[start : start + len(recorded)]
+        if recorded != since:
+            self.problems.append(
+                f"deal {deal_id}: its changes of who plays a seat {recorded} are not the table's"
+            )
 
 
 def audit_table(
@@ -145,10 +186,15 @@ def audit_table(
     (``domain.audit.signatures``); without it the verdicts read ``unchecked``.
     """
     walk = _TableWalk(table_id, deal_events, unreadable or {}, verifier)
-    handlers = {
+    handlers: dict[str, Callable[[Any], None]] = {
         "GameStarted": walk.game_started,
         "DealOpened": walk.deal_opened,
         "DealRecorded": walk.deal_recorded,
+        "PlayerSeated": walk.player_seated,
+        "SeatLeft": walk.seat_left,
+        "SeatTakenOver": lambda e: walk.seat_changed(int(e.seat), str(e.by)),
+        "SeatTakenBack": lambda e: walk.seat_changed(int(e.seat), str(e.player)),
+        "SeatGiven": lambda e: walk.seat_changed(int(e.seat), str(e.player)),
     }
     for event in table_events:
         handler = handlers.get(kind_of(event))

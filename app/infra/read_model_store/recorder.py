@@ -215,11 +215,11 @@ class ReadModelRecorder(TrackedTransactions):
         table_id: UUID | str,
         *,
         seat: int,
-        player: str,
+        player: str | None,
         version: int,
         at: datetime,
     ) -> None:
-        """A player took a seat. The seats are read and written in the transaction that
+        """A player took a seat (None: he left it before the start, docs/tables.md). The seats are read and written in the transaction that
         recorded the position first, so no other runner of this projection is in between."""
         with self._write(tracking) as run:
             rows = run(

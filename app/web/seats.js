@@ -1,0 +1,58 @@
+// Who plays each seat, and the absent players' controls on the table page (docs/tables.md,
+// "Absent players"; docs/web.md): a seated player leaves his seat (#leave-seat) or takes it
+// back (#take-back); the host gives a vacant seat to another player (#give-player-N with
+// #give-seat-N). The server refuses anything else anyway.
+
+import { element, t } from "./common.js";
+import { playerText, seatName } from "./words.js";
+
+// " (away: the basic bot (for bob) plays)" after an absent player's name, or "".
+export function awayNote(table, seat) {
+  const playing = table?.playing?.[seat];
+  return playing?.away ? ` (${t("seats_away", { player: playerText(playing.player) })})` : "";
+}
+
+// The panel: one line per seat during the game, and the buttons that apply to `me`.
+// `act(method, path, body)` sends one request and reads the table again.
+export function renderSeats(panel, table, me, act) {
+  const live = table && (table.status === "open" || table.status === "playing");
+  const mine = table?.seats.indexOf(me) ?? -1;
+  const isHost = me !== null && me === table?.host;
+  const vacant = (table?.playing ?? []).map((p) => p.away);
+  panel.hidden = !live || (mine < 0 && !(isHost && vacant.some(Boolean)));
+  if (panel.hidden) {
+    panel.replaceChildren();
+    return;
+  }
+  const parts = [element("h2", { id: "seats-heading", text: t("seats_heading") })];
+  if (table.status === "playing") {
+    parts.push(element("ul", { class: "seats" }, ...table.playing.map((playing, seat) => {
+      const since = playing.since ? ` · ${t("seats_since", { time: new Date(playing.since).toLocaleTimeString() })}` : "";
+      return element("li", { "data-seat-play": String(seat), "data-away": String(playing.away) },
+        `${seatName(seat)}: ${table.seats[seat] ?? ""}${awayNote(table, seat)}${since}`);
+    })));
+  }
+  const buttons = [];
+  if (mine >= 0 && !vacant[mine]) {
+    const leave = element("button", { type: "button", id: "leave-seat", class: "secondary", text: t("seats_leave") });
+    leave.addEventListener("click", () => act("POST", `/tables/${table.id}/leave`, undefined, "seats_left_notice"));
+    buttons.push(leave);
+  }
+  if (mine >= 0 && vacant[mine]) {
+    const back = element("button", { type: "button", id: "take-back", text: t("seats_take_back") });
+    back.addEventListener("click", () => act("POST", `/tables/${table.id}/seats`, {}));
+    buttons.push(back);
+  }
+  if (isHost && table.status === "playing") {
+    vacant.forEach((away, seat) => {
+      if (!away) return;
+      const id = `give-player-${seat}`;
+      const input = element("input", { id, type: "text", maxlength: "32", autocomplete: "off" });
+      const give = element("button", { type: "button", id: `give-seat-${seat}`, text: t("seats_give") });
+      give.addEventListener("click", () => act("POST", `/tables/${table.id}/seats/${seat}/give`, { player: input.value.trim() }));
+      buttons.push(element("label", { for: id, text: t("seats_give_label", { number: seat + 1 }) }), input, give);
+    });
+  }
+  parts.push(element("div", { class: "actions" }, ...buttons));
+  panel.replaceChildren(...parts);
+}

@@ -1,0 +1,96 @@
+"""Absent players on the table page, in a real browser (docs/tables.md, docs/web.md): at a
+table of two, dot leaves his seat; the page says the basic bot plays it for him and shows no
+hand, the bot plays his turns (the server's bot runner), and he takes the seat back and plays
+again; the words of the seat's changes are in the log. The other player, eli, plays from his
+move menu over HTTP, so the deal waits for him and cannot end while dot is away."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import Backend
+from tests.support.http import register_player
+from tests.web.conftest import NewContext, screenshot
+from tests.web.pages import LIVE_MS, open_lobby, signed_in
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+Headers = dict[str, str]
+
+
+@pytest.fixture
+def http(web_server: Backend) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
+        yield client
+
+
+def eli_moves(http: httpx.Client, eli: Headers, deal: str, rng: random.Random) -> bool:
+    """One move of eli's if he is to act (draws and discards first); whether he moved."""
+    menu = http.get(f"/deals/{deal}/moves", headers=eli).json()
+    if not menu["moves"]:
+        return False
+    plain = [m for m in menu["moves"] if m["type"] in ("cut", "draw", "discard")]
+    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": rng.choice(plain)}
+    answer = http.post(f"/deals/{deal}/commands", json=body, headers=eli)
+    return answer.status_code == 200
+
+
+def until(page: Page, done: str, http: httpx.Client, eli: Headers, deal: str) -> None:
+    """eli plays on (the bot or dot plays the other seat) until ``done`` is on the page."""
+    rng = random.Random(3)
+    for _ in range(300):
+        if page.locator(done).count():
+            return
+        if not eli_moves(http, eli, deal, rng):
+            page.wait_for_timeout(100)
+    raise AssertionError(f"{done} never showed")
+
+
+def test_a_player_leaves_his_seat_and_takes_it_back(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    dot, eli = register_player(http, "dot"), register_player(http, "eli")
+    table = http.post("/tables", json={"entry": "classic", "players": 2}, headers=dot).json()["id"]
+    for seat, who in enumerate((dot, eli)):
+        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
+    deal = http.post(f"/tables/{table}/start", headers=dot).json()["deal"]
+    page = signed_in(open_lobby(new_context())[0], dot)
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    expect(page.locator("#deal .deal")).to_be_attached(timeout=LIVE_MS)
+
+    page.locator("#leave-seat").click()
+    panel = page.locator("#seat-panel")
+    expect(panel.locator("li[data-seat-play='0'][data-away='true']")).to_contain_text(
+        "away: the basic bot (for dot) plays", timeout=LIVE_MS
+    )
+    expect(page.locator("#take-back")).to_be_visible()
+    expect(page.locator("#hand [data-card]")).to_have_count(0, timeout=LIVE_MS)  # no hand
+    changed = page.locator("#log li[data-kind=SeatPlayerChanged]")
+    expect(changed).to_contain_text(
+        "dot is away: the basic bot (for dot) plays the seat until he is back.", timeout=LIVE_MS
+    )
+    assert http.get(f"/tables/{table}").json()["playing"][0]["player"] == "bot:basic:0:for:dot"
+    # The bot plays dot's turn: a discard by dot's seat after the change.
+    until(
+        page, "#log li[data-kind=SeatPlayerChanged] ~ li[data-kind=CardDiscarded]", http, eli, deal
+    )
+    # The stream follows the seat: what the bot draws for dot is not shown to him.
+    drawn = page.locator("#log li[data-kind=SeatPlayerChanged] ~ li[data-kind=CardsDrawn]")
+    for line in drawn.all_inner_texts():
+        if line.startswith("dot"):
+            assert re.search(r"drew (a card|\d+ cards)", line), line
+    screenshot(page, "table-away")
+
+    page.locator("#take-back").click()
+    expect(page.locator("#leave-seat")).to_be_visible(timeout=LIVE_MS)
+    expect(page.locator("#hand [data-card]").first).to_be_visible(timeout=LIVE_MS)
+    expect(changed.last).to_contain_text("dot is back and plays his seat again.", timeout=LIVE_MS)
+    until(page, "#moves [data-move]", http, eli, deal)
+    expect(page.locator("#moves [data-move]").first).to_be_visible()
