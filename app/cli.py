@@ -8,13 +8,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
-from app import cli_keys, scenario
+from app import cli_keys, cli_read_models, scenario
+from app.cli_store import open_store, store_name
 
 if TYPE_CHECKING:
-    from app.application import CanastaApp
-    from app.settings import Settings
     from domain.audit import AuditReport
 
 
@@ -87,58 +85,12 @@ def _arena(args: argparse.Namespace) -> int:
 # --- operator tools: roles and audits (on the store the environment configures) ----------
 
 
-def _store(settings: Settings) -> str:
-    """Where the settings point, without credentials."""
-    from app.settings import MEMORY
-
-    url = settings.database_url
-    if url is None:
-        return f"SQLite {settings.sqlite_path}"
-    if url == MEMORY:
-        return "memory"
-    parts = urlsplit(url)
-    return f"PostgreSQL {parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
-
-
-def _in_memory(settings: Settings) -> bool:
-    """The operator's commands work on a server's store, which the in-memory one never is
-    (it belongs to one process): True, with the reason on stderr, if it is that one."""
-    from app.settings import MEMORY
-
-    if settings.database_url != MEMORY:
-        return False
-    print(
-        "the in-memory store belongs to one process: set DATABASE_URL (PostgreSQL) or "
-        "CANASTA_DATA_DIR (SQLite) to the server's store",
-        file=sys.stderr,
-    )
-    return True
-
-
-def _open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
-    """The application on the configured store (``DATABASE_URL`` / ``CANASTA_*``) and its
-    keys (``app.signing``; ``signing``: it signs what it records, and needs the key)."""
-    from app.application import CanastaApp
-    from app.settings import Settings, eventsourcing_env
-    from app.signing import load_keyring
-
-    settings = Settings()
-    if _in_memory(settings):
-        return None
-    try:
-        keys = load_keyring(settings, signing=signing) or None  # none: signatures unchecked
-        return settings, CanastaApp(env=eventsourcing_env(settings), keys=keys)
-    except Exception as exc:  # a bad URL, a database that is down, no signing key
-        print(f"cannot open the store ({_store(settings)}): {exc}", file=sys.stderr)
-        return None
-
-
 def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
     from app.deps import named_auditor
     from domain.accounts import AUDITOR
     from domain.errors import NotFound
 
-    opened = _open_store()
+    opened = open_store()
     if opened is None:
         return 2
     settings, canasta = opened
@@ -147,20 +99,20 @@ def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
         try:  # the name in any case; the account's own spelling from here on
             account = canasta.account(args.name)
         except NotFound:
-            print(f"no account {args.name!r} in {_store(settings)}", file=sys.stderr)
+            print(f"no account {args.name!r} in {store_name(settings)}", file=sys.stderr)
             return 1
         name = account.name
         if (AUDITOR in account.roles) == granted:
             state = "already holds" if granted else "does not hold"
-            print(f"{name} {state} the {AUDITOR} role; nothing changed ({_store(settings)})")
+            print(f"{name} {state} the {AUDITOR} role; nothing changed ({store_name(settings)})")
         else:
             try:
                 canasta.set_role(name, AUDITOR, granted=granted)
             except NotFound:
-                print(f"no account {name!r} in {_store(settings)}", file=sys.stderr)
+                print(f"no account {name!r} in {store_name(settings)}", file=sys.stderr)
                 return 1
             done = f"granted the {AUDITOR} role to" if granted else f"revoked the {AUDITOR} role of"
-            print(f"{done} {name} ({_store(settings)})")
+            print(f"{done} {name} ({store_name(settings)})")
         if not granted and named_auditor(canasta, settings, name):
             print(f"note: {name} is still an auditor through CANASTA_AUDITORS")
         return 0
@@ -211,7 +163,7 @@ def _audit(args: argparse.Namespace) -> int:
     except ValueError:
         print(f"not a deal or table id: {args.id!r}", file=sys.stderr)
         return 2
-    opened = _open_store()
+    opened = open_store()
     if opened is None:
         return 2
     settings, canasta = opened
@@ -222,7 +174,7 @@ def _audit(args: argparse.Namespace) -> int:
             try:
                 table = table_report(canasta, target)
             except NotFound:
-                print(f"no deal or table {target} in {_store(settings)}", file=sys.stderr)
+                print(f"no deal or table {target} in {store_name(settings)}", file=sys.stderr)
                 return 2
             if args.json:
                 print(json.dumps(table.to_dict(), indent=2, sort_keys=True))
@@ -242,119 +194,17 @@ def _audit(args: argparse.Namespace) -> int:
         canasta.close()
 
 
-def _rebuild_read_models(args: argparse.Namespace) -> int:
-    """Empty every read model and replay the whole event log into it (exactly once: each
-    batch's rows and position are committed together)."""
-    import time
-
-    from app.infra.projection_runner import ReadModels
-    from app.settings import Settings
-
-    settings = Settings()
-    if _in_memory(settings):
-        return 2
-    print(
-        "WARNING: stop every server (uvicorn app.main:app) on this store first, and start none "
-        "until this is done. A server runs the projections too: while it runs, the rebuild "
-        "would skip events and leave the read models incomplete.",
-        file=sys.stderr,
-    )
-    try:
-        read_models = ReadModels(settings)
-    except Exception as exc:  # a bad URL, a database that is down, a schema not migrated
-        print(f"cannot open the read models ({_store(settings)}): {exc}", file=sys.stderr)
-        return 2
-    with read_models:
-        head = read_models.head()
-        print(f"rebuilding the read models of {_store(settings)} from {head} events")
-        began = time.monotonic()
-
-        def progress(name: str, count: int, position: int) -> None:
-            print(f"  {name}: {count} events read, at {position} of {head}", flush=True)
-
-        read_models.rebuild(progress=progress)
-        seconds = time.monotonic() - began
-        positions = read_models.positions()
-        for name, rows in read_models.dump().items():
-            print(f"  table {name}: {len(rows)} rows")
-        done = ", ".join(f"{name} at {position or 0}" for name, position in positions.items())
-        print(f"rebuilt in {seconds:.1f} s ({done})")
-    return 0
-
-
-def _project(args: argparse.Namespace) -> int:
-    """Run the read models in the foreground (taking the lease whatever
-    ``CANASTA_READ_MODELS`` says) until Ctrl-C or SIGTERM; exit 0 when stopped so."""
-    import logging
-    import signal
-    import threading
-    import time
-
-    from app.infra.projection_runner import ReadModels
-    from app.settings import Settings
-
-    settings = Settings().model_copy(update={"read_models": "auto"})
-    if _in_memory(settings):
-        return 2
-    # The projections' warnings and errors (with tracebacks) go to stderr; the lease and
-    # the progress are printed below.
-    logging.basicConfig(
-        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    stopping = threading.Event()
-
-    def on_signal(signum: int, frame: object) -> None:
-        stopping.set()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        try:
-            read_models = ReadModels(settings, lease_retry_seconds=args.retry_seconds)
-        except Exception as exc:  # a bad URL, a database that is down, a schema not migrated
-            print(f"cannot open the read models ({_store(settings)}): {exc}", file=sys.stderr)
-            return 2
-        with read_models:
-            print(
-                f"projecting {_store(settings)}: waiting for the lease (Ctrl-C or SIGTERM stops)",
-                flush=True,
-            )
-            read_models.start()
-            leading = False
-            shown: tuple[int, dict[str, int | None]] | None = None
-            report_at = 0.0
-            while not stopping.wait(0.05):
-                if read_models.is_leading != leading:
-                    leading = read_models.is_leading
-                    if leading:
-                        print("leading: this process runs the read models", flush=True)
-                    else:
-                        print("not leading any more: waiting for the lease", flush=True)
-                if leading and time.monotonic() >= report_at:
-                    report_at = time.monotonic() + args.progress_seconds
-                    now = (read_models.head(), read_models.positions())
-                    if now != shown:
-                        shown = now
-                        at = ", ".join(f"{n} at {p or 0}" for n, p in now[1].items())
-                        print(f"  log at {now[0]}: {at}", flush=True)
-            print("stopping", flush=True)
-        print("stopped", flush=True)
-        return 0
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def _bots(args: argparse.Namespace) -> int:
     """Play the tables' bots in the foreground (whatever ``CANASTA_RUN_BOTS`` says) until
     Ctrl-C or SIGTERM; exit 0 when stopped so."""
     from app.bot_runner import run_foreground
 
-    opened = _open_store(signing=True)
+    opened = open_store(signing=True)
     if opened is None:
         return 2
     settings, canasta = opened
     try:
-        return run_foreground(canasta, settings, _store(settings), args.retry_seconds)
+        return run_foreground(canasta, settings, store_name(settings), args.retry_seconds)
     finally:
         canasta.close()
 
@@ -437,40 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_audit)
 
-    p = sub.add_parser(
-        "rebuild-read-models",
-        help="empty the read models and rebuild them from the event log (servers stopped!)",
-        description="Delete every row of the read models (discard logs, draw logs, score "
-        "tables, lobby) and their tracking positions, and replay the whole event log into "
-        "them. Maintenance only: NO server may run on the store meanwhile (each server runs "
-        "the projections; stop them all first and start them again afterwards). " + store,
-    )
-    p.set_defaults(func=_rebuild_read_models)
-
-    p = sub.add_parser(
-        "project",
-        help="run the read models in the foreground (one elected runner per database)",
-        description="Run the read-model projections in this process until Ctrl-C or SIGTERM "
-        "(exit 0). Only one process per database runs them (a lease: a PostgreSQL advisory "
-        "lock, or a lock file next to the SQLite file); this one waits for the lease if a "
-        "server or another `canasta project` holds it, and takes over when that one ends. "
-        "For deployments whose servers run with CANASTA_READ_MODELS=off. " + store,
-    )
-    p.add_argument(
-        "--progress-seconds",
-        type=float,
-        default=5.0,
-        metavar="S",
-        help="print the positions at most this often, when they changed (default 5)",
-    )
-    p.add_argument(
-        "--retry-seconds",
-        type=float,
-        default=1.0,
-        metavar="S",
-        help="how often to try for the lease while another process holds it (default 1)",
-    )
-    p.set_defaults(func=_project)
+    cli_read_models.add_parsers(sub, store)
 
     p = sub.add_parser(
         "bots",

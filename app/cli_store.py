@@ -1,0 +1,58 @@
+"""The store the operator's commands work on (``DATABASE_URL`` / ``CANASTA_*``), shared by
+the ``canasta`` command line's modules."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from app.application import CanastaApp
+    from app.settings import Settings
+
+
+def store_name(settings: Settings) -> str:
+    """Where the settings point, without credentials."""
+    from app.settings import MEMORY
+
+    url = settings.database_url
+    if url is None:
+        return f"SQLite {settings.sqlite_path}"
+    if url == MEMORY:
+        return "memory"
+    parts = urlsplit(url)
+    return f"PostgreSQL {parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
+
+
+def in_memory(settings: Settings) -> bool:
+    """The operator's commands work on a server's store, which the in-memory one never is
+    (it belongs to one process): True, with the reason on stderr, if it is that one."""
+    from app.settings import MEMORY
+
+    if settings.database_url != MEMORY:
+        return False
+    print(
+        "the in-memory store belongs to one process: set DATABASE_URL (PostgreSQL) or "
+        "CANASTA_DATA_DIR (SQLite) to the server's store",
+        file=sys.stderr,
+    )
+    return True
+
+
+def open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
+    """The application on the configured store (``DATABASE_URL`` / ``CANASTA_*``) and its
+    keys (``app.signing``; ``signing``: it signs what it records, and needs the key)."""
+    from app.application import CanastaApp
+    from app.settings import Settings, eventsourcing_env
+    from app.signing import load_keyring
+
+    settings = Settings()
+    if in_memory(settings):
+        return None
+    try:
+        keys = load_keyring(settings, signing=signing) or None  # none: signatures unchecked
+        return settings, CanastaApp(env=eventsourcing_env(settings), keys=keys)
+    except Exception as exc:  # a bad URL, a database that is down, no signing key
+        print(f"cannot open the store ({store_name(settings)}): {exc}", file=sys.stderr)
+        return None
