@@ -4,7 +4,7 @@
 
 import { $, api, element, t } from "./common.js";
 
-export const BOT_LEVELS = ["basic", "random"];
+export const BOT_LEVELS = ["basic", "strong", "random"];
 
 function levelSelect(id) {
   return element("select", { id },

@@ -177,6 +177,12 @@ async function hostAction(kind) {
   try {
     if (kind === "next") await api("POST", `/tables/${state.tableId}/deals`);
     if (kind === "stop") await api("POST", `/tables/${state.tableId}/stop`);
+    if (kind === "rematch") {
+      // The same players in the same seats, at a new open table (docs/tables.md, "Rematch").
+      const { id } = await api("POST", `/tables/${state.tableId}/rematch`);
+      window.location.assign(`/tables/${id}`);
+      return;
+    }
   } catch (error) {
     showError(error);
   }

@@ -36,7 +36,8 @@ function totalsTable(table) {
     element("thead", {}, head), element("tbody", {}, ...rows, total));
 }
 
-// The totals, the end of the game, and the host's buttons. `act(kind)`: "next" or "stop".
+// The totals, the end of the game (with its rematch), and the host's buttons. `act(kind)`:
+// "next", "stop", or "rematch" (any seated player or the host, once the game is over).
 export function renderGame(state, act) {
   const { table, view, me } = state;
   const started = table && table.status !== "open";
@@ -55,6 +56,14 @@ export function renderGame(state, act) {
   if (table.status === "stopped") parts.push(element("p", { class: "winner", text: t("table_stopped") }));
   if (view) {
     parts.push(element("p", {}, element("a", { id: "to-replay", href: `/deals/${view.id}/replay`, text: t("table_replay") })));
+  }
+  const over = table.status === "finished" || table.status === "stopped";
+  if (over && table.rematch) {
+    parts.push(element("p", {}, element("a", { id: "to-rematch", href: `/tables/${table.rematch}`, text: t("table_rematch_open") })));
+  } else if (over && me !== null && (me === table.host || table.seats.includes(me))) {
+    const again = element("button", { type: "button", id: "rematch", text: t("table_rematch") });
+    again.addEventListener("click", () => act("rematch"));
+    parts.push(element("p", {}, again));
   }
   if (!state.follow) {
     parts.push(element("p", {}, element("a", { id: "to-table", href: `/tables/${table.id}`, text: t("table_follow") })));
