@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from uuid import UUID
 
 from eventsourcing.utils import get_topic
@@ -53,7 +54,9 @@ from app.schemas import CommandIn, command_body
 from app.settings import MEMORY, Settings
 from bots import PublicMemory, choose, get_bot, random_move
 from bots.view import seat_view
-from domain.commands import Command
+from domain.clock import STAND_IN_LEVEL, deadline, stand_in
+from domain.commands import Command, TimeOut
+from domain.deal import Deal
 from domain.errors import DomainError
 from domain.legal import seat_to_act
 from domain.menu import menu
@@ -62,6 +65,11 @@ from domain.table import OPEN, PLAYING, Table, bot_level
 logger = logging.getLogger(__name__)
 
 SEATED: str = get_topic(Table.PlayerSeated)  # type: ignore[attr-defined]
+#: A table's turn clock is set when it is created, or later before the start.
+CLOCKED: frozenset[str] = frozenset(
+    get_topic(cls)
+    for cls in (Table.Created, Table.TurnClockSet)  # type: ignore[attr-defined]
+)
 ENDED: frozenset[str] = frozenset(
     get_topic(cls)
     for cls in (Table.GameEnded, Table.GameStopped)  # type: ignore[attr-defined]
@@ -106,6 +114,8 @@ class BotRunner:
         self._deal_table: dict[UUID, UUID] = {}  # a table's current deal -> the table
         self._deals: dict[UUID, _Deal] = {}
         self._position = 0
+        self.timeouts = 0  # turns timed out by this process (docs/tables.md, "Turn clock")
+        self._due: dict[UUID, datetime] = {}  # a clocked table -> its seat to act's deadline
 
     # --- lifecycle -----------------------------------------------------------------------
     @property
@@ -192,6 +202,7 @@ class BotRunner:
                 swept = time.monotonic()
                 pending |= self._tables
                 lease.check()  # a lease lost while busy: LeaseLost, stop playing
+            pending |= self._overdue()
             again: set[UUID] = set()
             for table_id in sorted(pending):
                 if self._stopping.is_set():
@@ -225,7 +236,7 @@ class BotRunner:
         """The tables with bots whose game has not ended, from the log's table events; the
         position is put at the log's head."""
         head = self.canasta.recorder.max_notification_id() or 0
-        for note in self._notifications(1, head, [SEATED, *ENDED]):
+        for note in self._notifications(1, head, [SEATED, *CLOCKED, *ENDED]):
             self._table_event(note)
         self._position = max(self._position, head)
         return set(self._tables)
@@ -238,6 +249,10 @@ class BotRunner:
             event = self.canasta.mapper.to_domain_event(note)  # type: ignore[arg-type]
             if bot_level(event.player) is not None:  # type: ignore[attr-defined]
                 self._tables.add(originator)
+        elif topic in CLOCKED:  # a table with a turn clock: its seats may time out
+            event = self.canasta.mapper.to_domain_event(note)  # type: ignore[arg-type]
+            if getattr(event, "turn_seconds", None) is not None:
+                self._tables.add(originator)
         elif topic in ENDED:
             self._forget(originator)
 
@@ -249,13 +264,14 @@ class BotRunner:
             self._deals.pop(deal_id, None)
         if keep is None:
             self._tables.discard(table_id)
+            self._due.pop(table_id, None)
 
     def _follow(self) -> set[UUID]:
         """The tables that new events (after the position) concern."""
         touched: set[UUID] = set()
         head = self.canasta.recorder.max_notification_id() or 0
         # With no bot in play only the table events that seat a bot matter (cheap to skip).
-        topics = [] if self._tables else [SEATED, *ENDED]
+        topics = [] if self._tables else [SEATED, *CLOCKED, *ENDED]
         for note in self._notifications(self._position + 1, head, topics):
             originator = getattr(note, "originator_id", None)
             assert isinstance(originator, UUID)
@@ -285,12 +301,15 @@ class BotRunner:
         deal = self.canasta.get_deal(deal_id)
         state = deal.state
         seat = seat_to_act(state)
+        self._due.pop(table_id, None)
         if seat is None:
             return False
         name = state.player_ids[seat]
         level = bot_level(name)
         if level is None:
-            return False
+            if seat not in state.timed_out:
+                return self._clock(table, deal, seat)
+            name, level = stand_in(seat), STAND_IN_LEVEL  # the rest of a timed-out turn
         kept = self._deals.setdefault(deal_id, _Deal())
         kept.memory.observe_stored(self.canasta.events.get(deal_id, gt=kept.memory.version), state)
         rng = random.Random(f"bot:{deal_id}:{seat}:{deal.version}")
@@ -322,6 +341,38 @@ class BotRunner:
         else:
             self.retried += 1
         return True  # stale: decided again on the deal as it is now
+
+    # --- the turn clock (docs/tables.md) ------------------------------------------------------
+    def _overdue(self) -> set[UUID]:
+        """The clocked tables whose seat to act ran out of time (as last looked at)."""
+        now = datetime.now(UTC)
+        return {table_id for table_id, due in self._due.items() if due <= now}
+
+    def _clock(self, table: Table, deal: Deal, seat: int) -> bool:
+        """A person is to act: once his deadline has passed, time his turn out (as the seat's
+        stand-in, through ``submit`` like any command, decided on the deal's step); before,
+        note when to look again. True if a timeout was submitted."""
+        due = deadline(deal.turn_since, table.turn_seconds, deal.state)
+        if due is None:
+            return False
+        if datetime.now(UTC) < due:
+            self._due[table.id] = due
+            return False
+        name = stand_in(seat)
+        body = CommandIn.model_validate(
+            {
+                "seq": self.canasta.last_seq(table.id, name) + 1,
+                "expect": _expect(Expected.now(deal)),
+                "command": command_body(TimeOut(deal.version)),
+            }
+        )
+        answer = self.canasta.submit(*submission(deal.id, name, body))
+        if answer.status == 200:
+            self.timeouts += 1
+            return True  # the stand-in plays the rest of the turn next
+        code = answer.body.get("error", {}).get("code")
+        logger.info("bots: the timeout of seat %s in deal %s refused (%s)", seat, deal.id, code)
+        return answer.status == 409  # stale: a move got there first; looked at again
 
 
 def run_foreground(

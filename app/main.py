@@ -59,7 +59,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(api: FastAPI) -> AsyncIterator[None]:
         config = settings or Settings()
         canasta = CanastaApp(
-            env=eventsourcing_env(config), allow_stacked_decks=config.allow_stacked_decks
+            env=eventsourcing_env(config),
+            allow_stacked_decks=config.allow_stacked_decks,
+            turn_seconds_min=config.turn_seconds_min,
         )
         canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
         read_models = ReadModels(config, app=canasta)

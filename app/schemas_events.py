@@ -20,6 +20,7 @@ deals of every entry against the schemas the served OpenAPI document holds.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
@@ -85,6 +86,11 @@ class EventBase(Shown):
     """What every event shows: its step (and, in each model, its ``kind``)."""
 
     step: Step
+    deadline: datetime | None = Field(
+        None,
+        description="deal streams only: when the seat to act after this event runs out of "
+        "time (null: no turn clock, nobody to act, or his turn has timed out)",
+    )
 
 
 class StartedView(EventBase):
@@ -233,6 +239,15 @@ class DealAbandonedView(EventBase):
     reason: str
 
 
+class TurnTimedOutView(EventBase):
+    """The turn clock ran out for ``seat`` at deal step ``step``: the basic bot plays the
+    rest of that turn (docs/tables.md, "Turn clock")."""
+
+    kind: Literal["TurnTimedOut"]
+    seat: SeatNo
+    step: Step
+
+
 _DealEventView = Annotated[
     StartedView
     | DeckCutView
@@ -252,7 +267,8 @@ _DealEventView = Annotated[
     | WentOutView
     | PileDeclinedView
     | DealScoredView
-    | DealAbandonedView,
+    | DealAbandonedView
+    | TurnTimedOutView,
     Field(discriminator="kind"),
 ]
 
@@ -274,6 +290,7 @@ class TableCreated(EventBase):
     private: bool = Field(False, description="unlisted, joined with an invite code")
     spectators: bool = Field(True, description="people without a seat may watch")
     rematch_of: str | None = Field(None, description="the table this one is the rematch of")
+    turn_seconds: int | None = Field(None, description="the turn clock, in seconds; null: none")
 
 
 class TablePlayerSeated(EventBase):
@@ -324,6 +341,11 @@ class TableInviteRotated(EventBase):
     kind: Literal["InviteRotated"]
 
 
+class TableTurnClockSet(EventBase):
+    kind: Literal["TurnClockSet"]
+    turn_seconds: int | None = Field(description="the turn clock, in seconds; null: none")
+
+
 class TableSpectatorsSet(EventBase):
     kind: Literal["SpectatorsSet"]
     allowed: bool
@@ -345,6 +367,7 @@ _TableEventView = Annotated[
     | TableGameStopped
     | TableInviteRotated
     | TableSpectatorsSet
+    | TableTurnClockSet
     | TableRematchOpened,
     Field(discriminator="kind"),
 ]

@@ -16,6 +16,7 @@ logs) in ``app.routes.views``.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
@@ -90,12 +91,21 @@ class PublicDeal(Shown):
     concealed: bool | None = Field(description="whether the player went out concealed")
     end_reason: str | None
     scores: dict[Side, Breakdown] | None = Field(description="per side, once the deal is scored")
+    timed_out: list[SeatNo] = Field(
+        [], description="seats whose turn clock ran out in this turn: the basic bot plays it"
+    )
 
 
 class _Located(BaseModel):
     id: UUID = Field(description="the deal's id")
     table: UUID = Field(description="its table's id")
     step: Annotated[int, Field(ge=1)] = Field(description="the deal's step (version) shown")
+    deadline: datetime | None = Field(
+        None,
+        description="when the seat to act runs out of time (the table's turn clock, from "
+        "the recorded time of the event that made it his turn); null: no clock, nobody to "
+        "act, or his turn has timed out",
+    )
 
 
 class DealView(PublicDeal, _Located):
@@ -227,6 +237,14 @@ class TableView(Shown):
     spectators: bool = Field(description="people without a seat may watch")
     rematch_of: UUID | None = Field(description="the table this one is the rematch of")
     rematch: UUID | None = Field(description="this table's rematch, once opened")
+    turn_seconds: int | None = Field(
+        None, description="the turn clock: seconds each seat has to act; null: no clock"
+    )
+    deadline: datetime | None = Field(
+        None,
+        description="when the seat to act in the current deal runs out of time (GET "
+        "/tables/{id}; null: no clock, nobody to act, or his turn already timed out)",
+    )
 
 
 class TableForYou(TableView):

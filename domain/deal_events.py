@@ -155,6 +155,15 @@ class DealAbandoned(_Base):
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class TurnTimedOut(_Base):
+    """The turn clock ran out for ``seat``, the seat to act at deal step ``step``: the
+    ``basic`` bot plays the rest of that seat's turn (docs/tables.md, "Turn clock")."""
+
+    seat: int
+    step: int
+
+
 DealEvent = (
     DeckShuffled
     | DeckStacked
@@ -176,6 +185,7 @@ DealEvent = (
     | PileDeclined
     | DealScored
     | DealAbandoned
+    | TurnTimedOut
 )
 
 #: Every deal event class by its kind (its class name, which the stored event shares).
@@ -202,6 +212,7 @@ BY_KIND: dict[str, type[DealEvent]] = {
         PileDeclined,
         DealScored,
         DealAbandoned,
+        TurnTimedOut,
     )
 }
 for _cls in BY_KIND.values():

@@ -33,8 +33,12 @@ class DealEvent(Aggregate.Event):
         return twin(*[data[name] for name in twin.FIELDS])
 
     def apply(self, aggregate: Any) -> None:
-        aggregate.state.apply(self.typed())
+        state = aggregate.state
+        before = state.to_act
+        state.apply(self.typed())
         aggregate.chain = self.chain
+        if state.to_act != before:  # the turn clock's start (docs/tables.md, "Turn clock")
+            aggregate.turn_since = self.timestamp.isoformat()
 
 
 class DeckShuffled(DealEvent):
@@ -139,6 +143,11 @@ class DealAbandoned(DealEvent):
     reason: str
 
 
+class TurnTimedOut(DealEvent):
+    seat: int
+    step: int  # the deal step the timeout was decided on
+
+
 EVENT_CLASSES: dict[str, type[DealEvent]] = {
     cls.__name__: cls
     for cls in (
@@ -162,5 +171,6 @@ EVENT_CLASSES: dict[str, type[DealEvent]] = {
         PileDeclined,
         DealScored,
         DealAbandoned,
+        TurnTimedOut,
     )
 }

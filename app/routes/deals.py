@@ -47,6 +47,7 @@ def get_deal(
     deal = canasta.get_deal(deal_id)
     view = deal_view(deal.state, viewer_of(deal, account, view_as))
     view.update(id=str(deal_id), table=deal.state.table_id, step=deal.version)
+    view["deadline"] = canasta.deal_deadline(deal)
     return view
 
 
@@ -126,4 +127,5 @@ def replay(
     then = canasta.get_deal(deal_id, version=min(step, now.version))
     view = deal_view(then.state, viewer_of(now, account, view_as))
     view.update(id=str(deal_id), table=then.state.table_id, step=then.version)
+    view["deadline"] = canasta.deal_deadline(then)
     return view

@@ -7,8 +7,11 @@ opened and recorded, the end), which are public, so that clients learn of new de
 Wire format, one SSE message per stored event::
 
     event: CardDiscarded            <- the event's kind
-    data: {"step":17,"kind":"CardDiscarded","seat":2,"card":"7H/1"}
+    data: {"step":17,"kind":"CardDiscarded","seat":2,"card":"7H/1","deadline":null}
     id: 17                          <- the event's step (its version in the aggregate)
+
+A deal stream's message also holds ``deadline``: when the seat to act after that event runs
+out of time at a table with a turn clock (null otherwise; docs/tables.md, "Turn clock").
 
 Events a viewer may not see at all (the shuffle seed, a stacked deck) are skipped, so ids may
 jump; nothing else is. The stream first sends ``retry:`` (the reconnection delay), then
@@ -45,6 +48,7 @@ import signal
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
+from datetime import datetime
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -63,6 +67,8 @@ from app.deps import CanastaDep, MaybeAccount
 from app.routes.deals import ViewAs, viewer_of
 from app.schemas_events import DealEventView, StreamEnd, TableEventView
 from app.watch import WATCH_DEAL, WATCH_TABLE
+from domain.clock import deadline
+from domain.deal import Deal
 from projections.visibility import event_view
 
 router = APIRouter(tags=["live"])
@@ -90,7 +96,9 @@ TABLE_FIELDS: dict[str, tuple[str, ...]] = {
         "private",
         "spectators",
         "rematch_of",
+        "turn_seconds",
     ),
+    "TurnClockSet": ("turn_seconds",),
     "PlayerSeated": ("seat", "player"),
     "TeamsChosen": ("sides",),
     "GameStarted": ("sides", "totals"),
@@ -193,7 +201,8 @@ def table_event_view(event: Any) -> dict[str, Any]:
     """One stored table event as anybody may see it."""
     kind = type(event).__name__
     out: dict[str, Any] = {"step": event.originator_version, "kind": kind}
-    out.update({field: getattr(event, field) for field in TABLE_FIELDS.get(kind, ())})
+    # getattr's default: a field added later (``turn_seconds``) is missing from older events.
+    out.update({field: getattr(event, field, None) for field in TABLE_FIELDS.get(kind, ())})
     return out
 
 
@@ -218,12 +227,37 @@ async def deal_stream(
     deal = await run_in_threadpool(canasta.get_deal, deal_id)
     viewer = viewer_of(deal, account, view_as)
     seating = deal.state
+    start = last_event_id if last_event_id is not None else after
+    clock = await run_in_threadpool(_clock, canasta, deal, start)
 
     def view(event: Any) -> dict[str, Any] | None:
-        return event_view(event, viewer, seating)
+        shown = event_view(event, viewer, seating)
+        deadline = clock(event)
+        if shown is not None:
+            shown["deadline"] = deadline
+        return shown
 
-    start = last_event_id if last_event_id is not None else after
     return await _stream(request, canasta, deal_id, start, view, DEAL_FINAL_KINDS)
+
+
+def _clock(canasta: CanastaApp, deal: Deal, start: int) -> Callable[[Any], datetime | None]:
+    """The turn clock's deadline after each event of the deal from step ``start + 1`` on,
+    given the events in order (docs/tables.md): the deal as it was at ``start`` folds each
+    event it is given, and its deadline is read from the recorded facts."""
+    turn_seconds = canasta.get_table(UUID(deal.state.table_id)).turn_seconds
+    if turn_seconds is None:
+        return lambda _event: None
+    folded: list[Any] = [
+        canasta.get_deal(deal.id, version=min(start, deal.version)) if start >= 1 else None
+    ]
+
+    def after(event: Any) -> datetime | None:
+        if folded[0] is not None and event.originator_version <= folded[0].version:
+            return deadline(folded[0].turn_since, turn_seconds, folded[0].state)
+        folded[0] = event.mutate(folded[0])
+        return deadline(folded[0].turn_since, turn_seconds, folded[0].state)
+
+    return after
 
 
 @router.get(
