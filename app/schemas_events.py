@@ -240,12 +240,13 @@ class DealAbandonedView(EventBase):
 
 
 class TurnTimedOutView(EventBase):
-    """The turn clock ran out for ``seat`` at deal step ``step``: the basic bot plays the
-    rest of that turn (docs/tables.md, "Turn clock")."""
+    """The turn clock ran out for ``seat``; ``on_step``: the step the timeout was decided on
+    (the one before this event): the basic bot plays the rest of that turn (docs/tables.md,
+    "Turn clock")."""
 
     kind: Literal["TurnTimedOut"]
     seat: SeatNo
-    step: Step
+    on_step: Step
 
 
 _DealEventView = Annotated[

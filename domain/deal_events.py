@@ -157,11 +157,12 @@ class DealAbandoned(_Base):
 
 @dataclass(frozen=True, slots=True)
 class TurnTimedOut(_Base):
-    """The turn clock ran out for ``seat``, the seat to act at deal step ``step``: the
-    ``basic`` bot plays the rest of that seat's turn (docs/tables.md, "Turn clock")."""
+    """The turn clock ran out for ``seat``, the seat to act at deal step ``on_step`` (the
+    step the timeout was decided on): the ``basic`` bot plays the rest of that seat's turn
+    (docs/tables.md, "Turn clock")."""
 
     seat: int
-    step: int
+    on_step: int
 
 
 DealEvent = (

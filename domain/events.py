@@ -145,7 +145,7 @@ class DealAbandoned(DealEvent):
 
 class TurnTimedOut(DealEvent):
     seat: int
-    step: int  # the deal step the timeout was decided on
+    on_step: int  # the deal step the timeout was decided on
 
 
 EVENT_CLASSES: dict[str, type[DealEvent]] = {

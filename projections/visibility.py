@@ -126,7 +126,7 @@ _PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "PileDeclined": ("seat",),
     "DealScored": ("reason", "scores"),
     "DealAbandoned": ("reason",),
-    "TurnTimedOut": ("seat", "step"),
+    "TurnTimedOut": ("seat", "on_step"),
 }
 _SECRET_KINDS = frozenset({"DeckShuffled", "DeckStacked"})  # the seed, the deck order
 

@@ -131,7 +131,7 @@ def _candidates(events: Sequence[StoredEvent], i: int) -> list[Candidate] | str:
     if isinstance(event, PonytailPickedUp):
         return [(seat, PickUpPonytail())]
     if isinstance(event, TurnTimedOut):  # the turn clock (docs/tables.md): the rules only
-        return [(seat, TimeOut(event.step))]  # check the seat; the time is the recorder's
+        return [(seat, TimeOut(event.on_step))]  # check the seat; the time is the recorder's
     return f"a {kind} event begins no command: the rules record it only as part of one"
 
 

@@ -19,4 +19,4 @@ def time_out(d: Decision, seat: int, cmd: TimeOut) -> None:
         raise RuleViolation("R-TURN-1", f"seat {st.to_act} is to act, not seat {seat}")
     if seat in st.timed_out:
         raise RuleViolation("R-TURN-1", f"seat {seat}'s turn has already timed out")
-    d.emit(ev.TurnTimedOut(seat=seat, step=cmd.step))
+    d.emit(ev.TurnTimedOut(seat=seat, on_step=cmd.step))

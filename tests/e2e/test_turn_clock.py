@@ -103,7 +103,7 @@ def test_a_stalled_player_times_out_and_the_game_goes_on(clock_backend: Backend)
         if type(event).__name__ != "TurnTimedOut":
             continue
         assert event.seat == 1
-        assert event.step == event.originator_version - 1  # decided on the step before it
+        assert event.on_step == event.originator_version - 1  # decided on the step before it
         waited = (event.timestamp - stored[i - 1].timestamp).total_seconds()
         assert TURN_SECONDS <= waited < TURN_SECONDS + SLACK_SECONDS, waited
         # Then the basic bot played bob's turn: bob's events up to his discard (or the end).
