@@ -88,8 +88,8 @@ class EventBase(Shown):
     step: Step
     deadline: datetime | None = Field(
         None,
-        description="deal streams only: when the seat to act after this event runs out of "
-        "time (null: no turn clock, nobody to act, or his turn has timed out)",
+        description="deal streams at a table with a turn clock only: when the seat to act "
+        "after this event runs out of time (null: nobody to act, or his turn has timed out)",
     )
 
 

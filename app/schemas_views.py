@@ -103,8 +103,8 @@ class _Located(BaseModel):
     deadline: datetime | None = Field(
         None,
         description="when the seat to act runs out of time (the table's turn clock, from "
-        "the recorded time of the event that made it his turn); null: no clock, nobody to "
-        "act, or his turn has timed out",
+        "the recorded time of the event that made it his turn), at a table with a clock "
+        "only; null: nobody to act, or his turn has timed out",
     )
 
 

@@ -7,11 +7,12 @@ opened and recorded, the end), which are public, so that clients learn of new de
 Wire format, one SSE message per stored event::
 
     event: CardDiscarded            <- the event's kind
-    data: {"step":17,"kind":"CardDiscarded","seat":2,"card":"7H/1","deadline":null}
+    data: {"step":17,"kind":"CardDiscarded","seat":2,"card":"7H/1"}
     id: 17                          <- the event's step (its version in the aggregate)
 
-A deal stream's message also holds ``deadline``: when the seat to act after that event runs
-out of time at a table with a turn clock (null otherwise; docs/tables.md, "Turn clock").
+At a table with a turn clock, a deal stream's message also holds ``deadline``: when the seat
+to act after that event runs out of time (null when nobody is to act, or his turn has timed
+out; docs/tables.md, "Turn clock").
 
 Events a viewer may not see at all (the shuffle seed, a stacked deck) are skipped, so ids may
 jump; nothing else is. The stream first sends ``retry:`` (the reconnection delay), then
@@ -232,21 +233,23 @@ async def deal_stream(
 
     def view(event: Any) -> dict[str, Any] | None:
         shown = event_view(event, viewer, seating)
-        deadline = clock(event)
-        if shown is not None:
-            shown["deadline"] = deadline
+        if clock is not None:  # a table with a turn clock: each message has its deadline
+            deadline = clock(event)
+            if shown is not None:
+                shown["deadline"] = deadline
         return shown
 
     return await _stream(request, canasta, deal_id, start, view, DEAL_FINAL_KINDS)
 
 
-def _clock(canasta: CanastaApp, deal: Deal, start: int) -> Callable[[Any], datetime | None]:
+def _clock(canasta: CanastaApp, deal: Deal, start: int) -> Callable[[Any], datetime | None] | None:
     """The turn clock's deadline after each event of the deal from step ``start + 1`` on,
     given the events in order (docs/tables.md): the deal as it was at ``start`` folds each
-    event it is given, and its deadline is read from the recorded facts."""
+    event it is given, and its deadline is read from the recorded facts. None at a table
+    without a clock (its messages have no ``deadline``)."""
     turn_seconds = canasta.get_table(UUID(deal.state.table_id)).turn_seconds
     if turn_seconds is None:
-        return lambda _event: None
+        return None
     folded: list[Any] = [
         canasta.get_deal(deal.id, version=min(start, deal.version)) if start >= 1 else None
     ]

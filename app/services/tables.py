@@ -83,11 +83,6 @@ class TableService(AppCore):
         deal = self.get_deal(UUID(table.deals[-1]))
         return deadline(deal.turn_since, table.turn_seconds, deal.state)
 
-    def deal_deadline(self, deal: Deal) -> datetime | None:
-        """When the deal's seat to act runs out of time (its table's turn clock)."""
-        table = self.get_table(UUID(deal.state.table_id))
-        return deadline(deal.turn_since, table.turn_seconds, deal.state)
-
     def join_table(
         self, table_id: UUID, player: str, seat: int | None = None, invite: str | None = None
     ) -> int:
