@@ -171,6 +171,12 @@ class DealAbandonedRecord(_Record):
     reason: str
 
 
+class TurnTimedOutRecord(_Record):
+    kind: Literal["TurnTimedOut"]
+    seat: SeatNo
+    on_step: int = Field(description="the step the timeout was decided on (docs/tables.md)")
+
+
 _DealEventRecord = Annotated[
     StartedRecord
     | DeckShuffledRecord
@@ -192,7 +198,8 @@ _DealEventRecord = Annotated[
     | WentOutRecord
     | PileDeclinedRecord
     | DealScoredRecord
-    | DealAbandonedRecord,
+    | DealAbandonedRecord
+    | TurnTimedOutRecord,
     Field(discriminator="kind"),
 ]
 

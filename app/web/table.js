@@ -26,11 +26,13 @@ import { seatName } from "./words.js";
 import { logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { renderGame, renderWaiting } from "./table_game.js";
+import { renderClock } from "./table_clock.js";
 
 const DEAL_KINDS = [
   "Started", "DeckCut", "CardsDealt", "PonytailsDealt", "PonytailPickedUp", "CardsDrawn",
   "RedThreeLaid", "CardTurnedUp", "PlayStarted", "PartnerAsked", "PartnerAnswered", "PileTaken",
   "MeldLaid", "MeldExtended", "CardDiscarded", "WentOut", "PileDeclined", "DealScored", "DealAbandoned",
+  "TurnTimedOut",
 ];
 const TABLE_KINDS = [
   "Created", "PlayerSeated", "TeamsChosen", "GameStarted", "DealOpened", "DealRecorded",
@@ -112,6 +114,7 @@ function render() {
   }
   const status = statusText();
   if ($("status").textContent !== status) $("status").textContent = status; // announced once
+  renderClock(view, (seat) => seatName(seat, names()));
 }
 
 function renderLog() {

@@ -130,6 +130,7 @@ export const DESCRIBE = {
   DealScored: (e) =>
     t("event_DealScored", { reason: known(`event_reason_${e.reason}`, e.reason), scores: scoresText(e.scores) }),
   DealAbandoned: (e) => t("event_DealAbandoned", { reason: known(`event_reason_${e.reason}`, e.reason) }),
+  TurnTimedOut: (_e, who) => t("event_TurnTimedOut", { who }),
   // --- a table's events (GET /tables/{id}/stream) -----------------------------------------
   Created: (e) =>
     t("event_Created", { host: e.host, entry: known(`entry_${e.entry}`, e.entry), players: e.players }),
@@ -142,6 +143,10 @@ export const DESCRIBE = {
   GameStopped: (e) => t("event_GameStopped", { count: e.completed_deals }),
   InviteRotated: () => t("event_InviteRotated"),
   SpectatorsSet: (e) => t(e.allowed ? "event_SpectatorsSet_allowed" : "event_SpectatorsSet_refused"),
+  TurnClockSet: (e) =>
+    e.turn_seconds == null
+      ? t("event_TurnClockSet_off")
+      : t("event_TurnClockSet", { seconds: e.turn_seconds }),
   RematchOpened: () => t("event_RematchOpened"),
 };
 
