@@ -19,6 +19,13 @@ in-memory store). While it holds the lease it:
 4. waits for new events (PostgreSQL: ``LISTEN`` on the events table's channel; SQLite and
    memory: ``poll_interval``) when there is nothing to do.
 
+The same leader keeps the turn clocks (docs/tables.md, "Turn clock"): it also watches the
+tables created with a clock (``Created``, ``TurnClockSet``); when a person is to act there, it
+notes his deadline (from the recorded facts: ``domain.clock.deadline``) and looks at the table
+again once it has passed, then submits ``TimeOut`` for the seat under its stand-in's name
+(``domain.clock.stand_in``, the same ``submit``, ``seq`` and ``expect``), and plays the rest of
+that turn as the ``basic`` bot under the same name.
+
 Correctness does not rest on the election. A command decided on a deal that moved meanwhile
 is refused as stale (409, nothing recorded) and decided again on the next round; a command
 submitted twice under one sequence number gets its first answer back; so a bot's move is
