@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
+from typing import Any
 from uuid import uuid4
 
 import pytest
@@ -73,7 +74,7 @@ def test_only_the_seat_to_act_times_out_and_once_a_turn() -> None:
     step = deal.version
     _time_out(deal)
     assert deal.version == step + 1 and deal.state.timed_out == [1]
-    event = deal.collect_events()[-1]
+    event: Any = deal.collect_events()[-1]
     assert (type(event).__name__, event.seat, event.on_step) == ("TurnTimedOut", 1, step)
     with pytest.raises(RuleViolation) as twice:
         _time_out(deal)
