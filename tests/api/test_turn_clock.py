@@ -128,6 +128,8 @@ def test_only_the_clock_times_a_turn_out_and_only_once_it_is_due(client: TestCli
     answer = game.send(person, TimeOut(before["step"]))
     assert answer.status_code == 403, answer.text
     assert answer.json()["error"]["code"] == "timeout_not_allowed"
+    tried = game.check(person, TimeOut(before["step"]))  # nor in a dry run
+    assert tried.status_code == 403 and tried.json()["error"]["code"] == "timeout_not_allowed"
     assert client.get(f"/deals/{game.deal}").json() == before
     table = client.get(f"/tables/{game.table}", headers=game.headers[person]).json()
     assert table["your_last_seq"] == 0  # nothing recorded, not even the number
@@ -170,6 +172,8 @@ def test_the_timeout_first_then_the_late_move_is_stale_and_the_bot_plays_the_tur
     game.seqs[person] = 1
     fresh = game.send(person, legal_command(deal.state, seat, random.Random(1)))
     assert fresh.status_code == 409 and fresh.json()["error"]["code"] == "turn_timed_out"
+    tried = game.check(person, legal_command(deal.state, seat, random.Random(1))).json()
+    assert tried["accepted"] is False and tried["error"]["code"] == "turn_timed_out"
     assert http.get(f"/deals/{game.deal}").json() == after  # both changed nothing
     with pytest.raises(Conflict) as twice:  # the clock runs out once a turn
         canasta.submit(*_timeout_args(canasta, game))
