@@ -21,6 +21,13 @@ in-memory store). While it holds the lease it:
 4. waits for new events (PostgreSQL: ``LISTEN`` on the events table's channel; SQLite and
    memory: ``poll_interval``) when there is nothing to do.
 
+The same leader keeps the turn clocks (docs/tables.md, "Turn clock"): it also watches the
+tables created with a clock (``Created``, ``TurnClockSet``); when a person is to act there, it
+notes his deadline (from the recorded facts: ``domain.clock.deadline``) and looks at the table
+again once it has passed, then submits ``TimeOut`` for the seat under its stand-in's name
+(``domain.clock.stand_in``, the same ``submit``, ``seq`` and ``expect``), and plays the rest of
+that turn as the ``basic`` bot under the same name.
+
 Correctness does not rest on the election. A command decided on a deal that moved meanwhile
 is refused as stale (409, nothing recorded) and decided again on the next round; a command
 submitted twice under one sequence number gets its first answer back; so a bot's move is
@@ -38,6 +45,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from uuid import UUID
 
 from eventsourcing.utils import get_topic
@@ -56,11 +64,13 @@ from app.schemas import CommandIn, command_body
 from app.settings import MEMORY, Settings
 from bots import PublicMemory, choose, get_bot, random_move
 from bots.view import seat_view
-from domain.commands import Command
+from domain.clock import STAND_IN_LEVEL, deadline, missed_in_a_row, stand_in
+from domain.commands import Command, TimeOut
+from domain.deal import Deal
 from domain.errors import DomainError
 from domain.legal import seat_to_act
 from domain.menu import menu
-from domain.table import OPEN, PLAYING, Table, bot_level
+from domain.table import MISSED_TURNS, OPEN, PLAYING, Table, bot_level
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +78,11 @@ SEATED: str = get_topic(Table.PlayerSeated)  # type: ignore[attr-defined]
 #: The basic bot takes a seat over for its absent player (docs/tables.md): it plays that
 #: seat under the name ``bot:basic:<seat>:for:<player>`` that the deal records.
 TAKEN_OVER: str = get_topic(Table.SeatTakenOver)  # type: ignore[attr-defined]
+#: A table's turn clock is set when it is created, or later before the start.
+CLOCKED: frozenset[str] = frozenset(
+    get_topic(cls)
+    for cls in (Table.Created, Table.TurnClockSet)  # type: ignore[attr-defined]
+)
 ENDED: frozenset[str] = frozenset(
     get_topic(cls)
     for cls in (Table.GameEnded, Table.GameStopped)  # type: ignore[attr-defined]
@@ -112,6 +127,9 @@ class BotRunner:
         self._deal_table: dict[UUID, UUID] = {}  # a table's current deal -> the table
         self._deals: dict[UUID, _Deal] = {}
         self._position = 0
+        self.timeouts = 0  # turns timed out by this process (docs/tables.md, "Turn clock")
+        self.takeovers = 0  # seats taken over after the limit of missed turns
+        self._due: dict[UUID, datetime] = {}  # a clocked table -> its seat to act's deadline
 
     # --- lifecycle -----------------------------------------------------------------------
     @property
@@ -198,6 +216,7 @@ class BotRunner:
                 swept = time.monotonic()
                 pending |= self._tables
                 lease.check()  # a lease lost while busy: LeaseLost, stop playing
+            pending |= self._overdue()
             again: set[UUID] = set()
             for table_id in sorted(pending):
                 if self._stopping.is_set():
@@ -231,7 +250,7 @@ class BotRunner:
         """The tables with bots whose game has not ended, from the log's table events; the
         position is put at the log's head."""
         head = self.canasta.recorder.max_notification_id() or 0
-        for note in self._notifications(1, head, [SEATED, TAKEN_OVER, *ENDED]):
+        for note in self._notifications(1, head, [SEATED, TAKEN_OVER, *CLOCKED, *ENDED]):
             self._table_event(note)
         self._position = max(self._position, head)
         return set(self._tables)
@@ -246,6 +265,10 @@ class BotRunner:
                 self._tables.add(originator)
         elif topic == TAKEN_OVER:
             self._tables.add(originator)
+        elif topic in CLOCKED:  # a table with a turn clock: its seats may time out
+            event = self.canasta.mapper.to_domain_event(note)  # type: ignore[arg-type]
+            if getattr(event, "turn_seconds", None) is not None:
+                self._tables.add(originator)
         elif topic in ENDED:
             self._forget(originator)
 
@@ -257,13 +280,14 @@ class BotRunner:
             self._deals.pop(deal_id, None)
         if keep is None:
             self._tables.discard(table_id)
+            self._due.pop(table_id, None)
 
     def _follow(self) -> set[UUID]:
         """The tables that new events (after the position) concern."""
         touched: set[UUID] = set()
         head = self.canasta.recorder.max_notification_id() or 0
         # With no bot in play only the table events that seat a bot matter (cheap to skip).
-        topics = [] if self._tables else [SEATED, TAKEN_OVER, *ENDED]
+        topics = [] if self._tables else [SEATED, TAKEN_OVER, *CLOCKED, *ENDED]
         for note in self._notifications(self._position + 1, head, topics):
             originator = getattr(note, "originator_id", None)
             assert isinstance(originator, UUID)
@@ -293,12 +317,15 @@ class BotRunner:
         deal = self.canasta.get_deal(deal_id)
         state = deal.state
         seat = seat_to_act(state)
+        self._due.pop(table_id, None)
         if seat is None:
             return False
         name = state.player_ids[seat]
         level = bot_level(name)
         if level is None:
-            return False
+            if seat not in state.timed_out:
+                return self._clock(table, deal, seat)
+            name, level = stand_in(seat), STAND_IN_LEVEL  # the rest of a timed-out turn
         kept = self._deals.setdefault(deal_id, _Deal())
         kept.memory.observe_stored(self.canasta.events.get(deal_id, gt=kept.memory.version), state)
         rng = random.Random(f"bot:{deal_id}:{seat}:{deal.version}")
@@ -331,6 +358,52 @@ class BotRunner:
         else:
             self.retried += 1
         return True  # stale: decided again on the deal as it is now
+
+    # --- the turn clock (docs/tables.md) ------------------------------------------------------
+    def _overdue(self) -> set[UUID]:
+        """The clocked tables whose seat to act ran out of time (as last looked at)."""
+        now = datetime.now(UTC)
+        return {table_id for table_id, due in self._due.items() if due <= now}
+
+    def _clock(self, table: Table, deal: Deal, seat: int) -> bool:
+        """A person is to act: once his deadline has passed, time his turn out (as the seat's
+        stand-in, through ``submit`` like any command, decided on the deal's step); before,
+        note when to look again. True if a timeout was submitted."""
+        due = deadline(deal.turn_since, table.turn_seconds, deal.state)
+        if due is None:
+            return False
+        if datetime.now(UTC) < due:
+            self._due[table.id] = due
+            return False
+        name = stand_in(seat)
+        body = CommandIn.model_validate(
+            {
+                "seq": self.canasta.last_seq(table.id, name) + 1,
+                "expect": _expect(Expected.now(deal)),
+                "command": command_body(TimeOut(deal.version)),
+            }
+        )
+        answer = self.canasta.submit(*submission(deal.id, name, body))
+        if answer.status == 200:
+            self.timeouts += 1
+            self._missed_turns(table, deal.id, seat)
+            return True  # the stand-in (or the bot taking the seat over) plays on next
+        code = answer.body.get("error", {}).get("code")
+        logger.info("bots: the timeout of seat %s in deal %s refused (%s)", seat, deal.id, code)
+        return answer.status == 409  # stale: a move got there first; looked at again
+
+    def _missed_turns(self, table: Table, deal_id: UUID, seat: int) -> None:
+        """After a timeout: a seat whose player has now missed the table's limit of turns in
+        a row is taken over by the basic bot until he comes back (docs/tables.md)."""
+        limit = table.missed_turns_limit
+        if not limit or missed_in_a_row(self.canasta.get_deal(deal_id).state, seat) < limit:
+            return
+        try:
+            self.canasta.take_over_seat(table.id, seat, MISSED_TURNS)
+        except DomainError as refused:  # e.g. he left or came back meanwhile
+            logger.info("bots: seat %s of table %s not taken over (%s)", seat, table.id, refused)
+        else:
+            self.takeovers += 1
 
 
 def bot_outcome(status: int) -> str:

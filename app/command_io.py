@@ -25,6 +25,7 @@ from app.schemas import (
     MeldIn,
     PickUpPonytailIn,
     TakePileIn,
+    TimeOutIn,
 )
 from domain import commands as c
 
@@ -59,6 +60,8 @@ def to_command(body: CommandBody) -> c.Command:
         return c.Answer(body.yes)
     if isinstance(body, PickUpPonytailIn):
         return c.PickUpPonytail()
+    if isinstance(body, TimeOutIn):
+        return c.TimeOut(body.step)
     assert isinstance(body, DeclinePileIn)
     return c.DeclinePile()
 

@@ -67,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             env=eventsourcing_env(config),
             allow_stacked_decks=config.allow_stacked_decks,
             keys=load_keyring(config),  # refuses to start without a key (app.signing)
+            turn_seconds_min=config.turn_seconds_min,
         )
         canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
         read_models = ReadModels(config, app=canasta)

@@ -53,6 +53,17 @@ class Options(Strict):
     always_frozen: bool = False
 
 
+#: A table's turn clock (docs/tables.md, "Turn clock"): seconds a seat has to act, or null.
+TurnSeconds = Annotated[
+    Annotated[int, Field(strict=True, ge=1, le=3600), Integral] | None,
+    Field(description="the turn clock: seconds each seat has to act (10 to 3600), null: none"),
+]
+
+
+class TurnClockIn(Strict):
+    turn_seconds: TurnSeconds
+
+
 class TableIn(Strict):
     entry: Literal["classic", "extra_six", "modern_american", "ponytail"] = "classic"
     players: Annotated[int, Field(strict=True, ge=2, le=6), Integral] = 4
@@ -60,6 +71,7 @@ class TableIn(Strict):
     target: Annotated[int, Field(strict=True, ge=1, le=1_000_000), Integral] | None = None
     private: Flag = Field(False, description="unlisted; a seat needs the invite code")
     spectators: Flag = Field(True, description="people without a seat may watch")
+    turn_seconds: TurnSeconds = None
 
 
 #: An invite code as the server makes them (``secrets.token_urlsafe``).
@@ -160,6 +172,14 @@ class PickUpPonytailIn(Strict):
     type: Literal["pick_up_ponytail"]
 
 
+class TimeOutIn(Strict):
+    """Sent only by the turn clock (the bots process): a person gets 403
+    ``timeout_not_allowed`` (docs/tables.md, "Turn clock")."""
+
+    type: Literal["time_out"]
+    step: Annotated[int, Field(strict=True, ge=1, le=10**9), Integral]
+
+
 CommandBody = Annotated[
     CutIn
     | DrawIn
@@ -169,7 +189,8 @@ CommandBody = Annotated[
     | AskPartnerIn
     | AnswerIn
     | DeclinePileIn
-    | PickUpPonytailIn,
+    | PickUpPonytailIn
+    | TimeOutIn,
     Field(discriminator="type"),
 ]
 
@@ -191,6 +212,8 @@ def command_body(command: c.Command) -> dict[str, Any]:
         body["partner"] = command.partner
     elif isinstance(command, c.Answer):
         body["yes"] = command.yes
+    elif isinstance(command, c.TimeOut):
+        body["step"] = command.step
     return body
 
 

@@ -20,6 +20,7 @@ deals of every entry against the schemas the served OpenAPI document holds.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
@@ -85,6 +86,11 @@ class EventBase(Shown):
     """What every event shows: its step (and, in each model, its ``kind``)."""
 
     step: Step
+    deadline: datetime | None = Field(
+        None,
+        description="deal streams at a table with a turn clock only: when the seat to act "
+        "after this event runs out of time (null: nobody to act, or his turn has timed out)",
+    )
 
 
 class StartedView(EventBase):
@@ -245,6 +251,16 @@ class SeatPlayerChangedView(EventBase):
     reason: SeatChange
 
 
+class TurnTimedOutView(EventBase):
+    """The turn clock ran out for ``seat``; ``on_step``: the step the timeout was decided on
+    (the one before this event): the basic bot plays the rest of that turn (docs/tables.md,
+    "Turn clock")."""
+
+    kind: Literal["TurnTimedOut"]
+    seat: SeatNo
+    on_step: Step
+
+
 _DealEventView = Annotated[
     StartedView
     | DeckCutView
@@ -265,7 +281,8 @@ _DealEventView = Annotated[
     | PileDeclinedView
     | DealScoredView
     | DealAbandonedView
-    | SeatPlayerChangedView,
+    | SeatPlayerChangedView
+    | TurnTimedOutView,
     Field(discriminator="kind"),
 ]
 
@@ -287,6 +304,7 @@ class TableCreated(EventBase):
     private: bool = Field(False, description="unlisted, joined with an invite code")
     spectators: bool = Field(True, description="people without a seat may watch")
     rematch_of: str | None = Field(None, description="the table this one is the rematch of")
+    turn_seconds: int | None = Field(None, description="the turn clock, in seconds; null: none")
 
 
 class TablePlayerSeated(EventBase):
@@ -335,6 +353,11 @@ class TableInviteRotated(EventBase):
     """The host replaced the invite code of his private table (the code is never shown)."""
 
     kind: Literal["InviteRotated"]
+
+
+class TableTurnClockSet(EventBase):
+    kind: Literal["TurnClockSet"]
+    turn_seconds: int | None = Field(description="the turn clock, in seconds; null: none")
 
 
 class TableSpectatorsSet(EventBase):
@@ -394,6 +417,7 @@ _TableEventView = Annotated[
     | TableGameStopped
     | TableInviteRotated
     | TableSpectatorsSet
+    | TableTurnClockSet
     | TableRematchOpened
     | TableMissedTurnsLimitSet
     | TableSeatLeft

@@ -178,6 +178,12 @@ class SeatPlayerChangedRecord(_Record):
     reason: str
 
 
+class TurnTimedOutRecord(_Record):
+    kind: Literal["TurnTimedOut"]
+    seat: SeatNo
+    on_step: int = Field(description="the step the timeout was decided on (docs/tables.md)")
+
+
 _DealEventRecord = Annotated[
     StartedRecord
     | DeckShuffledRecord
@@ -200,7 +206,8 @@ _DealEventRecord = Annotated[
     | PileDeclinedRecord
     | DealScoredRecord
     | DealAbandonedRecord
-    | SeatPlayerChangedRecord,
+    | SeatPlayerChangedRecord
+    | TurnTimedOutRecord,
     Field(discriminator="kind"),
 ]
 

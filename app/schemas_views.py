@@ -16,6 +16,7 @@ logs) in ``app.routes.views``.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
@@ -91,12 +92,21 @@ class PublicDeal(Shown):
     concealed: bool | None = Field(description="whether the player went out concealed")
     end_reason: str | None
     scores: dict[Side, Breakdown] | None = Field(description="per side, once the deal is scored")
+    timed_out: list[SeatNo] = Field(
+        [], description="seats whose turn clock ran out in this turn: the basic bot plays it"
+    )
 
 
 class _Located(BaseModel):
     id: UUID = Field(description="the deal's id")
     table: UUID = Field(description="its table's id")
     step: Annotated[int, Field(ge=1)] = Field(description="the deal's step (version) shown")
+    deadline: datetime | None = Field(
+        None,
+        description="when the seat to act runs out of time (the table's turn clock, from "
+        "the recorded time of the event that made it his turn), at a table with a clock "
+        "only; null: nobody to act, or his turn has timed out",
+    )
 
 
 class DealView(PublicDeal, _Located):
@@ -251,6 +261,14 @@ class TableView(Shown):
     playing: list[SeatPlay] = Field(description="per room seat: who plays it now (docs/tables.md)")
     missed_turns_limit: int = Field(
         description="turns missed in a row after which the basic bot takes a seat over"
+    )
+    turn_seconds: int | None = Field(
+        None, description="the turn clock: seconds each seat has to act; null: no clock"
+    )
+    deadline: datetime | None = Field(
+        None,
+        description="when the seat to act in the current deal runs out of time (GET "
+        "/tables/{id}; null: no clock, nobody to act, or his turn already timed out)",
     )
 
 

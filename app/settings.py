@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     data_dir: Path = Path("data")
     #: Allow clients to supply a pre-arranged deck (tests only).
     allow_stacked_decks: bool = False
+    #: The least turn clock a host may choose, in seconds (docs/tables.md, "Turn clock"): 10;
+    #: tests set less to see a clock run out quickly.
+    turn_seconds_min: int = Field(default=10, ge=1, le=3600)
     #: Connections kept open by the eventsourcing PostgreSQL pool. Keep it at least as large
     #: as the number of threads that use the application at once.
     postgres_pool_size: int = 10

@@ -70,8 +70,27 @@ class PickUpPonytail:
     pass
 
 
+@dataclass(frozen=True)
+class TimeOut:
+    """The turn clock ran out for the seat to act (docs/tables.md, "Turn clock"): sent by the
+    bots process for that seat, never by a person, decided on deal step ``step`` (the
+    ``expect`` it carries). The rules record ``TurnTimedOut``; the ``basic`` bot then plays
+    the rest of that turn with ordinary commands."""
+
+    step: int
+
+
 Command = (
-    Cut | Draw | TakePile | Meld | Discard | AskPartner | Answer | DeclinePile | PickUpPonytail
+    Cut
+    | Draw
+    | TakePile
+    | Meld
+    | Discard
+    | AskPartner
+    | Answer
+    | DeclinePile
+    | PickUpPonytail
+    | TimeOut
 )
 
 COMMAND_NAMES: dict[type[Command], str] = {
@@ -84,6 +103,7 @@ COMMAND_NAMES: dict[type[Command], str] = {
     Answer: "answer",
     DeclinePile: "decline_pile",
     PickUpPonytail: "pick_up_ponytail",
+    TimeOut: "time_out",
 }
 
 #: R-TURN-1: the commands each phase of a deal accepts (from the seat whose turn it is; in
@@ -110,4 +130,5 @@ ACTIONS: dict[type[Command], str] = {
     Answer: "answer",
     DeclinePile: "decline the pile",
     PickUpPonytail: "pick up your ponytail",
+    TimeOut: "time a turn out",
 }

@@ -9,9 +9,10 @@ from eventsourcing.domain import Aggregate
 
 from domain import rules
 from domain.chain import GENESIS, link
-from domain.commands import Command
+from domain.commands import Command, TimeOut
 from domain.constants import OVER
 from domain.deal_events import DealEvent, DeckShuffled, DeckStacked, SeatPlayerChanged
+from domain.errors import RuleViolation
 from domain.events import EVENT_CLASSES
 from domain.state import DealState, Options
 from domain.variants import get_variant
@@ -19,6 +20,11 @@ from domain.variants import get_variant
 
 class Deal(Aggregate):
     """Enforces every rule of a deal through ``domain.rules.decide``."""
+
+    #: The recorded time (ISO 8601) of the event that made the seat to act the one it is:
+    #: where its turn clock starts (``domain.clock``; None in deals read from snapshots
+    #: taken before the clock existed). Set by the fold (``domain.events.DealEvent.apply``).
+    turn_since: str | None = None
 
     class Started(Aggregate.Created):
         table_id: str
@@ -88,6 +94,11 @@ class Deal(Aggregate):
 
     def execute(self, seat: int, command: Command) -> None:
         """Apply a command from a room seat, or raise RuleViolation and change nothing."""
+        if isinstance(command, TimeOut) and command.step != self.version:
+            raise RuleViolation(
+                "R-CMD-1",
+                f"a timeout decided on step {command.step}; the deal is at step {self.version}",
+            )
         self.record(rules.decide(self.state, seat, command))
 
     def abandon(self) -> None:

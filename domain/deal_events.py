@@ -166,6 +166,16 @@ class SeatPlayerChanged(_Base):
     reason: str  # "left", "missed_turns", "taken_back" or "given"
 
 
+@dataclass(frozen=True, slots=True)
+class TurnTimedOut(_Base):
+    """The turn clock ran out for ``seat``, the seat to act at deal step ``on_step`` (the
+    step the timeout was decided on): the ``basic`` bot plays the rest of that seat's turn
+    (docs/tables.md, "Turn clock")."""
+
+    seat: int
+    on_step: int
+
+
 DealEvent = (
     DeckShuffled
     | DeckStacked
@@ -188,6 +198,7 @@ DealEvent = (
     | DealScored
     | DealAbandoned
     | SeatPlayerChanged
+    | TurnTimedOut
 )
 
 #: Every deal event class by its kind (its class name, which the stored event shares).
@@ -215,6 +226,7 @@ BY_KIND: dict[str, type[DealEvent]] = {
         DealScored,
         DealAbandoned,
         SeatPlayerChanged,
+        TurnTimedOut,
     )
 }
 for _cls in BY_KIND.values():

@@ -33,8 +33,15 @@ class DealEvent(Aggregate.Event):
         return twin(*[data[name] for name in twin.FIELDS])
 
     def apply(self, aggregate: Any) -> None:
-        aggregate.state.apply(self.typed())
+        state = aggregate.state
+        before = state.to_act
+        state.apply(self.typed())
         aggregate.chain = self.chain
+        # The turn clock's start (docs/tables.md, "Turn clock"): a new seat to act, or a new
+        # player in the seat to act (absent players: the bot standing in, or the player back).
+        changed = isinstance(self, SeatPlayerChanged) and self.seat == state.to_act
+        if state.to_act != before or changed:
+            aggregate.turn_since = self.timestamp.isoformat()
 
 
 class DeckShuffled(DealEvent):
@@ -145,6 +152,11 @@ class SeatPlayerChanged(DealEvent):
     reason: str
 
 
+class TurnTimedOut(DealEvent):
+    seat: int
+    on_step: int  # the deal step the timeout was decided on
+
+
 EVENT_CLASSES: dict[str, type[DealEvent]] = {
     cls.__name__: cls
     for cls in (
@@ -169,5 +181,6 @@ EVENT_CLASSES: dict[str, type[DealEvent]] = {
         DealScored,
         DealAbandoned,
         SeatPlayerChanged,
+        TurnTimedOut,
     )
 }

@@ -37,6 +37,7 @@ from domain.deal_events import (
     PonytailsDealt,
     RedThreeLaid,
     SeatPlayerChanged,
+    TurnTimedOut,
     WentOut,
 )
 from domain.melds import LaidMeld
@@ -108,11 +109,27 @@ class DealState:
         self.concealed = False
         self.end_reason: str | None = None
         self.scores: dict[str, dict[str, int]] | None = None
+        # The turn clock (docs/tables.md): seats whose current turn (or answer, or cut) has
+        # timed out, played by the basic bot until it ends; and per seat, its turns in a row
+        # that timed out in this deal.
+        self.timed_out: list[int] = []
+        self.missed: list[int] = [0] * players
 
     # --- derived facts ------------------------------------------------------------
     @property
     def sides(self) -> list[str]:
         return list(self.melds)
+
+    @property
+    def to_act(self) -> int | None:
+        """The room seat whose command the deal waits for (None: nobody's, or over)."""
+        if self.phase == OVER:
+            return None
+        if self.phase == CUT:
+            return self.cutter
+        if self.phase == ANSWER:
+            return self.asked_partner
+        return self.turn
 
     @property
     def pile_top(self) -> str | None:
@@ -204,6 +221,7 @@ class DealState:
                 self._partner_asked(e)
             case PartnerAnswered():
                 self.answer = bool(e.yes)
+                self._acted(e.seat)
                 self.phase = self.resume_phase or DRAW
                 self.resume_phase = None
             case PileDeclined():
@@ -215,10 +233,25 @@ class DealState:
                 self.player_ids = [
                     e.player if seat == e.seat else p for seat, p in enumerate(self.player_ids)
                 ]
+                # The new player starts afresh: no turns missed, and the rest of a turn
+                # that timed out is his to play (docs/tables.md).
+                self.missed = [0 if seat == e.seat else m for seat, m in enumerate(self.missed)]
+                self.timed_out = [seat for seat in self.timed_out if seat != e.seat]
+            case TurnTimedOut():
+                self.timed_out.append(e.seat)
+                self.missed[e.seat] += 1
             case _:
                 assert_never(e)
 
+    def _acted(self, seat: int) -> None:
+        """``seat``'s turn (or answer, or cut) is over: a clock that ran out stops."""
+        if seat in self.timed_out:
+            self.timed_out.remove(seat)
+        else:
+            self.missed[seat] = 0
+
     def _deck_cut(self, e: DeckCut) -> None:
+        self._acted(e.seat)
         n = e.n
         self.cut = n
         after_cut = self.deck[n:] + self.deck[:n]  # R-DEAL-4: bottom packet on top
@@ -299,6 +332,8 @@ class DealState:
             self._pass_turn(seat)
 
     def _pass_turn(self, seat: int) -> None:
+        self._acted(seat)
+        self.timed_out = []
         if self.turn_melded:
             self.melded_before[seat] = True
         self.turn_melded = {}
@@ -330,6 +365,8 @@ class DealState:
         d["red_threes"] = {s: c[:] for s, c in self.red_threes.items()}
         d["opened"] = self.opened.copy()
         d["turn_melded"] = self.turn_melded.copy()
+        d["timed_out"] = self.timed_out[:]
+        d["missed"] = self.missed[:]
         new.__dict__ = d
         return new
 
@@ -346,6 +383,9 @@ class DealState:
     def from_dict(cls, data: Mapping[str, Any]) -> DealState:
         new = object.__new__(cls)
         new.__dict__.update(data)
+        # Snapshots taken before the turn clock existed: no clock ran out.
+        new.__dict__.setdefault("timed_out", [])
+        new.__dict__.setdefault("missed", [0] * int(data["players"]))
         new.melds = {s: [LaidMeld.from_json(m) for m in ms] for s, ms in data["melds"].items()}
         return new.clone()
 

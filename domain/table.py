@@ -83,8 +83,10 @@ class Table(Aggregate):
         invite: str | None = None,
         spectators: bool = True,
         rematch_of: str | None = None,
+        turn_seconds: int | None = None,
     ) -> None:
-        """``private``: unlisted, joined with an invite code whose hash is ``invite`` (the
+        """``turn_seconds``: the turn clock (None: none; docs/tables.md, "Turn clock");
+        ``private``: unlisted, joined with an invite code whose hash is ``invite`` (the
         code itself is never recorded); ``spectators``: whether people without a seat may
         watch; ``rematch_of``: the table this one is the rematch of. Tables recorded before
         these existed read as listed, watchable and no rematch (the defaults)."""
@@ -108,6 +110,7 @@ class Table(Aggregate):
         self.spectators = spectators
         self.rematch_of = rematch_of
         self.rematch: str | None = None  # the id of this table's rematch, once opened
+        self.turn_seconds = turn_seconds
 
     @staticmethod
     def check_setup(
@@ -203,6 +206,19 @@ class Table(Aggregate):
     @event("SpectatorsSet")
     def _spectators_set(self, allowed: bool) -> None:
         self.spectators = allowed
+
+    def set_turn_clock(self, player: str, turn_seconds: int | None) -> None:
+        """The host sets the turn clock (None: off), before the start only; the game keeps
+        it (``domain.clock.check_turn_seconds`` checks the value first)."""
+        self.check_host(player)
+        if self.status != OPEN:
+            raise SetupError("R-SEAT-3", "the turn clock is set before the start only")
+        if turn_seconds != self.turn_seconds:
+            self._turn_clock_set(turn_seconds=turn_seconds)
+
+    @event("TurnClockSet")
+    def _turn_clock_set(self, turn_seconds: int | None) -> None:
+        self.turn_seconds = turn_seconds
 
     def may_watch(self, player: str | None) -> bool:
         """Whether ``player`` (None: nobody signed in) may see the table and its deals:
@@ -364,7 +380,7 @@ class Table(Aggregate):
 
     def open_rematch(self) -> Table:
         """The rematch: a new open table with the same host, entry, player count, options,
-        target and privacy (the same invite code), the same players in the same seats and,
+        target, turn clock and privacy (the same invite code), the same players in the same seats and,
         where the host chose them, the same teams. This table records it."""
         new = type(self)._create(
             type(self).Created,
@@ -378,6 +394,7 @@ class Table(Aggregate):
             invite=self.invite,
             spectators=self.spectators,
             rematch_of=str(self.id),
+            turn_seconds=self.turn_seconds,
         )
         for seat, player in enumerate(self.seats):
             if player is not None:

@@ -80,6 +80,7 @@ def public_table(st: DealState) -> dict[str, Any]:
         "concealed": st.concealed if st.went_out is not None else None,
         "end_reason": st.end_reason,
         "scores": st.scores,
+        "timed_out": list(st.timed_out),  # the turn clock ran out (docs/tables.md)
     }
 
 
@@ -126,6 +127,7 @@ _PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "DealScored": ("reason", "scores"),
     "DealAbandoned": ("reason",),
     "SeatPlayerChanged": ("seat", "player", "reason"),
+    "TurnTimedOut": ("seat", "on_step"),
 }
 _SECRET_KINDS = frozenset({"DeckShuffled", "DeckStacked"})  # the seed, the deck order
 

@@ -19,6 +19,7 @@ from app.schemas import CommandIn, CommandOut, ErrorOut
 from app.schemas_events import DealEventView
 from app.schemas_views import DealView
 from app.watch import WATCH_DEAL
+from domain.clock import deadline
 from domain.deal import Deal
 from projections.seat_views import SeatFollower
 from projections.visibility import Viewer, deal_view
@@ -32,6 +33,14 @@ def viewer_of(deal: Deal, account: Caller | None, view_as: str = "me") -> Viewer
     if view_as == "me" and account is not None and account.name in deal.state.player_ids:
         return Viewer.player(deal.state.player_ids.index(account.name))
     return Viewer.spectator()
+
+
+def clock(canasta: CanastaApp, view: dict[str, Any], deal: Deal) -> None:
+    """At a table with a turn clock, the deadline of the deal's seat to act (docs/tables.md);
+    a deal without a clock shows no ``deadline``."""
+    turn_seconds = canasta.get_table(UUID(deal.state.table_id)).turn_seconds
+    if turn_seconds is not None:
+        view["deadline"] = deadline(deal.turn_since, turn_seconds, deal.state)
 
 
 @router.get(
@@ -48,6 +57,7 @@ def get_deal(
     deal = canasta.get_deal(deal_id)
     view = deal_view(deal.state, viewer_of(deal, account, view_as))
     view.update(id=str(deal_id), table=deal.state.table_id, step=deal.version)
+    clock(canasta, view, deal)
     return view
 
 
@@ -138,4 +148,5 @@ def replay(
     then = canasta.get_deal(deal_id, version=min(step, now.version))
     view = deal_view(then.state, viewer_of(then, account, view_as))  # seated then
     view.update(id=str(deal_id), table=then.state.table_id, step=then.version)
+    clock(canasta, view, then)
     return view

@@ -10,6 +10,10 @@ Wire format, one SSE message per stored event::
     data: {"step":17,"kind":"CardDiscarded","seat":2,"card":"7H/1"}
     id: 17                          <- the event's step (its version in the aggregate)
 
+At a table with a turn clock, a deal stream's message also holds ``deadline``: when the seat
+to act after that event runs out of time (null when nobody is to act, or his turn has timed
+out; docs/tables.md, "Turn clock").
+
 Events a viewer may not see at all (the shuffle seed, a stacked deck) are skipped, so ids may
 jump; nothing else is. The stream first sends ``retry:`` (the reconnection delay), then
 ``: heartbeat`` comments when idle, and after the last event of the deal (``DealScored`` or
@@ -49,6 +53,7 @@ import signal
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
+from datetime import datetime
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -68,6 +73,8 @@ from app.fanout import Delivered, EventHub
 from app.routes.deals import ViewAs, follower_of
 from app.schemas_events import DealEventView, StreamEnd, TableEventView
 from app.watch import WATCH_DEAL, WATCH_TABLE
+from domain.clock import deadline
+from domain.deal import Deal
 from projections.visibility import Viewer, event_view
 
 router = APIRouter(tags=["live"])
@@ -97,7 +104,9 @@ TABLE_FIELDS: dict[str, tuple[str, ...]] = {
         "private",
         "spectators",
         "rematch_of",
+        "turn_seconds",
     ),
+    "TurnClockSet": ("turn_seconds",),
     "PlayerSeated": ("seat", "player"),
     "TeamsChosen": ("sides",),
     "GameStarted": ("sides", "totals"),
@@ -205,7 +214,8 @@ def table_event_view(event: Any) -> dict[str, Any]:
     """One stored table event as anybody may see it."""
     kind = type(event).__name__
     out: dict[str, Any] = {"step": event.originator_version, "kind": kind}
-    out.update({field: getattr(event, field) for field in TABLE_FIELDS.get(kind, ())})
+    # getattr's default: a field added later (``turn_seconds``) is missing from older events.
+    out.update({field: getattr(event, field, None) for field in TABLE_FIELDS.get(kind, ())})
     return out
 
 
@@ -233,12 +243,44 @@ async def deal_stream(
     # seat taken back or given: docs/tables.md), and his private cards go with the seat.
     follower = await run_in_threadpool(follower_of, canasta, deal, account, view_as, start)
     seating = deal.state
+    clock = await run_in_threadpool(_clock, canasta, deal, start)
 
-    def show(event: Any, viewer: object) -> dict[str, Any] | None:
+    def viewer_of_event(event: Any) -> object:
+        """Who the requester was for this event and, at a table with a turn clock, the
+        deadline after it (both folded from every event in order)."""
+        viewer = follower.advance(event)
+        return viewer if clock is None else (viewer, clock(event))
+
+    def show(event: Any, key: object) -> dict[str, Any] | None:
+        viewer, when = key if isinstance(key, tuple) else (key, None)
         assert isinstance(viewer, Viewer)
-        return event_view(event, viewer, seating)
+        shown = event_view(event, viewer, seating)
+        if clock is not None and shown is not None:  # each message has its deadline
+            shown["deadline"] = when
+        return shown
 
-    return await _stream(request, canasta, deal_id, start, follower.advance, show, DEAL_FINAL_KINDS)
+    return await _stream(request, canasta, deal_id, start, viewer_of_event, show, DEAL_FINAL_KINDS)
+
+
+def _clock(canasta: CanastaApp, deal: Deal, start: int) -> Callable[[Any], datetime | None] | None:
+    """The turn clock's deadline after each event of the deal from step ``start + 1`` on,
+    given the events in order (docs/tables.md): the deal as it was at ``start`` folds each
+    event it is given, and its deadline is read from the recorded facts. None at a table
+    without a clock (its messages have no ``deadline``)."""
+    turn_seconds = canasta.get_table(UUID(deal.state.table_id)).turn_seconds
+    if turn_seconds is None:
+        return None
+    folded: list[Any] = [
+        canasta.get_deal(deal.id, version=min(start, deal.version)) if start >= 1 else None
+    ]
+
+    def after(event: Any) -> datetime | None:
+        if folded[0] is not None and event.originator_version <= folded[0].version:
+            return deadline(folded[0].turn_since, turn_seconds, folded[0].state)
+        folded[0] = event.mutate(folded[0])
+        return deadline(folded[0].turn_since, turn_seconds, folded[0].state)
+
+    return after
 
 
 @router.get(

@@ -10,7 +10,7 @@ from fastapi import APIRouter
 
 from app.deps import AccountDep, CanastaDep, MaybeAccount
 from app.routes.seats_view import seats_view
-from app.schemas import DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn
+from app.schemas import DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn, TurnClockIn
 from app.schemas_views import NewTable, SeatTaken, TableForYou, TableView
 from app.watch import WATCH_TABLE
 from domain.table import Table, bot_level
@@ -42,6 +42,7 @@ def table_view(table: Table) -> dict[str, Any]:
         "rematch_of": table.rematch_of,
         "rematch": table.rematch,
         **seats_view(table),
+        "turn_seconds": table.turn_seconds,
     }
 
 
@@ -59,6 +60,7 @@ def create_table(body: TableIn, account: AccountDep, canasta: CanastaDep) -> New
         body.target,
         private=body.private,
         spectators=body.spectators,
+        turn_seconds=body.turn_seconds,
     )
     return NewTable(id=table_id, invite=code)
 
@@ -67,10 +69,23 @@ def create_table(body: TableIn, account: AccountDep, canasta: CanastaDep) -> New
 def get_table(table_id: UUID, canasta: CanastaDep, account: MaybeAccount) -> dict[str, Any]:
     """The table, public; with a bearer token also ``your_last_seq``, the requester's last
     sequence number at this table (R-CMD-1; 0 before his first command; null without a
-    token): a client that lost its counter sends its next command above it."""
-    view = table_view(canasta.get_table(table_id))
+    token): a client that lost its counter sends its next command above it. ``deadline``:
+    when the seat to act in the current deal runs out of time (docs/tables.md)."""
+    table = canasta.get_table(table_id)
+    view = table_view(table)
+    view["deadline"] = canasta.table_deadline(table)
     view["your_last_seq"] = None if account is None else canasta.last_seq(table_id, account.name)
     return view
+
+
+@router.put("/tables/{table_id}/clock", response_model=TableView)
+def set_turn_clock(
+    table_id: UUID, body: TurnClockIn, account: AccountDep, canasta: CanastaDep
+) -> dict[str, Any]:
+    """The host sets the turn clock (seconds, or null: none) before the start
+    (docs/tables.md, "Turn clock")."""
+    canasta.set_turn_clock(table_id, account.name, body.turn_seconds)
+    return table_view(canasta.get_table(table_id))
 
 
 @router.post("/tables/{table_id}/seats", response_model=SeatTaken)

@@ -28,17 +28,18 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 
 from app.infra.group_commit import Pending
+from app.services.clock import check_clock, sender_seat
 from app.services.core import AppCore
 from app.services.seats import refuse_away
+from domain.clock import stand_in_seat
 from domain.command_log import CommandLog, command_log_id
-from domain.commands import Command
+from domain.commands import Command, TimeOut
 from domain.deal import Deal
 from domain.errors import (
     SEQ_TOO_FAR,
     STALE,
     Conflict,
     DomainError,
-    Forbidden,
     NotFound,
     RuleViolation,
 )
@@ -116,7 +117,7 @@ class CommandService(AppCore):
         deal = self.get_deal(deal_id)
         if expected_step is not None and expected_step != deal.version:
             raise Conflict(f"the deal is at step {deal.version}, not {expected_step}", code=STALE)
-        deal.execute(self._seat_of(deal, player), command)
+        deal.execute(self._seat_of(deal, player, command), command)
         self._save(*self._with_table(deal, cache_only=False))
         return deal
 
@@ -144,10 +145,10 @@ class CommandService(AppCore):
         again on the store's current state before it is answered or recorded
         (``fresh_only``: from the start)."""
         for fresh in (True,) if fresh_only else (False, True):
-            deal, seat, log = self._read_from_store(deal_id, player, fresh=fresh)
+            deal, seat, log = self._read_from_store(deal_id, player, command, fresh=fresh)
             try:
                 answer, aggregates = self._decide(
-                    deal, seat, log, seq, command, expected, digest, cache_only=False
+                    deal, player, seat, log, seq, command, expected, digest, cache_only=False
                 )
             except Stale as stale:
                 if not fresh:
@@ -192,9 +193,9 @@ class CommandService(AppCore):
         or None: anything else (not cached, stale, refused, an error) is left to ``submit``,
         which decides it again from the store."""
         try:
-            deal, seat, log = self._read_from_cache(deal_id, player, seq)
+            deal, seat, log = self._read_from_cache(deal_id, player, seq, command)
             answer, aggregates = self._decide(
-                deal, seat, log, seq, command, expected, digest, cache_only=True
+                deal, player, seat, log, seq, command, expected, digest, cache_only=True
             )
         except (Undecided, Stale, DomainError):
             return None
@@ -212,6 +213,7 @@ class CommandService(AppCore):
     def _decide(
         self,
         deal: Deal,
+        player: str,
         seat: int,
         log: CommandLog,
         seq: int,
@@ -240,6 +242,7 @@ class CommandService(AppCore):
         stale = expected.mismatch(deal)
         if stale is not None:
             raise Stale(stale)
+        check_clock(deal, player, seat, command, lambda: self._turn_seconds(deal))
         first_new = deal.version + 1
         deal.execute(seat, command)
         aggregates = self._with_table(deal, cache_only=cache_only)
@@ -284,12 +287,17 @@ class CommandService(AppCore):
 
     # --- the two readers -----------------------------------------------------------------
     def _read_from_cache(
-        self, deal_id: UUID, player: str, seq: int
+        self, deal_id: UUID, player: str, seq: int, command: Command
     ) -> tuple[Deal, int, CommandLog]:
         """The deal, the sender's seat and his log, copied as this process's cache holds
-        them (no I/O, no waiting); ``Undecided`` if they are not all there."""
+        them (no I/O, no waiting); ``Undecided`` if they are not all there (and for the turn
+        clock's stand-ins and timeouts, which ``submit`` decides)."""
         deal = self._cached_copy(deal_id)
-        if not isinstance(deal, Deal) or player not in deal.state.player_ids:
+        if (
+            not isinstance(deal, Deal)
+            or player not in deal.state.player_ids
+            or isinstance(command, TimeOut)
+        ):
             raise Undecided
         seat = deal.state.player_ids.index(player)
         log = self._cached_copy(command_log_id(deal.state.table_id, player))
@@ -306,7 +314,7 @@ class CommandService(AppCore):
         return deal, seat, log
 
     def _read_from_store(
-        self, deal_id: UUID, player: str, *, fresh: bool
+        self, deal_id: UUID, player: str, command: Command, *, fresh: bool
     ) -> tuple[Deal, int, CommandLog]:
         """The deal, the sender's seat and his log: ``fresh``, as the store has them now;
         otherwise the cached copies as they are (waiting for another thread's read), and
@@ -314,15 +322,20 @@ class CommandService(AppCore):
         deal = self._get(deal_id, None, "deal", fresh=fresh)
         if not isinstance(deal, Deal):
             raise NotFound(f"no deal {deal_id}")
-        seat = self._seat_of(deal, player)
+        seat = self._seat_of(deal, player, command)  # a person's, or a stand-in's (the clock)
         return deal, seat, self._command_log(deal.state.table_id, player, fresh=fresh)
 
-    def _seat_of(self, deal: Deal, player: str) -> int:
-        if player not in deal.state.player_ids:
-            table = self.get_table(UUID(deal.state.table_id))
-            refuse_away(table, deal.state.player_ids, player)  # 403 seat_not_yours
-            raise Forbidden("R-CMD-2", "you have no seat at this table")
-        return deal.state.player_ids.index(player)
+    def _seat_of(self, deal: Deal, player: str, command: Command | None = None) -> int:
+        """The seat ``player`` sends for: his own, or the one the turn clock's stand-in plays
+        (``sender_seat``); a player away from his seat gets 403 ``seat_not_yours``."""
+        st = deal.state
+        if player not in st.player_ids and stand_in_seat(player, st) is None:
+            refuse_away(self.get_table(UUID(st.table_id)), st.player_ids, player)
+        return sender_seat(deal, player, command)
+
+    def _turn_seconds(self, deal: Deal) -> int | None:
+        """The turn clock of the deal's table (docs/tables.md)."""
+        return self.get_table(UUID(deal.state.table_id)).turn_seconds
 
     def _command_log(self, table_id: str, player: str, *, fresh: bool = True) -> CommandLog:
         try:

@@ -24,6 +24,7 @@ from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcodin
 from app.infra.group_commit import GroupCommit, Pending
 from app.infra.library import cache_reader, record_batch
 from app.signing import Keyring
+from domain.clock import TURN_SECONDS_MIN
 from domain.deal import Deal
 from domain.errors import RACE_LOST, Conflict, NotFound
 from domain.shuffle import SEED_BYTES
@@ -95,6 +96,7 @@ class AppCore(Application[UUID]):
         random: RandomSource | None = None,
         allow_stacked_decks: bool = False,
         keys: Keyring | None = None,
+        turn_seconds_min: int = TURN_SECONDS_MIN,
     ) -> None:
         """``keys``: the server's signing key and published keys (``app.signing``): the
         current key signs each table's record of a finished deal (``domain.seal``), the audit
@@ -109,6 +111,7 @@ class AppCore(Application[UUID]):
         self._cache_get = cache_reader(self)
         self.random: RandomSource = random or SystemRandom()
         self.allow_stacked_decks = allow_stacked_decks
+        self.turn_seconds_min = turn_seconds_min  # the turn clock's least (docs/tables.md)
         # Commands saved concurrently share a transaction (see app.infra.group_commit).
         batch = int(self.env.get(COMMIT_BATCH_MAX, "") or DEFAULT_COMMIT_BATCH_MAX)
         linger = float(self.env.get(COMMIT_LINGER_MS, "") or DEFAULT_COMMIT_LINGER_MS) / 1000

@@ -14,6 +14,7 @@ from copy import deepcopy
 from typing import Any
 from uuid import UUID
 
+from app.services.clock import check_clock
 from app.services.commands import CommandService, Expected
 from domain.commands import Command
 from domain.errors import STALE, Conflict, RuleViolation
@@ -37,16 +38,17 @@ class DryRunService(CommandService):
         record as he may be told (``CheckOut``); nothing is saved. A deal that does not
         exist, or a sender with no seat in it, raise as for a command (404, 403)."""
         deal = self.get_deal(deal_id)  # the store's current state, as views read it
-        seat = self._seat_of(deal, player)
+        seat = self._seat_of(deal, player, command)  # a person's time_out: 403; away: 403
         try:
             if seq is not None:
                 self._command_log(deal.state.table_id, player).check_new(seq)
             stale = expected.mismatch(deal)
             if stale is not None:
                 raise Conflict(stale, code=STALE)
+            check_clock(deal, player, seat, command, lambda: self._turn_seconds(deal))
             trial = deepcopy(deal)  # decided on a copy that is never saved
             trial.execute(seat, command)
-        except Conflict as conflict:
+        except Conflict as conflict:  # stale, or the turn clock's (``turn_timed_out``)
             return refusal(conflict.code, conflict.message)
         except RuleViolation as refused:
             return refusal(refused.code, refused.message, **refused.details)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from app.services.core import AppCore
 from app.services.privacy import invite_hash, new_invite
+from domain.clock import check_turn_seconds, deadline
 from domain.deal import Deal
 from domain.errors import SetupError
 from domain.seating import check_first_dealer, rotation_for, side_of_seats
 from domain.shuffle import commitment, stacked_commitment
-from domain.table import Table
+from domain.table import PLAYING, Table
 from domain.variants import get_variant
 
 
@@ -42,12 +44,15 @@ class TableService(AppCore):
         *,
         private: bool = False,
         spectators: bool = True,
+        turn_seconds: int | None = None,
     ) -> tuple[UUID, str | None]:
         """A new table, and a private table's invite code (None for a listed table): the
-        code is shown this once, only its hash is recorded (docs/tables.md)."""
+        code is shown this once, only its hash is recorded (docs/tables.md). ``turn_seconds``:
+        the turn clock (None: none)."""
         options = dict(options or {})
         variant = get_variant(entry)
         target = Table.check_setup(entry, players, options, target)
+        turn_seconds = check_turn_seconds(turn_seconds, self.turn_seconds_min)
         full_options = variant.table_options(options)
         code, hashed = new_invite() if private else (None, None)
         table: Table = Table(
@@ -59,9 +64,24 @@ class TableService(AppCore):
             private=private,
             invite=hashed,
             spectators=spectators,
+            turn_seconds=turn_seconds,
         )
         self._commit(table)
         return table.id, code
+
+    def set_turn_clock(self, table_id: UUID, player: str, turn_seconds: int | None) -> None:
+        """The host sets the turn clock before the start (docs/tables.md)."""
+        table = self.get_table(table_id)
+        table.set_turn_clock(player, check_turn_seconds(turn_seconds, self.turn_seconds_min))
+        self._save(table)
+
+    def table_deadline(self, table: Table) -> datetime | None:
+        """When the seat to act in the table's current deal runs out of time (None: no
+        clock, no deal in play, nobody to act, or his turn already timed out)."""
+        if table.turn_seconds is None or table.status != PLAYING or not table.deals:
+            return None
+        deal = self.get_deal(UUID(table.deals[-1]))
+        return deadline(deal.turn_since, table.turn_seconds, deal.state)
 
     def join_table(
         self, table_id: UUID, player: str, seat: int | None = None, invite: str | None = None

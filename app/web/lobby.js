@@ -29,6 +29,9 @@ function translate() {
   document.title = t("title");
   fillEntries();
   for (const option of $("practice-level").options) option.text = t(`bot_level_${option.value}`);
+  for (const option of $("create-clock").options) {
+    option.text = option.value ? t("clock_seconds", { seconds: option.value }) : t("clock_off");
+  }
   showWho();
 }
 
@@ -149,6 +152,8 @@ function createBody() {
     players: Number($("create-players").value),
     options: { always_frozen: $("create-frozen").checked },
     ...privacyBody(),
+    // The turn clock (docs/tables.md): seconds a turn, or none.
+    turn_seconds: $("create-clock").value ? Number($("create-clock").value) : null,
   };
   if ($("create-target").value) body.target = Number($("create-target").value);
   return body;

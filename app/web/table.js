@@ -29,12 +29,14 @@ import { logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { renderGame, renderWaiting } from "./table_game.js";
 import { awayNote, renderSeats } from "./seats.js";
+import { renderClock } from "./table_clock.js";
 
 const DEAL_KINDS = [
   "Started", "DeckCut", "CardsDealt", "PonytailsDealt", "PonytailPickedUp", "CardsDrawn",
   "RedThreeLaid", "CardTurnedUp", "PlayStarted", "PartnerAsked", "PartnerAnswered", "PileTaken",
   "MeldLaid", "MeldExtended", "CardDiscarded", "WentOut", "PileDeclined", "DealScored", "DealAbandoned",
   "SeatPlayerChanged",
+  "TurnTimedOut",
 ];
 const TABLE_KINDS = [
   "Created", "PlayerSeated", "TeamsChosen", "GameStarted", "DealOpened", "DealRecorded",
@@ -120,6 +122,7 @@ function render() {
   }
   const status = statusText();
   if ($("status").textContent !== status) $("status").textContent = status; // announced once
+  renderClock(view, (seat) => seatName(seat, names()));
 }
 
 function renderLog() {

@@ -147,6 +147,7 @@ export const DESCRIBE = {
   DealAbandoned: (e) => t("event_DealAbandoned", { reason: known(`event_reason_${e.reason}`, e.reason) }),
   SeatPlayerChanged: (e, who) =>
     t(SEAT_CHANGES[e.reason] ?? "event_SeatPlayerChanged", { who, seat: seatName(e.seat), player: playerText(e.player) }),
+  TurnTimedOut: (_e, who) => t("event_TurnTimedOut", { who }),
   // --- a table's events (GET /tables/{id}/stream) -----------------------------------------
   Created: (e) =>
     t("event_Created", { host: e.host, entry: known(`entry_${e.entry}`, e.entry), players: e.players }),
@@ -159,6 +160,10 @@ export const DESCRIBE = {
   GameStopped: (e) => t("event_GameStopped", { count: e.completed_deals }),
   InviteRotated: () => t("event_InviteRotated"),
   SpectatorsSet: (e) => t(e.allowed ? "event_SpectatorsSet_allowed" : "event_SpectatorsSet_refused"),
+  TurnClockSet: (e) =>
+    e.turn_seconds == null
+      ? t("event_TurnClockSet_off")
+      : t("event_TurnClockSet", { seconds: e.turn_seconds }),
   RematchOpened: () => t("event_RematchOpened"),
   MissedTurnsLimitSet: (e) =>
     (e.limit ? t("event_MissedTurnsLimitSet", { count: e.limit }) : t("event_MissedTurnsLimitSet_never")),

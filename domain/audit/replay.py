@@ -33,6 +33,7 @@ from domain.commands import (
     MeldSpec,
     PickUpPonytail,
     TakePile,
+    TimeOut,
 )
 from domain.constants import OVER
 from domain.deal import Deal
@@ -52,6 +53,7 @@ from domain.events import (
     PileTaken,
     PonytailPickedUp,
     SeatPlayerChanged,
+    TurnTimedOut,
 )
 from domain.state import DealState
 from domain.variants import get_variant
@@ -130,6 +132,8 @@ def _candidates(events: Sequence[StoredEvent], i: int) -> list[Candidate] | str:
         return [(seat, DeclinePile())]
     if isinstance(event, PonytailPickedUp):
         return [(seat, PickUpPonytail())]
+    if isinstance(event, TurnTimedOut):  # the turn clock (docs/tables.md): the rules only
+        return [(seat, TimeOut(event.on_step))]  # check the seat; the time is the recorder's
     return f"a {kind} event begins no command: the rules record it only as part of one"
 
 

@@ -25,10 +25,11 @@ from domain.commands import (
     Meld,
     PickUpPonytail,
     TakePile,
+    TimeOut,
 )
 from domain.constants import OVER
 from domain.errors import RuleViolation
-from domain.rules import dealing, drawing, going_out, melding, pile
+from domain.rules import clock, dealing, drawing, going_out, melding, pile
 from domain.rules.decision import Decision, Event
 from domain.state import DealState
 
@@ -57,6 +58,8 @@ def decide(state: DealState, seat: int, command: Command) -> list[Event]:
             pile.decline_pile(d, seat, command)
         case PickUpPonytail():
             drawing.pick_up_ponytail(d, seat, command)
+        case TimeOut():
+            clock.time_out(d, seat, command)
         case _:
             raise RuleViolation("R-CMD-3", f"unknown command {type(command).__name__}")
     return d.events

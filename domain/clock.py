@@ -1,0 +1,70 @@
+"""The turn clock (docs/tables.md, "Turn clock"), as pure functions of recorded facts.
+
+A table may give each seat ``turn_seconds`` to act. The clock of the seat to act starts at the
+recorded time of the event that made it that seat's turn (``Deal.turn_since``, kept by the
+fold), so its deadline is a fact of the stored history, the same in every process and every
+replay; nothing here reads a clock. When the deadline has passed, the bots process sends
+``TimeOut`` for that seat (as the seat's stand-in, ``stand_in``), and the ``basic`` bot plays
+the rest of that turn under the same name.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from domain.errors import SetupError
+from domain.state import DealState
+from domain.table import bot_name
+
+#: The bounds of a table's ``turn_seconds`` (R-SEAT-3); tests may allow less (a setting).
+TURN_SECONDS_MIN = 10
+TURN_SECONDS_MAX = 3600
+
+#: The bot level that plays a timed-out turn.
+STAND_IN_LEVEL = "basic"
+
+
+def check_turn_seconds(value: object, minimum: int = TURN_SECONDS_MIN) -> int | None:
+    """R-SEAT-3: None (no clock) or a whole number of seconds within the bounds."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SetupError("R-SEAT-3", "turn_seconds is a whole number of seconds, or null")
+    if not minimum <= value <= TURN_SECONDS_MAX:
+        raise SetupError(
+            "R-SEAT-3", f"turn_seconds is from {minimum} to {TURN_SECONDS_MAX}, not {value}"
+        )
+    return value
+
+
+def deadline(turn_since: str | None, turn_seconds: int | None, state: DealState) -> datetime | None:
+    """When the seat to act runs out of time: None without a clock, when nobody is to act,
+    or when its turn has already timed out (the basic bot is playing it)."""
+    if turn_seconds is None or turn_since is None:
+        return None
+    seat = state.to_act
+    if seat is None or seat in state.timed_out:
+        return None
+    return datetime.fromisoformat(turn_since) + timedelta(seconds=turn_seconds)
+
+
+def stand_in(seat: int) -> str:
+    """The name under which the bots process times a seat's turn out and plays the rest of
+    it. People's names cannot contain ':', so no person ever sends as a stand-in."""
+    return bot_name(STAND_IN_LEVEL, seat)
+
+
+def stand_in_seat(sender: str, state: DealState) -> int | None:
+    """The seat ``sender`` stands in for, if it is a seat's stand-in (and not a seated
+    player under that name)."""
+    if sender in state.player_ids:
+        return None
+    for seat in range(state.players):
+        if sender == stand_in(seat):
+            return seat
+    return None
+
+
+def missed_in_a_row(state: DealState, seat: int) -> int:
+    """How many of ``seat``'s turns in a row (in this deal, up to now) timed out."""
+    return state.missed[seat]

@@ -1,0 +1,172 @@
+"""The turn clock through real uvicorn (docs/tables.md, "Turn clock"): at a table with a short
+clock, one player plays his turns from his move menu and the other stalls; the server's bot
+runner times the stalled turns out, the ``basic`` bot plays them, and the game goes on. The
+views and the deal's stream show the deadline; the audit re-decides the timeouts."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import httpx
+import pytest
+
+from app.routes.audit import deal_report
+from domain.clock import stand_in
+from tests.e2e.checks import check_stream
+from tests.e2e.client import Api, Player
+from tests.e2e.conftest import BACKENDS, Backend, started_backend
+
+#: The clock of the table: short, so that a stalled turn times out quickly (the server lets
+#: hosts choose down to 1 second: ``CANASTA_TURN_SECONDS_MIN``).
+TURN_SECONDS = 2
+#: How late after its deadline a timeout may be recorded (the runner looks every ~0.1 s; the
+#: machine may be busy).
+SLACK_SECONDS = 3.0
+#: Timed-out turns of the staller to watch before the test stops looking.
+TIMED_OUT_TURNS = 3
+
+
+@pytest.fixture(params=BACKENDS)
+def clock_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    yield from started_backend(request, tmp_path, {"CANASTA_TURN_SECONDS_MIN": "1"})
+
+
+def _play_mine(api: Api, player: Player, deal: str, rng: random.Random) -> bool:
+    """One move of ``player`` from his move menu if he is to act; True if he moved."""
+    menu = api.call("GET", f"/deals/{deal}/moves", player=player, expect=200).json()
+    if not menu["moves"]:
+        return False
+    request = {
+        "seq": menu["next_seq"],
+        "expect": menu["expect"],
+        "command": rng.choice(menu["moves"]),
+    }
+    answer = api.call("POST", f"/deals/{deal}/commands", player=player, json=request)
+    assert answer.status_code in (200, 409), answer.text  # 409: a bot moved between the reads
+    return answer.status_code == 200
+
+
+def _stream_messages(url: str, deal: str, count: int) -> list[dict[str, Any]]:
+    """The first ``count`` messages of the deal's stream (as a spectator)."""
+    out: list[dict[str, Any]] = []
+    with httpx.stream("GET", f"{url}/deals/{deal}/stream", timeout=30.0) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith("data:"):
+                out.append(json.loads(line[5:]))
+                if len(out) == count:
+                    break
+    return out
+
+
+def test_a_stalled_player_times_out_and_the_game_goes_on(clock_backend: Backend) -> None:
+    backend = clock_backend
+    api = backend.api()
+    ann, bob = api.register("ann"), api.register("bob")
+    body = {"entry": "classic", "players": 2, "turn_seconds": TURN_SECONDS}
+    table = api.call("POST", "/tables", player=ann, json=body, expect=201).json()["id"]
+    api.join(ann, table, 0)
+    api.join(bob, table, 1)
+    # Every timed-out turn is watched here: the bot never takes bob's seat over for them
+    # (that is the next test).
+    api.call("PUT", f"/tables/{table}/missed-turns", player=ann, json={"limit": 0}, expect=200)
+    assert api.table(table)["turn_seconds"] == TURN_SECONDS
+    deal = api.start(ann, table)
+    view = api.deal(deal, spectator=True)
+    assert view["deadline"] is not None and view["timed_out"] == []
+    assert api.table(table)["deadline"] == view["deadline"]
+
+    rng = random.Random(5)
+    reader = backend.shadow()
+    ann_moves_after_a_timeout = 0
+    stop_at = time.monotonic() + 120
+    while True:
+        assert time.monotonic() < stop_at, "the stalled turns did not time out in time"
+        events = api.events(deal)
+        timeouts = [e for e in events if e["kind"] == "TurnTimedOut"]
+        if api.deal(deal, spectator=True)["phase"] == "over":
+            break
+        if len([t for t in timeouts if t["seat"] == 1]) >= TIMED_OUT_TURNS:
+            break
+        if _play_mine(api, ann, deal, rng):
+            ann_moves_after_a_timeout += bool(timeouts)
+        else:
+            time.sleep(0.05)
+    assert ann_moves_after_a_timeout > 0, "the game did not go on after bob's timeout"
+
+    # Only bob's turns timed out; each was recorded after its deadline, and not much later.
+    stored = check_stream(reader, deal)
+    for i, event in enumerate(stored):
+        if type(event).__name__ != "TurnTimedOut":
+            continue
+        assert event.seat == 1
+        assert event.on_step == event.originator_version - 1  # decided on the step before it
+        waited = (event.timestamp - stored[i - 1].timestamp).total_seconds()
+        assert TURN_SECONDS <= waited < TURN_SECONDS + SLACK_SECONDS, waited
+        # Then the basic bot played bob's turn: bob's events up to his discard (or the end).
+        following = [type(e).__name__ for e in stored[i + 1 :]]
+        assert following, "nothing was played after the timeout"
+    # The stand-in's commands went through the command path: its own sequence numbers.
+    assert reader.last_seq(table, stand_in(1)) >= TIMED_OUT_TURNS
+    assert reader.last_seq(table, "bob") == 0  # bob never sent anything
+    assert deal_report(reader, UUID(deal)).ok  # the audit re-decides the timeouts too
+
+    # The deal's stream carries the deadline after each event: none while the deal is being
+    # dealt, or while a timed-out turn is played; one as soon as somebody is to act.
+    shown = api.events(deal)
+    messages = _stream_messages(api.base_url, deal, len(shown))
+    assert [m["step"] for m in messages] == [e["step"] for e in shown]
+    assert all("deadline" in m for m in messages)
+    started = next(m for m in messages if m["kind"] == "PlayStarted")
+    assert started["deadline"] is not None
+    for m in messages:
+        if m["kind"] == "TurnTimedOut":
+            assert m["deadline"] is None
+
+
+def test_after_the_missed_turns_limit_the_bot_takes_the_seat_until_he_takes_it_back(
+    clock_backend: Backend,
+) -> None:
+    """docs/tables.md, "Absent players": two turns missed in a row (the default limit), and
+    the basic bot plays bob's seat until he takes it back with the call that seats him; his
+    clock then starts afresh."""
+    backend = clock_backend
+    api = backend.api()
+    ann, bob = api.register("ann"), api.register("bob")
+    body = {"entry": "classic", "players": 2, "turn_seconds": TURN_SECONDS}
+    table = api.call("POST", "/tables", player=ann, json=body, expect=201).json()["id"]
+    api.join(ann, table, 0)
+    api.join(bob, table, 1)
+    assert api.table(table)["missed_turns_limit"] == 2
+    deal = api.start(ann, table)
+    rng = random.Random(7)
+    stop_at = time.monotonic() + 120
+    while not api.table(table)["playing"][1]["away"]:
+        assert time.monotonic() < stop_at, "bob's seat was not taken over"
+        if not _play_mine(api, ann, deal, rng):
+            time.sleep(0.05)
+    playing = api.table(table)["playing"][1]
+    assert playing["reason"] == "missed_turns" and playing["player"].startswith("bot:basic:1")
+    timeouts = [e for e in api.events(deal) if e["kind"] == "TurnTimedOut"]
+    assert [e["seat"] for e in timeouts] == [1, 1]
+    changes = [e for e in api.events(deal) if e["kind"] == "SeatPlayerChanged"]
+    assert [(e["seat"], e["reason"]) for e in changes] == [(1, "missed_turns")]
+    # bob's own move is refused while the bot plays his seat.
+    menu = api.call("GET", f"/deals/{deal}/moves", player=bob)
+    assert menu.status_code == 403 and menu.json()["error"]["code"] == "seat_not_yours"
+
+    # He takes it back, and plays his next turn himself.
+    api.call("POST", f"/tables/{table}/seats", player=bob, json={}, expect=200)
+    assert not api.table(table)["playing"][1]["away"]
+    stop_at = time.monotonic() + 60
+    while not _play_mine(api, bob, deal, rng):
+        assert time.monotonic() < stop_at, "bob could not play after taking his seat back"
+        _play_mine(api, ann, deal, rng)
+    kinds = [e["kind"] for e in api.events(deal)]
+    assert kinds.count("SeatPlayerChanged") == 2

@@ -1,0 +1,61 @@
+"""The turn clock in a real browser (docs/tables.md, "Turn clock"; docs/web.md): the host
+chooses it in the lobby's form, and the table page counts the seconds of the seat to act down;
+when a player stalls, the server's bot runner times his turn out and the page's log says so."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import Backend, make_backend, running
+from tests.web.conftest import NewContext
+from tests.web.pages import open_lobby, sign_up
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    """A server whose hosts may choose a clock of 1 second (tests only)."""
+    backend = make_backend(
+        "sqlite", tmp_path_factory.mktemp("clock"), extra_env={"CANASTA_TURN_SECONDS_MIN": "1"}
+    )
+    yield from running(backend)
+
+
+def test_the_host_chooses_the_clock_and_the_table_page_counts_down(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    url = web_server.server.url
+    ann, _ = open_lobby(new_context())
+    ann_token = sign_up(ann, "ann")
+    ann.get_by_label("Players").select_option("2")
+    ann.get_by_label("Turn clock").select_option(label="60 seconds a turn")
+    ann.get_by_role("button", name="Create the table").click()
+    expect(ann.get_by_role("status")).to_contain_text("Table created")
+    listed = httpx.get(f"{url}/tables", params={"status": "open"}, timeout=15).json()
+    assert [httpx.get(f"{url}/tables/{t['id']}").json()["turn_seconds"] for t in listed] == [60]
+
+    # A table with a 3-second clock: bob never plays, so his turns time out.
+    bob_token = httpx.post(f"{url}/players", json={"name": "bob"}).json()["token"]
+    auth = {"Authorization": f"Bearer {ann_token}"}
+    body = {"entry": "classic", "players": 2, "turn_seconds": 3}
+    table = httpx.post(f"{url}/tables", json=body, headers=auth).json()["id"]
+    httpx.post(f"{url}/tables/{table}/seats", json={"seat": 0}, headers=auth)
+    bob_auth = {"Authorization": f"Bearer {bob_token}"}
+    httpx.post(f"{url}/tables/{table}/seats", json={"seat": 1}, headers=bob_auth)
+    assert httpx.post(f"{url}/tables/{table}/start", headers=auth).status_code == 201
+
+    watcher = new_context().new_page()
+    watcher.goto(f"/tables/{table}")
+    expect(watcher.locator("body[data-ready=true]")).to_be_attached()
+    clock = watcher.get_by_role("timer")
+    expect(clock).to_be_visible()
+    expect(clock).to_contain_text("s left to play")
+    left = int(clock.get_attribute("data-left") or "99")
+    assert 0 <= left <= 3
+    # The seat to act stalls (ann does not play either): the clock runs out and the log says so.
+    expect(watcher.locator("#log")).to_contain_text("time ran out", timeout=15_000)
