@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app import cli_keys, cli_read_models, scenario
-from app.cli_store import open_store, store_name
+from app.cli_store import add_retry_argument, open_store, store_name
 
 if TYPE_CHECKING:
     from domain.audit import AuditReport
@@ -298,13 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
         "for it if a server or another `canasta bots` holds it. For deployments whose servers "
         "run with CANASTA_RUN_BOTS=false. " + store,
     )
-    p.add_argument(
-        "--retry-seconds",
-        type=float,
-        default=1.0,
-        metavar="S",
-        help="how often to try for the lease while another process holds it (default 1)",
-    )
+    add_retry_argument(p)
     p.set_defaults(func=_bots)
     cli_keys.add_parser(sub)
     return parser

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from app.cli_store import in_memory, store_name
+from app.cli_store import add_retry_argument, in_memory, store_name
 
 
 def _rebuild_read_models(args: argparse.Namespace) -> int:
@@ -141,11 +141,5 @@ def add_parsers(sub: Any, store: str) -> None:
         metavar="S",
         help="print the positions at most this often, when they changed (default 5)",
     )
-    p.add_argument(
-        "--retry-seconds",
-        type=float,
-        default=1.0,
-        metavar="S",
-        help="how often to try for the lease while another process holds it (default 1)",
-    )
+    add_retry_argument(p)
     p.set_defaults(func=_project)

@@ -3,6 +3,7 @@ the ``canasta`` command line's modules."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -56,3 +57,14 @@ def open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
     except Exception as exc:  # a bad URL, a database that is down, no signing key
         print(f"cannot open the store ({store_name(settings)}): {exc}", file=sys.stderr)
         return None
+
+
+def add_retry_argument(parser: argparse.ArgumentParser) -> None:
+    """``--retry-seconds`` of the commands that wait for a lease (project, bots)."""
+    parser.add_argument(
+        "--retry-seconds",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="how often to try for the lease while another process holds it (default 1)",
+    )

@@ -29,19 +29,13 @@ from domain.commands import (
 from domain.constants import BLACK_THREE_RANK, WILD_RANK
 from domain.errors import RuleViolation
 from domain.rules import decide
-from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
+from domain.state import ANSWER, CUT, DRAW, PLAY, DealState
 from domain.variants import get_variant
 
 
 def seat_to_act(st: DealState) -> int | None:
     """The room seat whose command the deal waits for, or None when it is over."""
-    if st.phase == OVER:
-        return None
-    if st.phase == CUT:
-        return st.cutter
-    if st.phase == ANSWER:
-        return st.asked_partner
-    return st.turn
+    return st.to_act
 
 
 def _by_rank(cards: list[str]) -> tuple[dict[str, list[str]], list[str], list[str]]:
