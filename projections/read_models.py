@@ -60,13 +60,15 @@ TABLE_SPECTATORS_SET: type[Any] = Table.SpectatorsSet  # type: ignore[attr-defin
 TABLE_INVITE_ROTATED: type[Any] = Table.InviteRotated  # type: ignore[attr-defined]
 TABLE_REMATCH_OPENED: type[Any] = Table.RematchOpened  # type: ignore[attr-defined]
 #: Absent players (docs/tables.md): a seat freed before the start, or given, changes who sits
-#: there; the other changes move the table's step only.
+#: there; the other changes, and a turn clock set before the start, move the lobby's step of
+#: the table only (the lobby shows neither who stands in nor the clock).
 TABLE_SEAT_LEFT: type[Any] = Table.SeatLeft  # type: ignore[attr-defined]
 TABLE_SEAT_GIVEN: type[Any] = Table.SeatGiven  # type: ignore[attr-defined]
-TABLE_SEAT_STEPS: tuple[type[Any], ...] = (
+TABLE_STEP_ONLY: tuple[type[Any], ...] = (
     Table.SeatTakenOver,  # type: ignore[attr-defined]
     Table.SeatTakenBack,  # type: ignore[attr-defined]
     Table.MissedTurnsLimitSet,  # type: ignore[attr-defined]
+    Table.TurnClockSet,  # type: ignore[attr-defined]
 )
 
 
@@ -202,7 +204,7 @@ class LobbyProjection(ReadModelProjection):
         TABLE_REMATCH_OPENED,
         TABLE_SEAT_LEFT,
         TABLE_SEAT_GIVEN,
-        *TABLE_SEAT_STEPS,
+        *TABLE_STEP_ONLY,
     )
 
     def project(self, event: Any, tracking: Tracking) -> None:
@@ -254,7 +256,7 @@ class LobbyProjection(ReadModelProjection):
                 self.view.seat_lobby_player(
                     tracking, table_id, seat=event.seat, player=player, **when
                 )
-        elif isinstance(event, (TABLE_INVITE_ROTATED, TABLE_REMATCH_OPENED, *TABLE_SEAT_STEPS)):
+        elif isinstance(event, (TABLE_INVITE_ROTATED, TABLE_REMATCH_OPENED, *TABLE_STEP_ONLY)):
             self.view.update_lobby_table(tracking, table_id, **when)  # the table's step
         else:
             self.view.track(tracking)

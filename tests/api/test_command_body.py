@@ -59,6 +59,7 @@ EXAMPLES: list[c.Command] = [
     c.Answer(False),
     c.DeclinePile(),
     c.PickUpPonytail(),
+    c.TimeOut(5),
 ]
 
 

@@ -407,34 +407,34 @@ def test_the_end_of_a_deal_shows_the_breakdown_totals_and_the_next_deal(
 def test_after_the_game_a_player_opens_its_rematch_and_the_other_finds_it(
     new_context: NewContext, web_server: Backend
 ) -> None:
-    gus, gus_token = player(new_context, "gus")
-    hal, hal_token = player(new_context, "hal")
-    table = table_of_two(web_server, gus_token, hal_token)
-    start(web_server, table, gus_token)
-    open_page(gus, f"/tables/{table}")
-    expect(gus.locator("#rematch")).to_have_count(0)  # not while the game is played
-    gus.locator("#stop-game").click()
-    gus.locator("#stop-confirm").click()
-    expect(gus.locator("#game")).to_contain_text("stopped")
+    kit, kit_token = player(new_context, "kit")
+    lou, lou_token = player(new_context, "lou")
+    table = table_of_two(web_server, kit_token, lou_token)
+    start(web_server, table, kit_token)
+    open_page(kit, f"/tables/{table}")
+    expect(kit.locator("#rematch")).to_have_count(0)  # not while the game is played
+    kit.locator("#stop-game").click()
+    kit.locator("#stop-confirm").click()
+    expect(kit.locator("#game")).to_contain_text("stopped")
 
-    # hal (a seated player, not the host) opens the rematch: the page goes to the new table,
+    # lou (a seated player, not the host) opens the rematch: the page goes to the new table,
     # open, with the same players in the same seats (docs/tables.md, "Rematch").
-    open_page(hal, f"/tables/{table}")
-    hal.get_by_role("button", name="Play again: open the rematch").click()
-    expect(hal).not_to_have_url(f"{web_server.server.url}/tables/{table}")
-    rematch = hal.url.rsplit("/", 1)[1]
-    expect(hal.locator("body[data-ready=true]")).to_be_attached()
-    expect(hal.locator("#waiting-seats")).to_contain_text("Seat 1: gus")
-    expect(hal.locator("#waiting-seats")).to_contain_text("Seat 2: hal (you)")
-    screenshot(hal, "table-rematch")
+    open_page(lou, f"/tables/{table}")
+    lou.get_by_role("button", name="Play again: open the rematch").click()
+    expect(lou).not_to_have_url(f"{web_server.server.url}/tables/{table}")
+    rematch = lou.url.rsplit("/", 1)[1]
+    expect(lou.locator("body[data-ready=true]")).to_be_attached()
+    expect(lou.locator("#waiting-seats")).to_contain_text("Seat 1: kit")
+    expect(lou.locator("#waiting-seats")).to_contain_text("Seat 2: lou (you)")
+    screenshot(lou, "table-rematch")
 
-    # gus finds it on the old table's page, as a link (he starts it from the lobby).
-    open_page(gus, f"/tables/{table}")
-    expect(gus.locator("#rematch")).to_have_count(0)
-    gus.get_by_role("link", name="Go to the rematch").click()
-    expect(gus).to_have_url(f"{web_server.server.url}/tables/{rematch}")
+    # kit finds it on the old table's page, as a link (he starts it from the lobby).
+    open_page(kit, f"/tables/{table}")
+    expect(kit.locator("#rematch")).to_have_count(0)
+    kit.get_by_role("link", name="Go to the rematch").click()
+    expect(kit).to_have_url(f"{web_server.server.url}/tables/{rematch}")
     seats = httpx.get(f"{web_server.server.url}/tables/{rematch}", timeout=15).json()["seats"]
-    assert seats == ["gus", "hal"]
+    assert seats == ["kit", "lou"]
 
 
 def register(server: Backend, name: str) -> str:
