@@ -80,10 +80,6 @@ class Subscription:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _put(self, item: Delivered) -> None:
-        with contextlib.suppress(RuntimeError):  # the stream's loop is closed: it is leaving
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
-
 
 class EventHub:
     """The process's follower of the store (see the module's documentation).
@@ -213,16 +209,26 @@ class EventHub:
                 return
             batch = recorder.select_notifications(start, BATCH)
             self.reads += 1
+            # One hand-over per event loop for the whole batch (waking a loop from another
+            # thread costs a system call): each loop then puts each event on its streams.
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Subscription, Delivered]]] = {}
             for note in batch:
                 self._position = note.id
-                if note.originator_id in followed:
-                    self._deliver(note)
+                if note.originator_id not in followed:
+                    continue
+                item = Delivered(self.canasta.mapper.to_domain_event(note))
+                with self._lock:
+                    subs = list(self._subscribers.get(item.event.originator_id, ()))
+                for sub in subs:
+                    by_loop.setdefault(sub.loop, []).append((sub, item))
+            for loop, deliveries in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # that loop is closed: it is leaving
+                    loop.call_soon_threadsafe(_hand_over, deliveries)
             if len(batch) < BATCH:
                 return
 
-    def _deliver(self, note: Any) -> None:
-        item = Delivered(self.canasta.mapper.to_domain_event(note))
-        with self._lock:
-            subs = list(self._subscribers.get(note.originator_id, ()))
-        for sub in subs:
-            sub._put(item)
+
+def _hand_over(deliveries: list[tuple[Subscription, Delivered]]) -> None:
+    """In a stream's event loop: each delivered event onto its stream's queue, in order."""
+    for sub, item in deliveries:
+        sub.queue.put_nowait(item)

@@ -374,6 +374,7 @@ async def _stream(
             quiet_since = time.monotonic()
             while True:
                 ended = False
+                chunk: list[bytes] = []
                 for item in batch:
                     step = item.step if isinstance(item, Delivered) else item.originator_version
                     if step <= last:
@@ -381,29 +382,38 @@ async def _stream(
                     last = step
                     shown = message(item)
                     if shown is not None:
-                        yield shown
-                        quiet_since = time.monotonic()
+                        chunk.append(shown)
                     event = item.event if isinstance(item, Delivered) else item
                     ended = ended or type(event).__name__ in final_kinds
+                if chunk:  # what came together goes out together: one write
+                    yield b"".join(chunk)
+                    quiet_since = time.monotonic()
                 if ended:  # after the whole batch: a rematch recorded after the end is sent too
                     yield _end(last)
                     return
                 batch = []
-                wait = min(WAKE_SECONDS, max(0.0, heartbeat - (time.monotonic() - quiet_since)))
-                try:
-                    delivered = await asyncio.wait_for(sub.queue.get(), wait)
-                except TimeoutError:
-                    delivered = None
-                if await request.is_disconnected() or server_is_exiting():
-                    return
-                if delivered is None:
-                    if time.monotonic() - quiet_since >= heartbeat:
-                        yield format_sse_event(comment="heartbeat")
-                        quiet_since = time.monotonic()
-                elif delivered.step > last + 1:  # a gap: the store has what is missing
-                    batch = await anyio.to_thread.run_sync(read, last, limiter=limiter)
+                if sub.queue.empty():
+                    wait = min(WAKE_SECONDS, max(0.0, heartbeat - (time.monotonic() - quiet_since)))
+                    try:
+                        delivered = [await asyncio.wait_for(sub.queue.get(), wait)]
+                    except TimeoutError:
+                        # Idle: has the client gone, or is the server stopping? (While events
+                        # flow, the response notices a client gone when it writes.)
+                        if await request.is_disconnected() or server_is_exiting():
+                            return
+                        if time.monotonic() - quiet_since >= heartbeat:
+                            yield format_sse_event(comment="heartbeat")
+                            quiet_since = time.monotonic()
+                        continue
                 else:
-                    batch = [delivered]
+                    delivered = []
+                while not sub.queue.empty():
+                    delivered.append(sub.queue.get_nowait())
+                if server_is_exiting():
+                    return
+                if delivered[0].step > last + 1:  # a gap: the store has what is missing
+                    batch = await anyio.to_thread.run_sync(read, last, limiter=limiter)
+                batch = [*batch, *delivered]
         finally:
             sub.close()
 

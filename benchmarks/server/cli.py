@@ -94,7 +94,7 @@ from benchmarks.server.database import fresh_database, postmaster_pid, with_dbna
 from benchmarks.server.driver import Driver
 from benchmarks.server.experiments import EXPERIMENTS
 from benchmarks.server.load import run_load, wait_for_read_models
-from benchmarks.server.pgbench import find_pgbench, run_pgbench
+from benchmarks.server.pgbench import find_pgbench, pgbench_at_rate, run_pgbench
 from benchmarks.server.profiler import Profiler, find_py_spy
 from benchmarks.server.replay import idle_round_trips, run_replay
 from benchmarks.server.report import print_report
@@ -312,6 +312,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if args.read_models != "off":
                     caught_up = wait_for_read_models(url)
                     report["load_at_rate"]["read_models_caught_up_s"] = caught_up
+                if not args.skip_pgbench and find_pgbench() is not None:
+                    # The store's own latency at the same rate, in the same run: the anchor
+                    # the commands' p99 is judged against (this machine's disk stalls hit both).
+                    clients = min(args.games, args.workers * args.pool_size)
+                    log(f"the store at {args.rate:.0f}/s: pgbench --rate, {clients} clients")
+                    report["store_at_rate"] = pgbench_at_rate(url, clients, args.seconds, args.rate)
         if not args.skip_replay:
             log("replay: playing a complete 5000-point classic 4-player game in-process")
             report["replay"] = run_replay(url, server.base, args.replay_samples, args.seed)

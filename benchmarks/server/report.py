@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.interpreter import described
-from benchmarks.server.config import TARGET_COMMANDS_PER_S, TARGET_P99_MS, TARGET_REPLAY_MS
+from benchmarks.server.config import (
+    TARGET_COMMANDS_PER_S,
+    TARGET_OVER_STORE_MS,
+    TARGET_P99_MS,
+    TARGET_REPLAY_MS,
+)
 from benchmarks.server.experiments import EXPERIMENTS
 
 # --- the report ----------------------------------------------------------------------------
@@ -258,6 +263,20 @@ def print_report(report: dict[str, Any], path: Path) -> None:
     for key in ("load", "load_at_rate"):
         if report.get(key):
             print_load(report, report[key])
+    store, at_rate = report.get("store_at_rate"), report.get("load_at_rate")
+    if store and at_rate:
+        own, ours = store["latency_ms"], at_rate["latency_ms"]
+        over = ours.get("p99", 1e9) - own.get("p99", 0)
+        print("-" * 78)
+        print(
+            f"the store's own latency at {store['rate']:.0f}/s (pgbench --rate, {store['clients']} "
+            f"clients, LOCK TABLE + INSERT, durable commits; from each due time)"
+        )
+        print(f"  store p50 / p99     {own.get('p50', 0):9.1f} / {own.get('p99', 0):.1f} ms")
+        print(
+            f"  commands p99 - store p99 {over:6.1f} ms   target <= {TARGET_OVER_STORE_MS:.0f} ms  "
+            f"{verdict(over <= TARGET_OVER_STORE_MS)}"
+        )
     load = report.get("load")
     pg = report.get("pgbench")
     if pg and load:
