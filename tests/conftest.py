@@ -23,6 +23,11 @@ from app.migrations import upgrade
 # ``CANASTA_RATE_LIMITS=true pytest ...`` runs tests with the default limits on;
 # tests/api/test_rate_limits.py turns them on itself.
 os.environ.setdefault("CANASTA_RATE_LIMITS", "false")
+# The apps the tests build in this process log warnings and errors only: their INFO lines (a
+# lease taken, a request answered) would otherwise interleave with pytest's own output. Tests
+# that read log lines set the levels they need (caplog), which the server keeps
+# (app/observability.py); the servers the tests start have their own settings.
+os.environ.setdefault("CANASTA_LOG_LEVEL", "warning")
 
 
 @pytest.fixture(scope="session")
