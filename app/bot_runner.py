@@ -64,13 +64,14 @@ from app.schemas import CommandIn, command_body
 from app.settings import MEMORY, Settings
 from bots import PublicMemory, choose, get_bot, random_move
 from bots.view import seat_view
-from domain.clock import STAND_IN_LEVEL, deadline, missed_in_a_row, stand_in
+from domain.bot_names import STAND_IN_LEVEL, bot_level
+from domain.clock import deadline, missed_in_a_row, stand_in
 from domain.commands import Command, TimeOut
 from domain.deal import Deal
 from domain.errors import DomainError
 from domain.legal import seat_to_act
 from domain.menu import menu
-from domain.table import MISSED_TURNS, OPEN, PLAYING, Table, bot_level
+from domain.table import MISSED_TURNS, OPEN, PLAYING, Table
 
 logger = logging.getLogger(__name__)
 

@@ -12,16 +12,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from domain.bot_names import STAND_IN_LEVEL, bot_name
 from domain.errors import SetupError
 from domain.state import DealState
-from domain.table import bot_name
 
 #: The bounds of a table's ``turn_seconds`` (R-SEAT-3); tests may allow less (a setting).
 TURN_SECONDS_MIN = 10
 TURN_SECONDS_MAX = 3600
-
-#: The bot level that plays a timed-out turn.
-STAND_IN_LEVEL = "basic"
 
 
 def check_turn_seconds(value: object, minimum: int = TURN_SECONDS_MIN) -> int | None:

@@ -2,6 +2,10 @@
 
 Each deal is its own ``Deal`` aggregate; the table records which deals were opened and
 what they scored, and decides when the game ends (R-GAME-1) or was stopped (R-GAME-2).
+
+Past 500 lines on purpose: every method that records an event is an ``@event`` method of the
+aggregate class itself (the library builds the event classes from them), so the class stays
+whole; what is pure lives beside it (``domain.seating``, ``domain.bot_names``, ``domain.seal``).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
+from domain.bot_names import bot_level, bot_name, stand_in_name
 from domain.errors import Conflict, Forbidden, SetupError
 from domain.seal import Signer, record_message
 from domain.seating import choose_sides, next_dealer, virtual_table
@@ -22,13 +27,11 @@ PLAYING = "playing"
 FINISHED = "finished"  # a side reached the target (R-GAME-1)
 STOPPED = "stopped"  # the host stopped the game early (R-GAME-2)
 
-#: Absent players (docs/tables.md): why a seat's player changes, the level of the bot that
-#: stands in for an absent player, and the refusals.
+#: Absent players (docs/tables.md): why a seat's player changes, and the refusals.
 LEFT = "left"
 MISSED_TURNS = "missed_turns"
 TAKEN_BACK = "taken_back"
 GIVEN = "given"
-STAND_IN_LEVEL = "basic"
 #: Consecutive turns a player may miss before the bot takes his seat over (0: never).
 DEFAULT_MISSED_TURNS_LIMIT = 2
 MAX_MISSED_TURNS_LIMIT = 10
@@ -46,28 +49,6 @@ def rematch_id(table_id: UUID | str) -> UUID:
     """The rematch of a table has an id derived from the table's: two requests (in any
     process) for the same rematch open the same table, and the store keeps only one."""
     return uuid5(NAMESPACE_URL, f"canasta-ledger:{table_id}:rematch")
-
-
-#: A bot's name at a table: ``bot:<level>:<seat>`` (docs/bots.md). People's names cannot
-#: contain ':' (``domain.accounts.check_name``), so no person is ever taken for a bot.
-BOT_PREFIX = "bot:"
-
-
-def bot_name(level: str, seat: int) -> str:
-    return f"{BOT_PREFIX}{level}:{seat}"
-
-
-def stand_in_name(seat: int, player: str) -> str:
-    """The bot playing ``seat`` for ``player`` while he is away: ``bot:basic:<seat>:for:<player>``
-    (a bot's name, so the bot runner plays it; it says for whom)."""
-    return f"{bot_name(STAND_IN_LEVEL, seat)}:for:{player}"
-
-
-def bot_level(player: str | None) -> str | None:
-    """The level of the bot of this name, None for a person (or a free seat)."""
-    if player is None or not player.startswith(BOT_PREFIX):
-        return None
-    return player.split(":")[1]
 
 
 class Table(Aggregate):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.table import Table, bot_level
+from domain.bot_names import bot_level
+from domain.table import Table
 
 
 def seats_view(table: Table) -> dict[str, Any]:

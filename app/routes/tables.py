@@ -13,7 +13,8 @@ from app.routes.seats_view import seats_view
 from app.schemas import DealRef, JoinIn, NextDealIn, StartIn, TableIn, TeamsIn, TurnClockIn
 from app.schemas_views import NewTable, SeatTaken, TableForYou, TableView
 from app.watch import WATCH_TABLE
-from domain.table import Table, bot_level
+from domain.bot_names import bot_level
+from domain.table import Table
 
 router = APIRouter(tags=["tables"])
 

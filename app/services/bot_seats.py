@@ -1,7 +1,7 @@
 """Bots at tables (docs/bots.md): the host seats a bot in a free seat, and a player starts a
 practice table (himself in seat 0, bots in the others) in one call.
 
-A bot sits under the name ``bot:<level>:<seat>`` (``domain.table.bot_name``), recorded like a
+A bot sits under the name ``bot:<level>:<seat>`` (``domain.bot_names.bot_name``), recorded like a
 person's seat (``PlayerSeated``); the bot process (``app.bot_runner``) plays its turns
 through ``submit``, the command path of every player."""
 

@@ -27,9 +27,10 @@ from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
 from app.routes.views import BEHIND_HEADER, READ_MODEL_WAIT_SECONDS
+from domain.bot_names import bot_level
 from domain.events import CardsDrawn
 from domain.legal import legal_command, seat_to_act
-from domain.table import OPEN, bot_level
+from domain.table import OPEN
 from projections.discard_log import public_discard_log
 from tests.api.conftest import Server
 from tests.support.http import Game, Headers, open_table, register_player, state_reader

@@ -21,9 +21,10 @@ from app.schemas import CommandIn, command_body
 from app.services.seats import SEAT_NOT_YOURS
 from app.settings import Settings, eventsourcing_env
 from domain.audit import audit_table, kind_of
+from domain.bot_names import stand_in_name
 from domain.errors import Forbidden
 from domain.legal import legal_command, seat_to_act
-from domain.table import MISSED_TURNS, stand_in_name
+from domain.table import MISSED_TURNS
 from tests.support.bots import wait_for
 from tests.support.games import play_commands, play_to_end
 

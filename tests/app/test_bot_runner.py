@@ -18,10 +18,10 @@ from app.application import CanastaApp
 from app.bot_runner import BotRunner
 from app.routes.audit import deal_report
 from app.settings import Settings, eventsourcing_env
+from domain.bot_names import bot_name
 from domain.command_log import CommandLog, command_log_id
 from domain.errors import DomainError
 from domain.legal import seat_to_act
-from domain.table import bot_name
 from tests.support.bots import BOT_HOST, bot_table, deal_over, wait_for
 
 ENTRIES = [("classic", 4), ("extra_six", 6), ("modern_american", 4), ("ponytail", 4)]

@@ -9,6 +9,7 @@ from uuid import uuid4
 import pytest
 
 from domain.audit.replay import check_rules
+from domain.bot_names import stand_in_name
 from domain.deal import Deal
 from domain.errors import Conflict, Forbidden, SetupError
 from domain.table import (
@@ -18,7 +19,6 @@ from domain.table import (
     SEAT_AWAY,
     SEAT_NOT_VACANT,
     Table,
-    stand_in_name,
 )
 
 AT = "2026-12-02T01:00:00+00:00"

@@ -18,8 +18,8 @@ from uuid import UUID
 import pytest
 
 from app.routes.audit import deal_report
+from domain.bot_names import bot_name
 from domain.command_log import CommandLog, command_log_id
-from domain.table import bot_name
 from tests.e2e.checks import check_stream
 from tests.e2e.client import Api
 from tests.e2e.conftest import BACKENDS, Backend, started_backend

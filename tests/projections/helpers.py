@@ -11,8 +11,9 @@ from uuid import UUID
 
 from app.application import CanastaApp
 from app.autoplay import SeededRandom, new_table, play_game
+from domain.bot_names import bot_level
 from domain.events import CardsDrawn
-from domain.table import OPEN, bot_level
+from domain.table import OPEN
 from projections.discard_log import public_discard_log
 from projections.read_models import TABLE_DEAL_RECORDED
 

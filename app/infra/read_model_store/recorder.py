@@ -20,7 +20,7 @@ from app.infra.read_model_store.base import (
     TrackedTransactions,
     check_seat,
 )
-from domain.table import bot_level
+from domain.bot_names import bot_level
 from projections.view import (
     BREAKDOWN,
     DEAL_SCORES,
