@@ -21,7 +21,7 @@ It reads the deal, the log and the table through one of two readers:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -75,9 +75,22 @@ class Expected:
         )
 
     def mismatch(self, deal: Deal) -> str | None:
-        for name, value in asdict(Expected.now(deal)).items():
-            believed = getattr(self, name)
-            if believed is not None and believed != value:
+        """Why the command is stale, or None. (On every command: compares the fields as
+        they are, without building ``now``'s UUID unless the game is checked.)"""
+        st = deal.state
+        value: object
+        for name, believed, value in (
+            ("game", self.game, None),
+            ("deal", self.deal, st.number),
+            ("step", self.step, deal.version),
+            ("turn", self.turn, st.turn),
+            ("phase", self.phase, st.phase),
+        ):
+            if believed is None:
+                continue
+            if name == "game":
+                value = UUID(st.table_id)
+            if believed != value:
                 return f"stale command: {name} is {value}, not {believed}; reload and retry"
         return None
 

@@ -1,0 +1,272 @@
+"""The server's CPU per accepted command, in one process, without sockets (not a test).
+
+``python -m benchmarks.command_path [--seconds 10] [--games 16] [--profile N]``
+
+The server benchmark (``benchmarks.server``) measures the CPU per command of real uvicorn
+workers beside PostgreSQL and the load generator on the same cores, where every figure moves
+with the machine. This one isolates the server's own work on the command path, to see where
+it goes and to compare two versions of the code side by side:
+
+- the production app (``app.main.create_app``, its middlewares, the command lane, the group
+  committer, the signing key, metrics) is called as an ASGI application by the same game
+  drivers as the server benchmark's (``benchmarks.server.driver``: 4-player classic games,
+  random legal moves, ``seq`` and ``expect``, every answer checked against a mirror), in a
+  closed loop on one event loop, on a fresh PostgreSQL database (``--db-name``);
+- the read models and the bots are off (``canasta project`` runs them elsewhere in the
+  server benchmark); HTTP parsing is not included (uvicorn's httptools and its protocol
+  cost about 0.1 ms a request more on a real socket);
+- CPU per command = the process's CPU over the window (every thread: the event loop, the
+  group committer, the threadpool, the connection pool), less the drivers' own move choice,
+  mirror and answer checks (timed per thread), divided by the commands accepted.
+
+``--profile N`` prints the N functions with the most cumulative CPU of the event loop's
+thread (cProfile, deterministic; its own overhead inflates the times: read the shares) and
+the CPU of the other threads. Run it twice on two commits to compare; the machine's speed
+moves, so compare the ratio to the ``core speed`` line of the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import json
+import os
+import pstats
+import threading
+import time
+from typing import Any
+
+from app.main import create_app
+from app.settings import Settings
+from app.signing import new_key_document
+from benchmarks.server.database import fresh_database
+from benchmarks.server.driver import Driver
+from benchmarks.server.http_client import HttpResponse
+from benchmarks.server.mirror import Reader
+from benchmarks.server.probes import SpeedProbe
+
+
+class AsgiClient:
+    """``AsyncRawClient``'s interface over an ASGI application called in process."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[HttpResponse, float]:
+        data = b"" if body is None else json.dumps(body).encode()
+        raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+        if body is not None:
+            raw.append((b"content-type", b"application/json"))
+        raw.append((b"content-length", str(len(data)).encode()))
+        raw.append((b"host", b"bench"))
+        path, _, query = path.partition("?")
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": method,
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": query.encode(),
+            "root_path": "",
+            "headers": raw,
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 80),
+            "state": {},
+        }
+        sent = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": data, "more_body": False}
+            await asyncio.Event().wait()  # a client that stays connected
+            raise AssertionError  # pragma: no cover
+
+        status = 0
+        chunks: list[bytes] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+
+        await self.app(scope, receive, send)
+        return HttpResponse(status, b"".join(chunks)), time.perf_counter()
+
+    def close(self) -> None:
+        pass
+
+
+class Lifespan:
+    """Runs the ASGI app's lifespan (start-up, then shutdown) as uvicorn does."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.started = asyncio.Event()
+        self.stopped = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Lifespan:
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"].startswith("lifespan.startup"):
+                self.started.set()
+            elif message["type"].startswith("lifespan.shutdown"):
+                self.stopped.set()
+            if message["type"].endswith(".failed"):
+                raise RuntimeError(message.get("message"))
+
+        self.task = asyncio.create_task(
+            self.app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
+                     self.inbox.get, send)
+        )  # fmt: skip
+        await self.inbox.put({"type": "lifespan.startup"})
+        await self.started.wait()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.inbox.put({"type": "lifespan.shutdown"})
+        await self.stopped.wait()
+        assert self.task is not None
+        await self.task
+
+
+class TimedReader(Reader):
+    """The mirror's store reads, with the CPU they take (the drivers', not the server's)."""
+
+    cpu = 0.0
+
+    def deal(self, deal_id: Any) -> Any:
+        started = time.thread_time()
+        try:
+            return super().deal(deal_id)
+        finally:
+            TimedReader.cpu += time.thread_time() - started
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds of each live thread of this process, by name."""
+    seconds: dict[str, float] = {}
+    for thread in threading.enumerate():
+        if thread.ident is None:
+            continue
+        try:
+            clock = time.pthread_getcpuclockid(thread.ident)
+            seconds[thread.name] = time.clock_gettime(clock)
+        except (OSError, ProcessLookupError):
+            continue
+    return seconds
+
+
+async def measure(args: argparse.Namespace, url: str) -> dict[str, Any]:
+    os.environ.setdefault("CANASTA_SIGNING_KEY", json.dumps(new_key_document()))
+    settings = Settings(
+        database_url=url,
+        read_models="off",
+        run_bots=False,
+        rate_limits=False,
+        log_level="warning",
+        postgres_pool_size=10,
+    )
+    app = create_app(settings)
+    reader = TimedReader(url, 4)
+    speed = SpeedProbe()
+    drivers = [Driver(i, "", reader, args.seed + i, views=False) for i in range(args.games)]
+    client = AsgiClient(app)
+    async with Lifespan(app):
+        for d in drivers:
+            d.client = client  # type: ignore[assignment]
+            await d.register()
+            await d.new_game()
+        warm_until = time.perf_counter() + args.warmup
+        await asyncio.gather(*(d.run(warm_until) for d in drivers))
+        accepted_before = sum(d.accepted for d in drivers)
+        mirror_before = sum(cpu for d in drivers for _, cpu in d.mirror_cpu)
+        reader_before = TimedReader.cpu
+        threads_before = thread_cpu()
+        profile = cProfile.Profile() if args.profile else None
+        started_cpu = time.process_time()
+        started = time.perf_counter()
+        speed.start(started + args.seconds)
+        if profile:
+            profile.enable()
+        await asyncio.gather(*(d.run(started + args.seconds) for d in drivers))
+        if profile:
+            profile.disable()
+        wall = time.perf_counter() - started
+        process_cpu = time.process_time() - started_cpu
+        threads_after = thread_cpu()
+        accepted = sum(d.accepted for d in drivers) - accepted_before
+        driver_cpu = (
+            sum(cpu for d in drivers for _, cpu in d.mirror_cpu) - mirror_before
+            + TimedReader.cpu - reader_before
+        )  # fmt: skip
+        errors = sum(sum(d.errors.values()) for d in drivers) + sum(d.mismatches for d in drivers)
+    reader.close()
+    by_thread = {
+        name: round(threads_after[name] - threads_before.get(name, 0.0), 3)
+        for name in threads_after
+    }
+    result = {
+        "seconds": round(wall, 2),
+        "games": args.games,
+        "accepted": accepted,
+        "commands_per_s": round(accepted / wall, 1),
+        "errors": errors,
+        "process_cpu_s": round(process_cpu, 3),
+        "driver_cpu_s": round(driver_cpu, 3),
+        "server_cpu_ms_per_command": round(1000 * (process_cpu - driver_cpu) / max(1, accepted), 3),
+        "core_speed_us": speed.summary(started, started + wall).get("median_us"),
+        "cpu_s_by_thread": dict(sorted(by_thread.items(), key=lambda kv: -kv[1])[:8]),
+    }
+    if profile:
+        out = io.StringIO()
+        stats = pstats.Stats(profile, stream=out)
+        stats.sort_stats("cumulative").print_stats(args.profile)
+        stats.sort_stats("tottime").print_stats(args.profile)
+        result["profile"] = out.getvalue()
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.command_path", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--games", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", type=int, default=0, metavar="N")
+    parser.add_argument("--db-name", default="canasta_command_path")
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not args.database_url:
+        raise SystemExit("set DATABASE_URL (scripts/pg.sh url) or --database-url")
+    url = fresh_database(args.database_url, args.db_name)
+    result = asyncio.run(measure(args, url))
+    profile = result.pop("profile", None)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:28} {value}")
+    if profile:
+        print(profile)
+
+
+if __name__ == "__main__":
+    main()
