@@ -80,7 +80,9 @@ demo: venv
 # (benchmarks.menu), WEB_BENCH_ARGS (benchmarks.web, e.g. "--visits 20"), ARENA_BENCH_ARGS
 # (benchmarks.arena, e.g. "--games 40"), SERVER_BENCH_ARGS (benchmarks.server, e.g.
 # "--seconds 60 --nodelay-fix"), SPECTATORS_BENCH_ARGS (benchmarks.spectators: live streams
-# at scale, e.g. "--spectators 0,500,2000,5000 --games 64 --rate 500"). Figures: .bench/
+# at scale, e.g. "--spectators 0,500,2000,5000 --games 64 --rate 500"),
+# COMMAND_PATH_BENCH_ARGS (benchmarks.command_path: the server's CPU per command in one
+# process, e.g. "--profile 40"). Figures: .bench/
 bench: venv
 	@$(PG) start
 	@scripts/chromium.sh >/dev/null
@@ -91,6 +93,8 @@ bench: venv
 	$(VENV)/bin/python -m benchmarks.arena $(ARENA_BENCH_ARGS) || failed="$$failed arena"; \
 	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.server $(SERVER_BENCH_ARGS) \
 		|| failed="$$failed server"; \
+	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.command_path \
+		$(COMMAND_PATH_BENCH_ARGS) || failed="$$failed command_path"; \
 	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.spectators \
 		$(SPECTATORS_BENCH_ARGS) || failed="$$failed spectators"; \
 	if [ -n "$$failed" ]; then echo "benchmarks that failed or missed a target:$$failed"; exit 1; fi

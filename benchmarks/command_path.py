@@ -48,6 +48,10 @@ from benchmarks.server.mirror import Reader
 from benchmarks.server.probes import SpeedProbe
 
 
+#: The target for the server's CPU per accepted command (``make bench``), in ms.
+TARGET_MS = 0.5
+
+
 class AsgiClient:
     """``AsyncRawClient``'s interface over an ASGI application called in process."""
 
@@ -253,6 +257,10 @@ def main() -> None:
     parser.add_argument("--db-name", default="canasta_command_path")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--target-ms", type=float, default=TARGET_MS,
+        help="exit 1 when the server's CPU per command is above this (issue's target)",
+    )  # fmt: skip
     args = parser.parse_args()
     if not args.database_url:
         raise SystemExit("set DATABASE_URL (scripts/pg.sh url) or --database-url")
@@ -264,8 +272,13 @@ def main() -> None:
     else:
         for key, value in result.items():
             print(f"{key:28} {value}")
+        met = result["server_cpu_ms_per_command"] <= args.target_ms
+        verdict = "met" if met else "MISSED"
+        print(f"target: server CPU per command <= {args.target_ms} ms: {verdict}")
     if profile:
         print(profile)
+    if result["errors"] or result["server_cpu_ms_per_command"] > args.target_ms:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
