@@ -47,7 +47,6 @@ from benchmarks.server.http_client import HttpResponse
 from benchmarks.server.mirror import Reader
 from benchmarks.server.probes import SpeedProbe
 
-
 #: The target for the server's CPU per accepted command (``make bench``), in ms.
 TARGET_MS = 0.5
 
