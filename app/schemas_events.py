@@ -330,6 +330,11 @@ class TableDealOpened(EventBase):
     number: Annotated[int, Field(ge=1)]
     dealer: SeatNo
     order: list[SeatNo]
+    by: str | None = Field(
+        None,
+        description="who opened it: the host, or while he is away a player or the bot playing "
+        "his seat (docs/tables.md); null for deals recorded before this was kept",
+    )
 
 
 class TableDealRecorded(EventBase):
