@@ -106,6 +106,11 @@ class StartedView(EventBase):
     cutter: SeatNo
     scores_before: dict[Side, int]
     commitment: str
+    player_ids: list[str] | None = Field(
+        None,
+        description="who plays each room seat from the deal's start (a bot's name for a seat "
+        'played for its absent player, docs/tables.md; "" for a seat nobody sits in)',
+    )
 
 
 class DeckCutView(EventBase):
