@@ -67,6 +67,7 @@ from bots.view import seat_view
 from domain.bot_names import STAND_IN_LEVEL, bot_level
 from domain.clock import deadline, missed_in_a_row, stand_in
 from domain.commands import Command, TimeOut
+from domain.constants import OVER
 from domain.deal import Deal
 from domain.errors import DomainError
 from domain.legal import seat_to_act
@@ -130,6 +131,7 @@ class BotRunner:
         self._position = 0
         self.timeouts = 0  # turns timed out by this process (docs/tables.md, "Turn clock")
         self.takeovers = 0  # seats taken over after the limit of missed turns
+        self.deals_opened = 0  # next deals opened while nobody present could (docs/tables.md)
         self._due: dict[UUID, datetime] = {}  # a clocked table -> its seat to act's deadline
 
     # --- lifecycle -----------------------------------------------------------------------
@@ -320,7 +322,7 @@ class BotRunner:
         seat = seat_to_act(state)
         self._due.pop(table_id, None)
         if seat is None:
-            return False
+            return self._next_deal(table, state.phase)
         name = state.player_ids[seat]
         level = bot_level(name)
         if level is None:
@@ -359,6 +361,17 @@ class BotRunner:
         else:
             self.retried += 1
         return True  # stale: decided again on the deal as it is now
+
+    def _next_deal(self, table: Table, phase: str) -> bool:
+        """The deal is over and nobody present may open the next one (the host is away and
+        every seat is a bot's or away): open it as the bot playing the host's seat
+        (``Table.may_open_next_deal``, docs/tables.md). True if it was opened."""
+        by = table.next_deal_by_bot()
+        if by is None or phase != OVER or len(table.deal_scores) < len(table.deals):
+            return False
+        self.canasta.start_next_deal(table.id, by)  # refused: looked at again (``_lead``)
+        self.deals_opened += 1
+        return True
 
     # --- the turn clock (docs/tables.md) ------------------------------------------------------
     def _overdue(self) -> set[UUID]:

@@ -106,6 +106,11 @@ class StartedView(EventBase):
     cutter: SeatNo
     scores_before: dict[Side, int]
     commitment: str
+    player_ids: list[str] | None = Field(
+        None,
+        description="who plays each room seat from the deal's start (a bot's name for a seat "
+        'played for its absent player, docs/tables.md; "" for a seat nobody sits in)',
+    )
 
 
 class DeckCutView(EventBase):
@@ -330,6 +335,11 @@ class TableDealOpened(EventBase):
     number: Annotated[int, Field(ge=1)]
     dealer: SeatNo
     order: list[SeatNo]
+    by: str | None = Field(
+        None,
+        description="who opened it: the host, or while he is away a player or the bot playing "
+        "his seat (docs/tables.md); null for deals recorded before this was kept",
+    )
 
 
 class TableDealRecorded(EventBase):

@@ -38,6 +38,7 @@ MAX_MISSED_TURNS_LIMIT = 10
 NOT_SEATED = "not_seated"  # a leave by somebody with no seat at the table
 SEAT_AWAY = "seat_away"  # a leave by a player already away
 SEAT_NOT_VACANT = "seat_not_vacant"  # a give of a seat its player plays
+HOST_SEAT = "host_seat"  # a give of the host's own seat (he takes it back instead)
 #: A private table's seat asked for without its invite code, or with a wrong one.
 INVITE_REQUIRED = "invite_required"
 INVITE_INVALID = "invite_invalid"
@@ -271,9 +272,15 @@ class Table(Aggregate):
 
     # --- deals ---------------------------------------------------------------------------
     def next_deal(self, player: str) -> tuple[int, list[int], int]:
-        """The host opens the next deal of a game in play once the current one is over
-        (R-GAME-1): its number, virtual table (R-SEAT-2) and dealer (R-DEAL-2)."""
-        self.check_host(player)
+        """``player`` opens the next deal of a game in play once the current one is over
+        (R-GAME-1): its number, virtual table (R-SEAT-2) and dealer (R-DEAL-2). Who may:
+        ``may_open_next_deal``."""
+        if not self.may_open_next_deal(player):
+            raise Forbidden(
+                "R-SEAT-3",
+                "only the host may open the next deal (or, while he is away, a player "
+                "who plays his own seat)",
+            )
         if self.status != PLAYING:
             raise SetupError("R-SEAT-3", f"the game is {self.status}")
         if len(self.deal_scores) < len(self.deals):
@@ -283,8 +290,43 @@ class Table(Aggregate):
         order = self.virtual_table(number)
         return number, order, next_dealer(self.order, self.dealer, order)
 
+    def may_open_next_deal(self, player: str) -> bool:
+        """Who may open the next deal (docs/tables.md, "The next deal while the host is
+        away"): the host; while the bot plays the host's own seat, also every person who
+        plays his own seat; and when nobody does (every seat a bot's or away), the bot
+        playing the host's seat, which the bots process runs."""
+        if player == self.host:
+            return True
+        host_seat = self.seat_of(self.host)
+        if host_seat is None or not self.away(host_seat):
+            return False
+        present = self.present_players()
+        if player in present:
+            return True
+        return not present and player == self.plays(host_seat)
+
+    def present_players(self) -> list[str]:
+        """The people who play their own seats now (not away, not bots)."""
+        return [
+            player
+            for seat, player in enumerate(self.seats)
+            if player is not None and bot_level(player) is None and not self.away(seat)
+        ]
+
+    def next_deal_by_bot(self) -> str | None:
+        """The name under which the bots process opens the next deal (the bot playing the
+        host's seat) when no person may be waited for, else None (``may_open_next_deal``)."""
+        host_seat = self.seat_of(self.host)
+        if host_seat is None or not self.away(host_seat) or self.present_players():
+            return None
+        return self.plays(host_seat)
+
     @event("DealOpened")
-    def open_deal(self, deal_id: str, number: int, dealer: int, order: list[int]) -> None:
+    def open_deal(
+        self, deal_id: str, number: int, dealer: int, order: list[int], by: str | None = None
+    ) -> None:
+        """``by``: who opened it (the host, or while he is away another player or the bot
+        playing his seat); deals opened before this was recorded have None."""
         self.deals.append(deal_id)
         self.dealer = dealer
         self.order = list(order)
@@ -501,6 +543,11 @@ class Table(Aggregate):
             raise SetupError("R-SEAT-5", f"there is no seat {seat}")
         if not self.away(seat):
             raise Conflict(f"seat {seat} is played by its player", code=SEAT_NOT_VACANT)
+        if self.seats[seat] == host:
+            raise Conflict(
+                "your own seat is not given away: take it back (POST /tables/{id}/seats)",
+                code=HOST_SEAT,
+            )
         if bot_level(player) is not None or player in self.seats:
             raise SetupError("R-SEAT-5", f"{player} cannot be given a seat at this table")
         previous = self.seats[seat]

@@ -60,15 +60,16 @@ TABLE_SPECTATORS_SET: type[Any] = Table.SpectatorsSet  # type: ignore[attr-defin
 TABLE_INVITE_ROTATED: type[Any] = Table.InviteRotated  # type: ignore[attr-defined]
 TABLE_REMATCH_OPENED: type[Any] = Table.RematchOpened  # type: ignore[attr-defined]
 #: Absent players (docs/tables.md): a seat freed before the start, or given, changes who sits
-#: there; the other changes, and a turn clock set before the start, move the lobby's step of
-#: the table only (the lobby shows neither who stands in nor the clock).
+#: there; a takeover or a return which seats the bot plays for an absent player (``away``); the
+#: turn clock set before the start, the table's ``turn_seconds``. The limit of missed turns
+#: moves the lobby's step of the table only.
 TABLE_SEAT_LEFT: type[Any] = Table.SeatLeft  # type: ignore[attr-defined]
 TABLE_SEAT_GIVEN: type[Any] = Table.SeatGiven  # type: ignore[attr-defined]
+TABLE_SEAT_TAKEN_OVER: type[Any] = Table.SeatTakenOver  # type: ignore[attr-defined]
+TABLE_SEAT_TAKEN_BACK: type[Any] = Table.SeatTakenBack  # type: ignore[attr-defined]
+TABLE_TURN_CLOCK_SET: type[Any] = Table.TurnClockSet  # type: ignore[attr-defined]
 TABLE_STEP_ONLY: tuple[type[Any], ...] = (
-    Table.SeatTakenOver,  # type: ignore[attr-defined]
-    Table.SeatTakenBack,  # type: ignore[attr-defined]
     Table.MissedTurnsLimitSet,  # type: ignore[attr-defined]
-    Table.TurnClockSet,  # type: ignore[attr-defined]
 )
 
 
@@ -182,7 +183,8 @@ class LobbyProjection(ReadModelProjection):
     """The lobby: one row per table, from every event of the table aggregate (R-SEAT-3,
     R-SEAT-5, R-GAME-1, R-GAME-2). All of it is public, as ``GET /tables/{id}`` shows.
 
-    Besides the set-up (entry, players, options, target, host), the seats and the sides, it
+    Besides the set-up (entry, players, options, target, host, turn clock), the seats, the
+    seats the bot plays for absent players and the sides, it
     keeps the status, the number of deals opened and the current deal (so that a spectator
     finds the deal to watch), the totals, the winners, the table's version (its step, as
     ``GET /tables/{id}`` shows it) and the positions and times of its creation and last
@@ -204,6 +206,9 @@ class LobbyProjection(ReadModelProjection):
         TABLE_REMATCH_OPENED,
         TABLE_SEAT_LEFT,
         TABLE_SEAT_GIVEN,
+        TABLE_SEAT_TAKEN_OVER,
+        TABLE_SEAT_TAKEN_BACK,
+        TABLE_TURN_CLOCK_SET,
         *TABLE_STEP_ONLY,
     )
 
@@ -221,6 +226,7 @@ class LobbyProjection(ReadModelProjection):
                 target=event.target,
                 listed=not event.private,
                 spectators=event.spectators,
+                turn_seconds=getattr(event, "turn_seconds", None),  # older tables: none
                 **when,
             )
         elif isinstance(event, TABLE_PLAYER_SEATED):
@@ -247,15 +253,23 @@ class LobbyProjection(ReadModelProjection):
             self.view.update_lobby_table(tracking, table_id, status=STOPPED, **when)
         elif isinstance(event, TABLE_SPECTATORS_SET):
             self.view.update_lobby_table(tracking, table_id, spectators=event.allowed, **when)
-        elif isinstance(event, TABLE_SEAT_LEFT | TABLE_SEAT_GIVEN):
-            freed = isinstance(event, TABLE_SEAT_LEFT)
-            if freed and not event.freed:  # left during the game: the seat stays his
-                self.view.update_lobby_table(tracking, table_id, **when)
-            else:
-                player = None if freed else event.player
+        elif isinstance(event, TABLE_SEAT_LEFT):
+            if event.freed:  # before the start: the seat is free again
                 self.view.seat_lobby_player(
-                    tracking, table_id, seat=event.seat, player=player, **when
+                    tracking, table_id, seat=event.seat, player=None, **when
                 )
+            else:  # during the game the seat stays his (the takeover follows)
+                self.view.update_lobby_table(tracking, table_id, **when)
+        elif isinstance(event, TABLE_SEAT_TAKEN_OVER | TABLE_SEAT_TAKEN_BACK | TABLE_SEAT_GIVEN):
+            away = isinstance(event, TABLE_SEAT_TAKEN_OVER)
+            player = event.player if isinstance(event, TABLE_SEAT_GIVEN) else None
+            self.view.set_lobby_away(
+                tracking, table_id, seat=event.seat, away=away, player=player, **when
+            )
+        elif isinstance(event, TABLE_TURN_CLOCK_SET):
+            self.view.update_lobby_table(
+                tracking, table_id, turn_seconds=event.turn_seconds, **when
+            )
         elif isinstance(event, (TABLE_INVITE_ROTATED, TABLE_REMATCH_OPENED, *TABLE_STEP_ONLY)):
             self.view.update_lobby_table(tracking, table_id, **when)  # the table's step
         else:

@@ -38,7 +38,16 @@ VIEW_TABLES = (DISCARD_LOG, DRAW_LOG, SCORE_DEALS, DEAL_SCORES, LOBBY)
 #: A table's status in the lobby (``domain.table``'s statuses).
 LOBBY_STATUSES = ("open", "playing", "finished", "stopped")
 #: Lobby columns a table event may change besides its version and position.
-LOBBY_CHANGES = ("sides", "totals", "status", "deals", "current_deal", "winners", "spectators")
+LOBBY_CHANGES = (
+    "sides",
+    "totals",
+    "status",
+    "deals",
+    "current_deal",
+    "winners",
+    "spectators",
+    "turn_seconds",
+)
 
 #: The parts of a side's deal score (domain.scoring), one column each, ``total`` last. The
 #: whole breakdown is kept too (column ``breakdown``, JSON), so that a part added to the
@@ -143,9 +152,11 @@ class ReadModelView(TrackingRecorder, ABC):
         at: datetime,
         listed: bool = True,
         spectators: bool = True,
+        turn_seconds: int | None = None,
     ) -> None:
         """A table was created: it is open, every seat free. An unlisted (private) table
-        is never listed; one without spectators only while it is open (docs/tables.md)."""
+        is never listed; one without spectators only while it is open (docs/tables.md).
+        ``turn_seconds``: its turn clock (None: none)."""
 
     @abstractmethod
     def seat_lobby_player(
@@ -159,6 +170,21 @@ class ReadModelView(TrackingRecorder, ABC):
         at: datetime,
     ) -> None:
         """A player took a seat (None: he left it before the start, docs/tables.md)."""
+
+    @abstractmethod
+    def set_lobby_away(
+        self,
+        tracking: Tracking,
+        table_id: UUID | str,
+        *,
+        seat: int,
+        away: bool,
+        version: int,
+        at: datetime,
+        player: str | None = None,
+    ) -> None:
+        """The bot plays ``seat`` for its absent player (``away``), or a person plays it
+        again: he came back, or (``player``) the host gave it to him (docs/tables.md)."""
 
     @abstractmethod
     def update_lobby_table(

@@ -111,6 +111,7 @@ _PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
         "cutter",
         "scores_before",
         "commitment",
+        "player_ids",  # who plays each seat from the start (public, as the table's seats)
     ),
     "DeckCut": ("seat", "n"),
     "RedThreeLaid": ("seat", "card"),

@@ -40,7 +40,11 @@ def leave(table_id: UUID, account: AccountDep, canasta: CanastaDep) -> LeaveOut:
     response_model=TableView,
     responses={
         404: {"model": ErrorOut, "description": "no such table, or no such player"},
-        409: {"model": ErrorOut, "description": "seat_not_vacant: its player plays it"},
+        409: {
+            "model": ErrorOut,
+            "description": "seat_not_vacant: its player plays it; host_seat: the host's own "
+            "seat (he takes it back)",
+        },
     },
 )
 def give(

@@ -110,7 +110,7 @@ TABLE_FIELDS: dict[str, tuple[str, ...]] = {
     "PlayerSeated": ("seat", "player"),
     "TeamsChosen": ("sides",),
     "GameStarted": ("sides", "totals"),
-    "DealOpened": ("deal_id", "number", "dealer", "order"),
+    "DealOpened": ("deal_id", "number", "dealer", "order", "by"),
     "DealRecorded": ("deal_id", "scores", "totals"),
     "GameEnded": ("winners",),
     "GameStopped": ("completed_deals",),

@@ -168,6 +168,13 @@ class LobbyTable(Public):
         "a free seat"
     )
     free_seats: Annotated[int, Field(ge=0)]
+    away: list[SeatNumber] = Field(
+        description="the room seats the basic bot plays for their absent players "
+        "(docs/tables.md, absent players)"
+    )
+    turn_seconds: int | None = Field(
+        description="the turn clock, in seconds a turn; null: none (docs/tables.md)"
+    )
     sides: dict[str, list[SeatNumber]] | None = Field(description="room seats per side, once set")
     totals: dict[str, int] | None = Field(description="each side's total, once started")
     status: Literal["open", "playing", "finished", "stopped"]

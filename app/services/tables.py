@@ -130,14 +130,14 @@ class TableService(AppCore):
             self._check_test_setup("dealer")
             check_first_dealer(dealer, order)
             first = dealer
-        return self._open_deal(table, 1, first, order, deck)
+        return self._open_deal(table, 1, first, order, deck, player)
 
     def start_next_deal(
         self, table_id: UUID, player: str, *, deck: Sequence[str] | None = None
     ) -> UUID:
         table = self.get_table(table_id)
         number, order, dealer = table.next_deal(player)
-        return self._open_deal(table, number, dealer, order, deck)
+        return self._open_deal(table, number, dealer, order, deck, player)
 
     def stop_game(self, table_id: UUID, player: str) -> None:
         """R-GAME-2: completed deals stay; the unfinished deal is abandoned, not scored."""
@@ -157,6 +157,7 @@ class TableService(AppCore):
         dealer: int,
         order: list[int],
         deck: Sequence[str] | None,
+        by: str,
     ) -> UUID:
         assert table.sides is not None
         variant = get_variant(table.entry)
@@ -191,7 +192,7 @@ class TableService(AppCore):
             deal.stack(list(deck))
         else:
             deal.shuffle(seed)
-        table.open_deal(deal_id=str(deal_id), number=number, dealer=dealer, order=order)
+        table.open_deal(deal_id=str(deal_id), number=number, dealer=dealer, order=order, by=by)
         self._save(table, deal)
         return deal_id
 

@@ -183,6 +183,8 @@ function tableCard(table, details) {
   if (table.options?.always_frozen) notes.push(t("frozen_note"));
   if (table.private) notes.push(t("private_note"));
   if (table.spectators === false) notes.push(t("private_no_spectators_note"));
+  // The turn clock (docs/tables.md): "60 seconds a turn", or "no clock".
+  notes.push(table.turn_seconds ? t("clock_seconds", { seconds: table.turn_seconds }) : t("clock_off"));
   card.append(
     element("h3", { text: heading }),
     element(
@@ -201,7 +203,13 @@ function tableCard(table, details) {
       : `${name}${name === me ? ` (${t("you")})` : ""}${botNote(table, index)}`;
     const side = Object.entries(table.sides ?? {}).find(([, members]) => members.includes(index));
     const team = side ? ` · ${t("side", { side: side[0] })}` : "";
-    seats.append(element("li", { class: "seat" }, `${label}: `, who, team));
+    // A seat the bot plays for its absent player: the lobby's `away`, or (a table read with
+    // GET /tables/{id}) its `playing`.
+    const away = table.away ? table.away.includes(index) : Boolean(table.playing?.[index]?.away);
+    const note = away ? [" · ", element("span", { class: "away", text: t("lobby_seat_away") })] : [];
+    const item = element("li", { class: "seat" }, `${label}: `, who, ...note, team);
+    if (away) item.dataset.away = "true";
+    seats.append(item);
   });
   const facts = element("dl", {}, element("dt", { text: t("seats") }),
     element("dd", {}, seats));

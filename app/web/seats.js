@@ -6,6 +6,8 @@
 import { element, t } from "./common.js";
 import { playerText, seatName } from "./words.js";
 
+const STAND_IN = /^bot:\w+:\d+:for:(.+)$/; // the bot playing a seat for its absent player
+
 // " (away: the basic bot (for bob) plays)" after an absent player's name, or "".
 export function awayNote(table, seat) {
   const playing = table?.playing?.[seat];
@@ -45,7 +47,8 @@ export function renderSeats(panel, table, me, act) {
   }
   if (isHost && table.status === "playing") {
     vacant.forEach((away, seat) => {
-      if (!away) return;
+      // His own seat is not given: he takes it back (409 host_seat, docs/tables.md).
+      if (!away || table.seats[seat] === table.host) return;
       const id = `give-player-${seat}`;
       const input = element("input", { id, type: "text", maxlength: "32", autocomplete: "off" });
       const give = element("button", { type: "button", id: `give-seat-${seat}`, text: t("seats_give") });
@@ -55,4 +58,32 @@ export function renderSeats(panel, table, me, act) {
   }
   parts.push(element("div", { class: "actions" }, ...buttons));
   panel.replaceChildren(...parts);
+}
+
+// The seats' names for each event of a deal's log (`events` in order), as they were played
+// when it happened: `base` per seat (the table's seats, a seated bot's with its level), and a
+// seat the bot played for its absent player named after him, "the basic bot (for bob)". The
+// deal's Started says who played each seat from the start (`player_ids`), its
+// SeatPlayerChanged events who played from then on; a change's own line names the seat as it
+// was before it. Without Started (an older server), a seat's first change says who played
+// before it, and a seat with no change that the bot plays now (`standIns`: per seat the bot's
+// name or null) is taken for the bot's from the start.
+export function logNamesByEvent(events, base, standIns = []) {
+  const named = (player, seat) => (STAND_IN.test(String(player)) ? playerText(player)
+    : player && !String(player).startsWith("bot:") ? player : base[seat]);
+  const started = events.find((event) => event.kind === "Started")?.player_ids;
+  const changes = events.filter((event) => event.kind === "SeatPlayerChanged");
+  const now = base.map((name, seat) => {
+    if (started) return named(started[seat], seat);
+    const first = changes.find((event) => event.seat === seat);
+    if (!first) return standIns[seat] ? playerText(standIns[seat]) : name;
+    const forWhom = STAND_IN.exec(String(first.player));
+    if (forWhom) return forWhom[1]; // left or missed turns: the person played until then
+    return playerText(`bot:basic:${seat}:for:${first.reason === "taken_back" ? first.player : seatName(seat)}`);
+  });
+  return events.map((event) => {
+    const names = [...now];
+    if (event.kind === "SeatPlayerChanged") now[event.seat] = named(event.player, event.seat);
+    return names;
+  });
 }

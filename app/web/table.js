@@ -17,7 +17,8 @@
 //   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals, #totals-table, #winner;
 //   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start);
 //   #seat-panel li[data-seat-play=N][data-away], #leave-seat, #take-back, #give-player-N and
-//   #give-seat-N  who plays each seat and the absent players' controls (seats.js).
+//   #give-seat-N  who plays each seat and the absent players' controls (seats.js);
+//   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start.
 
 import { botNote } from "./bots.js";
 import {
@@ -28,8 +29,8 @@ import { seatName } from "./words.js";
 import { logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { renderGame, renderWaiting } from "./table_game.js";
-import { awayNote, renderSeats } from "./seats.js";
-import { renderClock } from "./table_clock.js";
+import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
+import { renderClock, renderClockChoice } from "./table_clock.js";
 
 const DEAL_KINDS = [
   "Started", "DeckCut", "CardsDealt", "PonytailsDealt", "PonytailPickedUp", "CardsDrawn",
@@ -41,6 +42,7 @@ const DEAL_KINDS = [
 const TABLE_KINDS = [
   "Created", "PlayerSeated", "TeamsChosen", "GameStarted", "DealOpened", "DealRecorded",
   "GameEnded", "GameStopped", "SeatLeft", "SeatTakenOver", "SeatTakenBack", "SeatGiven",
+  "TurnClockSet",
 ];
 const REOPEN_MS = 1500;
 const MAX_REOPEN_MS = 30_000;
@@ -65,8 +67,15 @@ const state = {
 const logNames = () => (state.table?.seats ?? [])
   .map((name, seat) => (name === null ? null : name + botNote(state.table, seat)));
 // ... and as the deal shows them now: an absent player's with who plays for him, "bob (away:
-// the basic bot (for bob) plays)".
-const names = () => logNames().map((name, seat) => (name === null ? null : name + awayNote(state.table, seat)));
+// the basic bot (for bob) plays)"; a deal that is over, as it was played at its end (its
+// own record: a player who left after it is not named away there).
+const names = () => {
+  if (state.view?.phase === "over" && state.events.some((event) => event.kind === "Started")) {
+    const byEvent = logNamesByEvent([...state.events, { kind: "end" }], logNames(), standInsNow());
+    return byEvent[byEvent.length - 1];
+  }
+  return logNames().map((name, seat) => (name === null ? null : name + awayNote(state.table, seat)));
+};
 
 function showError(error) {
   $("error").textContent = errorText(error);
@@ -97,6 +106,7 @@ function statusText() {
 function render() {
   $("who").textContent = state.me ? t("signed_in_as", { name: state.me }) : t("table_signed_out");
   renderWaiting(state);
+  renderClockChoice(state.table, state.me, clockAction);
   renderSeats($("seat-panel"), state.table, state.me, seatAction);
   renderGame(state, hostAction);
   const { view, menu } = state;
@@ -125,8 +135,18 @@ function render() {
   renderClock(view, (seat) => seatName(seat, names()));
 }
 
+// Each event's line names the seats as they were played then: a seat the bot played for its
+// absent player is "the basic bot (for bob)" (seats.js).
 function renderLog() {
-  $("log").replaceChildren(...state.events.map((event) => logItem(event, logNames())));
+  const names = logNamesByEvent(state.events, logNames(), standInsNow());
+  $("log").replaceChildren(...state.events.map((event, index) => logItem(event, names[index])));
+}
+
+// The current deal's seats played by the bot for absent players now (the table's `playing`).
+function standInsNow() {
+  const { table, dealId } = state;
+  if (!table || dealId !== table.current_deal) return [];
+  return (table.playing ?? []).map((playing) => (playing.away ? playing.player : null));
 }
 
 // --- selecting and playing --------------------------------------------------------------------
@@ -186,6 +206,17 @@ async function hostAction(kind) {
       window.location.assign(`/tables/${id}`);
       return;
     }
+  } catch (error) {
+    showError(error);
+  }
+  await refreshTable();
+}
+
+// The host changes the turn clock before the start (table_clock.js).
+async function clockAction(seconds) {
+  clearError();
+  try {
+    await api("PUT", `/tables/${state.tableId}/clock`, { body: { turn_seconds: seconds } });
   } catch (error) {
     showError(error);
   }
@@ -273,7 +304,12 @@ function onDealEvent(message) {
   // The newest line stays in sight, unless the reader scrolled up to read older ones.
   const log = $("log");
   const following = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-  log.append(logItem(event, logNames()));
+  if (event.kind === "SeatPlayerChanged") {
+    renderLog(); // the lines before it may have named the seat's player wrongly (seats.js)
+  } else {
+    const names = logNamesByEvent(state.events, logNames(), standInsNow());
+    log.append(logItem(event, names[names.length - 1]));
+  }
   if (following) log.scrollTop = log.scrollHeight;
   refresh();
 }

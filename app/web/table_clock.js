@@ -3,7 +3,7 @@
 // server, not this page, decides when a turn times out), or that his time ran out and the
 // basic bot is playing his turn. Hidden at a table without a clock.
 
-import { $, t } from "./common.js";
+import { $, element, t } from "./common.js";
 
 let timer = null;
 
@@ -36,4 +36,41 @@ export function renderClock(view, name) {
   tick();
   node.hidden = false;
   timer = setInterval(tick, 1000);
+}
+
+// The choices of the lobby's form (docs/web.md), in seconds a turn; "" is no clock.
+export const CLOCK_CHOICES = ["", "30", "60", "120", "300"];
+
+function clockText(seconds) {
+  return seconds ? t("clock_seconds", { seconds }) : t("clock_off");
+}
+
+// Before the start (#waiting-clock): the table's clock for everybody and, for its host, a
+// menu to change it (#clock-choice, #clock-set: PUT /tables/{id}/clock; the server refuses
+// anybody else, R-SEAT-3). `set(seconds | null)` sends it and reads the table again.
+export function renderClockChoice(table, me, set) {
+  const node = $("waiting-clock");
+  if (table?.status !== "open") {
+    node.replaceChildren();
+    return;
+  }
+  const current = table.turn_seconds ? String(table.turn_seconds) : "";
+  const shown = element("p", { id: "clock-shown", "aria-live": "polite", text: `${t("clock_label")}: ${clockText(current)}` });
+  shown.dataset.seconds = current;
+  if (me === null || me !== table.host) {
+    node.replaceChildren(shown);
+    return;
+  }
+  const menu = document.getElementById("clock-choice");
+  if (menu && node.contains(document.activeElement)) {
+    node.firstElementChild.replaceWith(shown); // the host is choosing: his menu stays as it is
+    return;
+  }
+  const choices = CLOCK_CHOICES.includes(current) ? CLOCK_CHOICES : [...CLOCK_CHOICES, current];
+  const select = element("select", { id: "clock-choice" },
+    ...choices.map((value) => new Option(clockText(value), value, false, value === current)));
+  const button = element("button", { type: "button", id: "clock-set", class: "secondary", text: t("clock_set") });
+  button.addEventListener("click", () => set(select.value ? Number(select.value) : null));
+  node.replaceChildren(shown, element("div", { class: "field clock-choice" },
+    element("label", { for: "clock-choice", text: t("clock_choose") }), select, button));
 }

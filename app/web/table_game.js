@@ -18,6 +18,14 @@ export function renderWaiting(state) {
   )));
 }
 
+// Whether `me` may open the next deal in the host's stead: the bot plays the host's seat and
+// `me` plays his own (docs/tables.md, "The next deal while the host is away").
+function standsInForHost(table, me) {
+  const hostSeat = table.seats.indexOf(table.host);
+  const mine = me === null ? -1 : table.seats.indexOf(me);
+  return hostSeat >= 0 && mine >= 0 && Boolean(table.playing?.[hostSeat]?.away) && !table.playing?.[mine]?.away;
+}
+
 function sideNames(table, side) {
   return (table.sides?.[side] ?? []).map((seat) => table.seats[seat]).join(", ");
 }
@@ -72,13 +80,23 @@ export function renderGame(state, act) {
 
   const host = $("host-controls");
   const isHost = me !== null && me === table.host;
-  host.hidden = !isHost || table.status !== "playing";
+  const opener = isHost || standsInForHost(table, me);
+  host.hidden = !opener || table.status !== "playing";
   if (host.hidden) {
     host.replaceChildren();
     return;
   }
   const buttons = [];
   const dealOver = view?.phase === "over" && view.id === table.current_deal;
+  if (!isHost) { // a present player while the host is away: the next deal only
+    if (dealOver) {
+      const next = element("button", { type: "button", id: "next-deal", text: t("table_next_deal") });
+      next.addEventListener("click", () => act("next"));
+      buttons.push(element("span", { class: "hint", text: t("table_host_away") }), next);
+    }
+    host.replaceChildren(...buttons);
+    return;
+  }
   if (dealOver) {
     const next = element("button", { type: "button", id: "next-deal", text: t("table_next_deal") });
     next.addEventListener("click", () => act("next"));

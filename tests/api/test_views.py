@@ -106,6 +106,8 @@ def expected_lobby_entry(canasta: CanastaApp, table_id: str) -> dict[str, Any]:
             "seats": table.seats,
             "bots": [bot_level(p) for p in table.seats],
             "free_seats": table.seats.count(None),
+            "away": [seat for seat in range(table.players) if table.away(seat)],
+            "turn_seconds": table.turn_seconds,
             "sides": table.sides,
             "totals": None if table.status == OPEN else table.totals,
             "status": table.status,

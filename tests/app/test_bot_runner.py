@@ -67,11 +67,31 @@ def test_the_bots_play_each_deal_the_host_opens(canasta: tuple[CanastaApp, Setti
     try:
         first = UUID(app.get_table(table_id).deals[-1])
         wait_for(lambda: deal_over(app, first), 60, "deal 1 did not end")
-        second = app.start_next_deal(table_id, BOT_HOST)  # bots never open a deal themselves
+        # The host has no seat, so he is never away: the bots wait for him (docs/tables.md).
+        time.sleep(0.3)
+        assert len(app.get_table(table_id).deals) == 1 and runner.deals_opened == 0
+        second = app.start_next_deal(table_id, BOT_HOST)
         wait_for(lambda: deal_over(app, second), 60, "deal 2 did not end")
     finally:
         runner.stop()
     assert len(app.get_table(table_id).deal_scores) == 2
+
+
+def test_with_the_host_away_and_nobody_else_the_runner_opens_the_next_deal(
+    canasta: tuple[CanastaApp, Settings],
+) -> None:
+    app, settings = canasta
+    table_id, first = app.start_practice("ann", "classic", 2, "random")
+    app.leave_table(table_id, "ann")
+    runner = BotRunner(app, settings, poll_interval=0.02)
+    runner.start()
+    try:
+        wait_for(lambda: len(app.get_table(table_id).deals) >= 2, 120, "no second deal")
+    finally:
+        runner.stop()
+    assert deal_over(app, first) and runner.deals_opened >= 1
+    opened = [e for e in app.events.get(table_id) if type(e).__name__ == "DealOpened"]
+    assert [getattr(e, "by", None) for e in opened[:2]] == ["ann", "bot:basic:0:for:ann"]
 
 
 def test_a_bot_does_not_play_a_persons_seat(canasta: tuple[CanastaApp, Settings]) -> None:

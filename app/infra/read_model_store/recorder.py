@@ -34,7 +34,7 @@ from projections.view import (
     VIEW_TABLES,
 )
 
-_JSON_COLUMNS = frozenset({"breakdown", "options", "seats", "sides", "totals", "winners"})
+_JSON_COLUMNS = frozenset({"away", "breakdown", "options", "seats", "sides", "totals", "winners"})
 _UUID_COLUMNS = frozenset({"deal_id", "table_id", "current_deal"})
 _TIME_COLUMNS = frozenset({"created_at", "updated_at"})
 _BOOLEAN_FIELDS = frozenset({"crosswise", "yes"})
@@ -181,17 +181,19 @@ class ReadModelRecorder(TrackedTransactions):
         at: datetime,
         listed: bool = True,
         spectators: bool = True,
+        turn_seconds: int | None = None,
     ) -> None:
         """A table was created: it is open, every seat free; ``listed`` and ``spectators``
-        say when the lobby lists it (``lobby``)."""
+        say when the lobby lists it (``lobby``); ``turn_seconds``: its turn clock."""
         with self._write(tracking) as run:
             run(
                 f"INSERT INTO {self._table(LOBBY)} "
                 "(table_id, entry, players, options, target, host, seats, status, deals, "
                 "version, created_position, updated_position, created_at, updated_at, "
-                "listed, spectators) "
+                "listed, spectators, turn_seconds, away) "
                 "VALUES (:table_id, :entry, :players, :options, :target, :host, :seats, "
-                ":status, 0, :version, :position, :position, :at, :at, :listed, :spectators)",
+                ":status, 0, :version, :position, :position, :at, :at, :listed, :spectators, "
+                ":turn_seconds, :away)",
                 {
                     "table_id": self._id(table_id),
                     "entry": entry,
@@ -206,6 +208,8 @@ class ReadModelRecorder(TrackedTransactions):
                     "at": self._time(at),
                     "listed": listed,
                     "spectators": spectators,
+                    "turn_seconds": turn_seconds,
+                    "away": self._json([]),
                 },
             )
 
@@ -231,6 +235,35 @@ class ReadModelRecorder(TrackedTransactions):
             seats = list(self._json_out(rows[0]["seats"]))
             seats[check_seat(seat)] = player
             self._update_lobby(run, tracking, table_id, version, at, {"seats": seats})
+
+    def set_lobby_away(
+        self,
+        tracking: Tracking,
+        table_id: UUID | str,
+        *,
+        seat: int,
+        away: bool,
+        version: int,
+        at: datetime,
+        player: str | None = None,
+    ) -> None:
+        """The bot plays ``seat`` for its absent player (``away``), or a person plays it
+        again (``player``: the one the host gave it to). Read and written in the transaction
+        that recorded the position first, as ``seat_lobby_player``."""
+        with self._write(tracking) as run:
+            rows = run(
+                f"SELECT seats, away FROM {self._table(LOBBY)} WHERE table_id = :table_id",
+                {"table_id": self._id(table_id)},
+            )
+            if not rows:
+                raise LookupError(f"a seat changed hands at table {table_id}, never created")
+            seats = list(self._json_out(rows[0]["seats"]))
+            marked = set(self._json_out(rows[0]["away"])) - {check_seat(seat)}
+            changes: dict[str, Any] = {"away": sorted(marked | ({seat} if away else set()))}
+            if player is not None:
+                seats[seat] = player
+                changes["seats"] = seats
+            self._update_lobby(run, tracking, table_id, version, at, changes)
 
     def update_lobby_table(
         self,
@@ -414,6 +447,8 @@ class ReadModelRecorder(TrackedTransactions):
                     "seats": seats,
                     "bots": [bot_level(name) for name in seats],
                     "free_seats": sum(1 for name in seats if name is None),
+                    "away": plain["away"],
+                    "turn_seconds": plain["turn_seconds"],
                     "sides": plain["sides"],
                     "totals": plain["totals"],
                     "status": plain["status"],

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Table,
     Text,
     Uuid,
+    text,
     true,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -122,6 +123,10 @@ def _metadata() -> MetaData:
         # spectators only while open.
         Column("listed", _BOOL, nullable=False, server_default=true()),
         Column("spectators", _BOOL, nullable=False, server_default=true()),
+        # Revision 0006 (docs/tables.md): the turn clock, and the seats the bot plays for
+        # their absent players (room seat numbers, ascending).
+        Column("turn_seconds", Integer()),
+        Column("away", _JSON, nullable=False, server_default=text("'[]'")),
         PrimaryKeyConstraint("table_id"),
         Index("tables_status_idx", "status", "created_position"),
         sqlite_with_rowid=False,

@@ -20,10 +20,13 @@ from projections.view import LOBBY, VIEW_TABLES
 
 #: Columns added to a view table after it was first created: a file made before gets them
 #: (``ALTER TABLE ... ADD COLUMN``) when it is opened, as alembic revision 0005 does on
-#: PostgreSQL: the lobby's privacy (docs/tables.md).
+#: PostgreSQL: the lobby's privacy (docs/tables.md); and as revision 0006 does, its turn clock
+#: and away seats.
 ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     (LOBBY, "listed", "INTEGER NOT NULL DEFAULT 1"),
     (LOBBY, "spectators", "INTEGER NOT NULL DEFAULT 1"),
+    (LOBBY, "turn_seconds", "INTEGER"),
+    (LOBBY, "away", "TEXT NOT NULL DEFAULT '[]'"),
 )
 
 
