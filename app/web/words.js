@@ -154,7 +154,9 @@ export const DESCRIBE = {
   PlayerSeated: (e) => t("event_PlayerSeated", { player: e.player, seat: seatName(e.seat) }),
   TeamsChosen: (e, _who, names) => t("event_TeamsChosen", { sides: sidesText(e.sides, names) }),
   GameStarted: (e, _who, names) => t("event_GameStarted", { sides: sidesText(e.sides, names) }),
-  DealOpened: (e, _who, names) => t("event_DealOpened", { number: e.number, dealer: seatName(e.dealer, names) }),
+  DealOpened: (e, _who, names) => e.by
+    ? t("event_DealOpened_by", { number: e.number, dealer: seatName(e.dealer, names), by: playerText(e.by) })
+    : t("event_DealOpened", { number: e.number, dealer: seatName(e.dealer, names) }),
   DealRecorded: (e) => t("event_DealRecorded", { scores: scoresText(e.scores), totals: scoresText(e.totals) }),
   GameEnded: (e) => t("event_GameEnded", { winners: (e.winners ?? []).map(sideText).join(", ") }),
   GameStopped: (e) => t("event_GameStopped", { count: e.completed_deals }),
