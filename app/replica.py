@@ -90,7 +90,8 @@ class Reads:
             }
         )
         env = eventsourcing_env(replica_settings)
-        env["CANASTA_POSTGRES_CONNECT_TIMEOUT"] = str(CONNECT_TIMEOUT_SECONDS)
+        for key in ("POSTGRES_CONNECT_TIMEOUT", "CANASTA_POSTGRES_CONNECT_TIMEOUT"):
+            env[key] = str(CONNECT_TIMEOUT_SECONDS)  # also the pool's wait for a connection
         replica = CanastaApp(
             env=env,
             allow_stacked_decks=settings.allow_stacked_decks,
