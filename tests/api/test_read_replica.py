@@ -234,3 +234,24 @@ def test_a_stream_woken_while_its_replica_lags_delivers_every_event_in_order(
         finally:
             canasta.close()
     assert "Traceback" not in server.log()
+
+
+def test_a_replica_that_fails_leaves_every_read_to_the_primary(
+    make_client: Callable[..., TestClient],
+    migrated_postgres_url: str,
+    replica: Replica,
+    open_game: Callable[..., Game],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    http = replica_client(make_client, migrated_postgres_url, replica)
+    game = open_game(http)
+    primary = http.app.state.canasta  # type: ignore[attr-defined]
+    step = play(game, primary, random.Random(3))
+    # The replica's connections go (as when its server stops): every read still answers.
+    http.app.state.reads.replica.factory.datastore.pool.close()  # type: ignore[attr-defined]
+    with caplog.at_level("WARNING", logger="app.replica"):
+        view = http.get(f"/deals/{game.deal_id}", headers=game.headers["ann"])
+        assert view.status_code == 200 and view.json()["step"] == step
+        assert http.get(f"/deals/{game.deal_id}/events").status_code == 200
+        assert http.get("/tables", params={"status": "playing"}).status_code == 200
+    assert "the primary serves every read" in caplog.text
