@@ -34,6 +34,7 @@ import time
 from typing import Annotated
 from uuid import UUID
 
+import anyio
 import anyio.to_thread
 from fastapi import Depends, Header, Query, Request
 
@@ -177,23 +178,48 @@ class Reads:
             time.sleep(POLL_SECONDS)
 
     # --- the log and the read models ---------------------------------------------------------
+    def _log_holds(self, replica: CanastaApp, position: int) -> bool | None:
+        """Whether the replica has replayed the log up to ``position``; None if it failed."""
+        try:
+            return (replica.recorder.max_notification_id() or 0) >= position
+        except Exception as exc:
+            self._failed(exc)
+            return None
+
     def replica_log(self, head: int) -> CanastaApp | None:
         """The replica once it has replayed the notification log up to ``head`` (the
-        primary's head, waiting up to ``wait_seconds``); None: read the primary."""
+        primary's head, waiting up to ``wait_seconds`` in this thread); None: read the
+        primary."""
         replica = self._usable()
         if replica is None:
             return None
         deadline = time.monotonic() + self.wait_seconds
         while True:
-            try:
-                if (replica.recorder.max_notification_id() or 0) >= head:
-                    return replica
-            except Exception as exc:
-                self._failed(exc)
-                return None
-            if time.monotonic() >= deadline:
+            holds = self._log_holds(replica, head)
+            if holds:
+                return replica
+            if holds is None or time.monotonic() >= deadline:
                 return None
             time.sleep(POLL_SECONDS)
+
+    async def replica_log_async(
+        self, position: int, limiter: anyio.CapacityLimiter | None = None
+    ) -> CanastaApp | None:
+        """``replica_log`` for the event loop (a stream's catch-up): it waits there, and
+        looks at the replica in a worker thread of ``limiter``."""
+        replica = self._usable()
+        if replica is None:
+            return None
+        deadline = time.monotonic() + self.wait_seconds
+        while True:
+            holds = await anyio.to_thread.run_sync(
+                self._log_holds, replica, position, limiter=limiter
+            )
+            if holds:
+                return replica
+            if holds is None or time.monotonic() >= deadline:
+                return None
+            await asyncio.sleep(POLL_SECONDS)
 
     def replica_read_models(self, projection: str) -> ReadModels | None:
         """The replica's read models once the projection has processed every event the

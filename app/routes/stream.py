@@ -393,9 +393,7 @@ async def _stream(
         try:
             source = canasta
             if canasta is reads.replica:  # the replica once it holds what the hub has passed
-                held = await anyio.to_thread.run_sync(
-                    reads.replica_log, sub.position, limiter=limiter
-                )
+                held = await reads.replica_log_async(sub.position, limiter)
                 source = canasta if held is not None else reads.primary
             batch: Sequence[Any] = await anyio.to_thread.run_sync(
                 read, last, source, limiter=limiter
