@@ -18,7 +18,10 @@ application; the read routes ask ``Reads`` which application to read from:
   processed every event the replica holds (waiting up to the same bound), else None (the
   caller serves the primary's, caught up as without a replica);
 - ``replica_log(head)`` (the streams' follower, ``app.fanout``): the replica's application
-  once it has replayed the log up to the primary's ``head``, else None.
+  once it has replayed the log up to the primary's ``head``, else None; ``replica_log_async``
+  the same for a stream's catch-up read (up to the follower's position when the stream
+  subscribed), waiting in the event loop, so that streams opened while the replica lags hold
+  no thread.
 
 A standby only ever moves forward, so once the replica has reached a step every later read of
 it shows that step or a later one. A replica that fails to answer is left alone for
