@@ -122,6 +122,9 @@ def test_views_replays_and_the_audit_come_from_the_replica_and_a_players_last_st
         assert replayed["step"] == stale["step"], "the replica knows no later step yet"
         audit = http.get(f"/audit/deals/{deal}", headers=audrey).json()
         assert audit["step"] == stale["step"]
+        # /ready says how far behind the replica is, and stays ready.
+        ready = http.get("/ready")
+        assert ready.status_code == 200 and ready.json()["replica_behind"] >= 1
 
         # With his last step (header or query): the primary, after the wait, shows his move.
         mine = {**ann, MIN_STEP_HEADER: str(step)}
@@ -141,6 +144,7 @@ def test_views_replays_and_the_audit_come_from_the_replica_and_a_players_last_st
     view, took = timed(lambda: http.get(f"/deals/{deal}", headers=mine).json())
     assert view["step"] == step and took < WAIT
     assert http.get(f"/deals/{deal}", headers=ann).json()["step"] == step
+    assert http.get("/ready").json()["replica_behind"] == 0
 
 
 def test_the_lobby_and_the_read_models_come_from_the_replica(
