@@ -21,10 +21,10 @@ PYTEST_ARGS ?=
 # browsers, so one more than the cores keeps them busy. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
-.PHONY: help venv run test test-fast lint migrate demo bench pg-start pg-stop clean
+.PHONY: help venv run test test-fast lint migrate demo bench pg-start pg-replica-start pg-stop clean
 
 help:
-	@echo "targets: venv run test test-fast lint migrate demo bench pg-start pg-stop clean"
+	@echo "targets: venv run test test-fast lint migrate demo bench pg-start pg-replica-start pg-stop clean"
 
 venv: $(STAMP)
 
@@ -41,14 +41,15 @@ run: venv
 	$(VENV)/bin/uvicorn app.main:app --host 127.0.0.1 --port 8000
 
 # Installs Debian's chromium for the browser tests when missing (scripts/chromium.sh), starts a
-# throwaway PostgreSQL, runs pytest against it (in TEST_WORKERS processes), always stops it
+# throwaway PostgreSQL and a streaming standby of it (pg_basebackup: the read-replica tests,
+# docs/scaling.md), runs pytest against them (in TEST_WORKERS processes), always stops them
 # again, and exits with pytest's exit code.
 test: venv
 	@scripts/chromium.sh >/dev/null
 	@$(PG) start
-	@trap '$(PG) stop' EXIT; \
-	TEST_DATABASE_URL="$$($(PG) url)" $(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist worksteal \
-		$(PYTEST_ARGS)
+	@trap '$(PG) stop' EXIT; $(PG) replica-start && \
+	TEST_DATABASE_URL="$$($(PG) url)" TEST_READ_DATABASE_URL="$$($(PG) replica-url)" \
+		$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # The pure, fast tests without PostgreSQL: the domain, the rule scenarios, the properties and
 # the docs, slow ones deselected (under a minute). `make test` still runs everything.
@@ -101,6 +102,10 @@ bench: venv
 
 pg-start:
 	@$(PG) start
+
+# The throwaway cluster's streaming standby (after pg-start; pg-stop stops both).
+pg-replica-start:
+	@$(PG) replica-start
 
 pg-stop:
 	@$(PG) stop

@@ -19,6 +19,14 @@ for any step it finds missing (``EventHub`` guarantees neither order across a re
 its listener nor that a wake-up is never lost), so resumption, ordering and secrecy rest on
 the store exactly as before.
 
+With a read replica (``app.replica``, docs/scaling.md) the follower is still woken by the
+primary (a hot standby cannot ``LISTEN``: notifications are not replicated) and reads the
+primary's head, one query per wake-up; it then reads the new notifications from the replica
+once the replica has replayed them, waiting up to ``read_replica_wait_seconds``, and from the
+primary if it has not by then. Both hold the same log (the replica a prefix of it: ids follow
+commit order, and a standby replays commits in order), so the events go out in the same order
+whichever was read.
+
 Each delivered event (``Delivered``) carries a small cache of its encodings per kind of
 viewer, so a thousand spectators of one deal cost one redaction and one JSON encoding of
 each event, not a thousand.
@@ -32,7 +40,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 import psycopg
@@ -40,6 +48,7 @@ from psycopg.sql import SQL, Identifier
 
 from app.application import CanastaApp
 from app.infra.projection_runner.leases import postgres_connector
+from app.replica import Reads
 from app.settings import MEMORY, Settings
 
 log = logging.getLogger(__name__)
@@ -70,6 +79,10 @@ class Subscription:
         self.aggregate_id = aggregate_id
         self.loop = loop
         self.queue: asyncio.Queue[Delivered] = asyncio.Queue()
+        #: The follower's position when the stream subscribed: every later notification of
+        #: the aggregate comes on the queue, so the stream's catch-up read must hold the log
+        #: up to here at least (a replica may not yet: ``Reads.replica_log``).
+        self.position = 0
 
     def close(self) -> None:
         self.hub._unsubscribe(self)
@@ -94,8 +107,12 @@ class EventHub:
         poll_seconds: float,
         connect: Callable[[], psycopg.Connection[Any]] | None = None,
         channel: str = "",
+        reads: Reads | None = None,
     ) -> None:
+        """``reads``: where the new events are read from once the primary says they exist
+        (its replica, when it has one: ``Reads.replica_log``)."""
         self.canasta = canasta
+        self.read_from = reads
         self.poll_seconds = poll_seconds
         self._connect = connect if channel else None
         self._channel = channel
@@ -108,14 +125,16 @@ class EventHub:
         self.reads = 0
 
     @classmethod
-    def for_settings(cls, canasta: CanastaApp, settings: Settings) -> EventHub:
+    def for_settings(
+        cls, canasta: CanastaApp, settings: Settings, reads: Reads | None = None
+    ) -> EventHub:
         postgres = settings.database_url not in (None, MEMORY)
         channel = getattr(canasta.recorder, "channel_name", "") if postgres else ""
         connect = None
         if channel:
             pool = canasta.factory.datastore.pool  # type: ignore[attr-defined]
             connect = postgres_connector(pool, "canasta streams")
-        return cls(canasta, settings.stream_poll_seconds, connect, channel)
+        return cls(canasta, settings.stream_poll_seconds, connect, channel, reads)
 
     # --- streams ---------------------------------------------------------------------------
     def subscribe(self, aggregate_id: UUID, loop: asyncio.AbstractEventLoop) -> Subscription:
@@ -126,6 +145,7 @@ class EventHub:
         with self._lock:
             self._start_locked()
             self._subscribers.setdefault(aggregate_id, set()).add(sub)
+            sub.position = self._position or 0
         return sub
 
     def _unsubscribe(self, sub: Subscription) -> None:
@@ -200,25 +220,28 @@ class EventHub:
             if head < start:
                 return
             with self._lock:
-                followed = set(self._subscribers)
-            if not followed:
-                # Nobody to tell: only move to the head, read BEFORE looking at the
-                # subscribers, so a stream that subscribes meanwhile reads everything up to
-                # it itself (its catch-up read comes after its subscription).
-                self._position = head
-                return
-            batch = recorder.select_notifications(start, BATCH)
+                if not self._subscribers:
+                    # Nobody to tell: only move to the head, read BEFORE looking at the
+                    # subscribers, so a stream that subscribes meanwhile reads everything up
+                    # to it itself (its catch-up read comes after its subscription, and its
+                    # ``position`` says how far that read must reach).
+                    self._position = head
+                    return
+            source = self._source(head)
+            batch = source.recorder.select_notifications(start, BATCH)
             self.reads += 1
             # One hand-over per event loop for the whole batch (waking a loop from another
             # thread costs a system call): each loop then puts each event on its streams.
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Subscription, Delivered]]] = {}
             for note in batch:
+                # The position first, then the subscribers (each note looks them up: a stream
+                # that subscribes meanwhile gets every note after its ``position``).
                 self._position = note.id
-                if note.originator_id not in followed:
+                with self._lock:
+                    subs = list(self._subscribers.get(cast("UUID", note.originator_id), ()))
+                if not subs:
                     continue
                 item = Delivered(self.canasta.mapper.to_domain_event(note))
-                with self._lock:
-                    subs = list(self._subscribers.get(item.event.originator_id, ()))
                 for sub in subs:
                     by_loop.setdefault(sub.loop, []).append((sub, item))
             for loop, deliveries in by_loop.items():
@@ -226,6 +249,15 @@ class EventHub:
                     loop.call_soon_threadsafe(_hand_over, deliveries)
             if len(batch) < BATCH:
                 return
+
+    def _source(self, head: int) -> CanastaApp:
+        """Where to read the notifications up to ``head`` from: the replica once it has
+        replayed them (``Reads.replica_log``), else the primary."""
+        if self.read_from is not None:
+            replica = self.read_from.replica_log(head)
+            if replica is not None:
+                return replica
+        return self.canasta
 
 
 def _hand_over(deliveries: list[tuple[Subscription, Delivered]]) -> None:

@@ -19,6 +19,7 @@ from app.http_methods import HeadAsGet
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
 from app.rate_limits import ClientLimits
+from app.replica import MIN_STEP_HEADER, Reads
 from app.routes import (
     audit,
     check,
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
         read_models = ReadModels(config, app=canasta)
         read_models.start()
+        reads = Reads.open(canasta, config, read_models)  # a read replica, if configured
         bots = BotRunner(canasta, config)
         if config.run_bots:
             bots.start()
@@ -81,12 +83,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api.state.canasta = canasta
         api.state.read_models = read_models
         api.state.bots = bots
-        api.state.hub = hub = EventHub.for_settings(canasta, config)
+        api.state.reads = reads
+        api.state.hub = hub = EventHub.for_settings(canasta, config, reads)
         try:
             yield
         finally:
             hub.close()
             bots.close()
+            reads.close()
             read_models.close()
             canasta.close()
 
@@ -115,7 +119,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_origins=config.cors_origins,
             allow_credentials=True,
             allow_methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
-            allow_headers=["Authorization", "Content-Type", "Last-Event-ID", CSRF_HEADER],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "Last-Event-ID",
+                CSRF_HEADER,
+                MIN_STEP_HEADER,
+            ],
             max_age=600,
         )
     observability.install(api, config)  # the outermost middleware; /ready, /metrics

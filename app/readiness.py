@@ -12,6 +12,10 @@ A read model's lag is counted in the log's notifications: from the oldest notifi
 its topics it has not processed to the head, inclusive (0 when it has processed everything
 of its topics up to the head). Notifications of other topics behind its position do not
 count: they are not its to process.
+
+With a read replica (docs/scaling.md) the answer also says how many notifications the replica
+is behind the head (``replica_behind``; null when it does not answer). A lagging or failed
+replica does not make the process unready: the primary serves the reads it cannot.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pydantic import BaseModel
 
 from app.application import error_body
 from app.infra.projection_runner import ReadModels
+from app.replica import Reads
 from app.schemas import ErrorOut
 
 log = logging.getLogger(__name__)
@@ -43,6 +48,8 @@ class Ready(BaseModel):
     status: str = "ready"
     head: int  # the id of the last notification in the event store
     read_models: dict[str, int]  # each read model's lag behind the head, in notifications
+    #: With a read replica: notifications it has not replayed yet (null if it did not answer).
+    replica_behind: int | None = None
 
 
 def projection_lag(read_models: ReadModels) -> tuple[int, dict[str, int]]:
@@ -60,6 +67,18 @@ def projection_lag(read_models: ReadModels) -> tuple[int, dict[str, int]]:
         )
         lags[name] = head - pending[0].id + 1 if pending else 0
     return head, lags
+
+
+def replica_lag(reads: Reads, head: int) -> int | None:
+    """Notifications up to ``head`` the replica has not replayed; None if it fails."""
+    replica = reads.replica
+    if replica is None:
+        return None
+    try:
+        return max(0, head - (replica.recorder.max_notification_id() or 0))
+    except Exception as exc:
+        log.warning("read replica: %r", exc)
+        return None
 
 
 _limiter: anyio.CapacityLimiter | None = None
@@ -121,4 +140,15 @@ async def ready(request: Request) -> Any:
             f"(bound {settings.ready_max_lag})"
         )
         return JSONResponse(error_body("read_models_behind", message), 503, headers=NO_STORE)
-    return JSONResponse(Ready(head=head, read_models=lags).model_dump(), headers=NO_STORE)
+    body = Ready(head=head, read_models=lags)
+    reads: Reads = request.app.state.reads
+    if reads.replica is not None:
+        try:
+            with anyio.fail_after(float(settings.ready_timeout_seconds)):
+                body.replica_behind = await anyio.to_thread.run_sync(
+                    replica_lag, reads, head, limiter=_check_limiter(), abandon_on_cancel=True
+                )
+        except TimeoutError:
+            body.replica_behind = None
+        return JSONResponse(body.model_dump(), headers=NO_STORE)
+    return JSONResponse(body.model_dump(exclude={"replica_behind"}), headers=NO_STORE)

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from limits import parse_many
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: Special ``database_url`` value: keep events in memory only (``eventsourcing.popo``).
@@ -49,6 +49,13 @@ class Settings(BaseSettings):
         default=None,
         validation_alias=AliasChoices("CANASTA_DATABASE_URL", "DATABASE_URL"),
     )
+    #: A PostgreSQL streaming replica of ``database_url`` (docs/scaling.md): views, replays,
+    #: live streams, the read models (the lobby among them) and the audit are read from it,
+    #: commands and every write go to the primary. PostgreSQL only; unset: no replica.
+    read_database_url: str | None = None
+    #: How long a read that names a step the replica has not replayed yet (a player's last
+    #: command: ``X-Canasta-Min-Step``) waits for it before it is served by the primary.
+    read_replica_wait_seconds: float = Field(default=0.5, ge=0, le=30)
     #: Directory of the embedded SQLite database (created on demand).
     data_dir: Path = Path("data")
     #: Allow clients to supply a pre-arranged deck (tests only).
@@ -184,16 +191,40 @@ class Settings(BaseSettings):
             parse_many(value)
         return value
 
-    @field_validator("database_url")
+    @field_validator("database_url", "read_database_url")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         if value is None or not value.strip():
             return None
         return value.strip()
 
+    @model_validator(mode="after")
+    def _replica_needs_postgres(self) -> Settings:
+        """A read replica is a PostgreSQL streaming replica of a PostgreSQL primary: any other
+        combination is refused at start-up, never half served."""
+        replica = self.read_database_url
+        if replica is None:
+            return self
+        if not is_postgres(self.database_url):
+            raise ValueError(
+                "CANASTA_READ_DATABASE_URL needs a PostgreSQL primary: set CANASTA_DATABASE_URL "
+                "to postgresql://... (the embedded SQLite and in-memory stores have no replicas)"
+            )
+        if not is_postgres(replica):
+            raise ValueError(
+                f"CANASTA_READ_DATABASE_URL must be a postgresql://... URL of a streaming "
+                f"replica, not {urlsplit(replica).scheme or replica!r}"
+            )
+        return self
+
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / SQLITE_FILENAME
+
+
+def is_postgres(url: str | None) -> bool:
+    """Whether a database URL names a PostgreSQL database."""
+    return url is not None and url != MEMORY and urlsplit(url).scheme in _POSTGRES_SCHEMES
 
 
 def _postgres_env(url: str, settings: Settings) -> dict[str, str]:

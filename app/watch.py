@@ -4,7 +4,8 @@ A table whose host allows no spectators shows itself and its deals only to its h
 seated players and auditors; anybody else (signed in or not) gets 403
 ``spectators_not_allowed`` from every read route of the table and its deals. The routes
 take one of the dependencies below (``dependencies=[WATCH_TABLE]`` or ``[WATCH_DEAL]``), which
-read the path's id before the route does.
+read the path's id before the route does. With a read replica the table and the deal are read
+where the route reads them (``app.replica``), the roles from the primary.
 """
 
 from __future__ import annotations
@@ -15,16 +16,22 @@ from fastapi import Depends
 
 from app.application import CanastaApp
 from app.deps import Caller, CanastaDep, MaybeAccount, SettingsDep, roles_of
+from app.replica import DealStore, TableStore
 from app.settings import Settings
 from domain.accounts import AUDITOR
 from domain.errors import Forbidden
 
 
 def check_watcher(
-    canasta: CanastaApp, settings: Settings, table_id: UUID, account: Caller | None
+    canasta: CanastaApp,
+    settings: Settings,
+    table_id: UUID,
+    account: Caller | None,
+    store: CanastaApp | None = None,
 ) -> None:
-    """Refuse a spectator of a table that allows none (an auditor may watch any table)."""
-    table = canasta.get_table(table_id)
+    """Refuse a spectator of a table that allows none (an auditor may watch any table).
+    ``store``: where the table is read (default ``canasta``, where the roles are read)."""
+    table = (store or canasta).get_table(table_id)
     name = None if account is None else account.name
     if table.may_watch(name):
         return
@@ -37,19 +44,27 @@ def check_watcher(
 
 
 def watch_table(
-    table_id: UUID, canasta: CanastaDep, settings: SettingsDep, account: MaybeAccount
+    table_id: UUID,
+    canasta: CanastaDep,
+    store: TableStore,
+    settings: SettingsDep,
+    account: MaybeAccount,
 ) -> None:
-    check_watcher(canasta, settings, table_id, account)
+    check_watcher(canasta, settings, table_id, account, store)
 
 
 def watch_deal(
-    deal_id: UUID, canasta: CanastaDep, settings: SettingsDep, account: MaybeAccount
+    deal_id: UUID,
+    canasta: CanastaDep,
+    store: DealStore,
+    settings: SettingsDep,
+    account: MaybeAccount,
 ) -> None:
     """A seated player of the deal is let in without reading the table."""
-    state = canasta.get_deal(deal_id).state
+    state = store.get_deal(deal_id).state
     if account is not None and account.name in state.player_ids:
         return
-    check_watcher(canasta, settings, UUID(state.table_id), account)
+    check_watcher(canasta, settings, UUID(state.table_id), account, store)
 
 
 WATCH_TABLE = Depends(watch_table)

@@ -7,6 +7,18 @@
 #   scripts/pg.sh status    say whether it is running
 #   scripts/pg.sh destroy   stop it and delete its files
 #
+#   scripts/pg.sh replica-start    a streaming hot standby of the cluster (started first):
+#                                  made with pg_basebackup into .pg/replica, started on its own
+#                                  port, returns once it streams; a stopped one is made afresh
+#   scripts/pg.sh replica-url      print its URL (same role and database, its own port)
+#   scripts/pg.sh replica-stop     stop it; no-op if not running
+#   scripts/pg.sh replica-status   say whether it is running
+#   scripts/pg.sh replica-destroy  stop it and delete its files
+#
+# The standby (docs/scaling.md) serves CANASTA_READ_DATABASE_URL in the tests (make test sets
+# TEST_READ_DATABASE_URL). Its port is $PGPORT_REPLICA (default: the first free one of
+# 55452-55461). `stop` and `destroy` stop (and delete) the standby too.
+#
 # The cluster lives in $REPO/.pg/ (gitignored). It listens on 127.0.0.1 only, on port
 # $PGPORT_TEST (default 55432; when that port is taken by something else and PGPORT_TEST is not
 # set, the next free one of the following nine is used). Its unix socket is in .pg/run.
@@ -20,6 +32,7 @@ PGLINK="$REPO/.pg"
 DB_ROLE="canasta"
 DB_NAME="canasta_test"
 DEFAULT_PORT=55432
+REPLICA_DEFAULT_PORT=55452
 PG_OS_USER="${PG_OS_USER:-postgres}"
 
 log() { echo "pg.sh: $*" >&2; }
@@ -165,6 +178,9 @@ cmd_start() {
 # Added by scripts/pg.sh: throwaway test cluster.
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$PGDIR/run'
+# A streaming standby may be made from it (scripts/pg.sh replica-start).
+wal_level = replica
+max_wal_senders = 10
 EOF
     fi
 
@@ -198,6 +214,7 @@ EOF
 }
 
 cmd_stop() {
+    cmd_replica_stop
     resolve_pgdir
     if [ -z "$PGDIR" ] || [ ! -f "$PGDIR/data/PG_VERSION" ]; then
         log "not running (no cluster in $PGLINK)"
@@ -225,6 +242,7 @@ cmd_status() {
 }
 
 cmd_destroy() {
+    cmd_replica_destroy
     cmd_stop
     resolve_pgdir
     if [ -L "$PGLINK" ]; then
@@ -245,14 +263,169 @@ cmd_url() {
     url
 }
 
+# --- the streaming standby -------------------------------------------------------------------
+
+replica_dir() { echo "$PGDIR/replica"; }
+
+replica_is_running() {
+    [ -n "${PGDIR:-}" ] && [ -f "$(replica_dir)/data/PG_VERSION" ] || return 1
+    as_pg "$BINDIR/pg_ctl" -D "$(replica_dir)/data" status >/dev/null 2>&1
+}
+
+replica_port() {
+    if [ -n "${PGDIR:-}" ] && [ -f "$(replica_dir)/port" ]; then
+        cat "$(replica_dir)/port"
+    else
+        echo "${PGPORT_REPLICA:-$REPLICA_DEFAULT_PORT}"
+    fi
+}
+
+choose_replica_port() {
+    local p
+    if [ -n "${PGPORT_REPLICA:-}" ]; then
+        port_in_use "$PGPORT_REPLICA" && die "port $PGPORT_REPLICA (PGPORT_REPLICA) is already in use"
+        echo "$PGPORT_REPLICA"
+        return 0
+    fi
+    for p in $(seq "$REPLICA_DEFAULT_PORT" $((REPLICA_DEFAULT_PORT + 9))); do
+        if ! port_in_use "$p"; then
+            echo "$p"
+            return 0
+        fi
+    done
+    die "no free port in $REPLICA_DEFAULT_PORT-$((REPLICA_DEFAULT_PORT + 9)); set PGPORT_REPLICA"
+}
+
+# What a standby needs of the primary: WAL for replicas, WAL senders, and a replication line in
+# pg_hba.conf (trust from 127.0.0.1, like the rest of this throwaway cluster). initdb's defaults
+# have them; a cluster made otherwise is fixed here (restarted if wal_level was minimal).
+ensure_primary_replicates() {
+    local port="$1"
+    local psql=("$BINDIR/psql" -X -q -h 127.0.0.1 -p "$port" -U "$DB_ROLE" -d postgres -tA)
+    local hba="$PGDIR/data/pg_hba.conf"
+    if ! grep -Eq '^[[:space:]]*host[[:space:]]+replication[[:space:]]+all[[:space:]]+127\.0\.0\.1/32[[:space:]]+trust' "$hba"; then
+        log "adding a replication line to $hba"
+        echo "host    replication     all             127.0.0.1/32            trust" >>"$hba"
+        as_pg "${psql[@]}" -c "SELECT pg_reload_conf()" >/dev/null
+    fi
+    if [ "$(as_pg "${psql[@]}" -c "SHOW wal_level")" = "minimal" ] ||
+        [ "$(as_pg "${psql[@]}" -c "SHOW max_wal_senders")" = "0" ]; then
+        log "the primary needs wal_level=replica and WAL senders: restarting it"
+        printf '\nwal_level = replica\nmax_wal_senders = 10\n' >>"$PGDIR/data/postgresql.conf"
+        as_pg "$BINDIR/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/postgres.log" -w -t 60 \
+            -o "-p $port -c max_connections=300" restart >/dev/null
+    fi
+}
+
+cmd_replica_start() {
+    ensure_installed
+    resolve_pgdir
+    is_running || die "the primary is not running: scripts/pg.sh start first"
+    if replica_is_running; then
+        log "replica already running on 127.0.0.1:$(replica_port)"
+        return 0
+    fi
+    local port rdir rport attempt
+    port="$(current_port)"
+    rdir="$(replica_dir)"
+    ensure_primary_replicates "$port"
+    # A standby that was stopped may need WAL the primary has recycled since: made afresh.
+    rm -rf "$rdir"
+    mkdir -p "$rdir/run"
+    if is_root; then
+        chown -R "$PG_OS_USER:" "$rdir"
+    fi
+    log "making a standby with pg_basebackup from 127.0.0.1:$port into $rdir/data"
+    # -R writes standby.signal and primary_conninfo; -X stream copies the WAL it needs.
+    as_pg "$BINDIR/pg_basebackup" -h 127.0.0.1 -p "$port" -U "$DB_ROLE" -D "$rdir/data" \
+        -R -X stream -c fast >"$rdir/basebackup.log" 2>&1 ||
+        { cat "$rdir/basebackup.log" >&2; die "pg_basebackup failed"; }
+    cat >>"$rdir/data/postgresql.conf" <<EOF
+
+# Added by scripts/pg.sh replica-start: a streaming hot standby of the throwaway cluster.
+unix_socket_directories = '$rdir/run'
+hot_standby = on
+hot_standby_feedback = on
+EOF
+    for attempt in 1 2 3 4 5; do
+        rport="$(choose_replica_port)"
+        log "starting the standby on 127.0.0.1:$rport (log: $rdir/postgres.log)"
+        if as_pg "$BINDIR/pg_ctl" -D "$rdir/data" -l "$rdir/postgres.log" -w -t 60 \
+            -o "-p $rport -c max_connections=300" start >/dev/null; then
+            break
+        fi
+        if [ "$attempt" -lt 5 ] && grep -q "Address already in use" "$rdir/postgres.log"; then
+            : >"$rdir/postgres.log"
+            PGPORT_REPLICA="" REPLICA_DEFAULT_PORT=$((rport + 1))
+            continue
+        fi
+        tail -n 30 "$rdir/postgres.log" >&2 || true
+        die "the standby failed to start"
+    done
+    echo "$rport" >"$rdir/port"
+    local i status=""
+    for i in $(seq 1 300); do
+        status="$(as_pg "$BINDIR/psql" -X -q -h 127.0.0.1 -p "$rport" -U "$DB_ROLE" -d postgres \
+            -tAc "SELECT status FROM pg_stat_wal_receiver" 2>/dev/null || true)"
+        [ "$status" = "streaming" ] && break
+        sleep 0.1
+    done
+    [ "$status" = "streaming" ] || die "the standby does not stream (see $rdir/postgres.log)"
+    log "replica ready: $(replica_url)"
+}
+
+cmd_replica_stop() {
+    resolve_pgdir
+    if [ -z "$PGDIR" ] || [ ! -f "$(replica_dir)/data/PG_VERSION" ]; then
+        return 0
+    fi
+    BINDIR="$(find_bindir)" || return 0
+    replica_is_running || return 0
+    log "stopping the standby on 127.0.0.1:$(replica_port)"
+    as_pg "$BINDIR/pg_ctl" -D "$(replica_dir)/data" -m fast -w -t 60 stop >/dev/null
+}
+
+cmd_replica_status() {
+    resolve_pgdir
+    BINDIR="$(find_bindir)" || { echo "not installed"; return 3; }
+    if replica_is_running; then
+        echo "running: $(replica_url)"
+    else
+        echo "not running"
+        return 3
+    fi
+}
+
+cmd_replica_destroy() {
+    cmd_replica_stop
+    resolve_pgdir
+    if [ -n "$PGDIR" ]; then
+        rm -rf "$(replica_dir)"
+    fi
+}
+
+replica_url() {
+    echo "postgresql://$DB_ROLE@127.0.0.1:$(replica_port)/$DB_NAME"
+}
+
+cmd_replica_url() {
+    resolve_pgdir
+    replica_url
+}
+
 case "${1:-}" in
     start) cmd_start ;;
     stop) cmd_stop ;;
     url) cmd_url ;;
     status) cmd_status ;;
     destroy) cmd_destroy ;;
+    replica-start) cmd_replica_start ;;
+    replica-stop) cmd_replica_stop ;;
+    replica-url) cmd_replica_url ;;
+    replica-status) cmd_replica_status ;;
+    replica-destroy) cmd_replica_destroy ;;
     *)
-        echo "usage: $0 start|stop|url|status|destroy" >&2
+        echo "usage: $0 start|stop|url|status|destroy|replica-start|replica-stop|replica-url|replica-status|replica-destroy" >&2
         exit 2
         ;;
 esac

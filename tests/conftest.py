@@ -2,7 +2,9 @@
 
 PostgreSQL tests get their server from ``TEST_DATABASE_URL``, which ``make test`` sets after
 starting a throwaway cluster (scripts/pg.sh). Without it they are skipped locally, but fail on CI
-(env ``CI`` set), so that a CI run can never pass by silently skipping them.
+(env ``CI`` set), so that a CI run can never pass by silently skipping them. The read-replica
+tests get the cluster's streaming standby the same way, from ``TEST_READ_DATABASE_URL``
+(``replica``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 from psycopg import sql
 
 from app.migrations import upgrade
+from tests.support.replica import Replica
 
 # The per-client limits (app/rate_limits.py) are off in the test process: tests send faster than
 # a client may. Every ``Settings()`` made here reads it; the servers the tests start get it from
@@ -30,12 +33,16 @@ os.environ.setdefault("CANASTA_RATE_LIMITS", "false")
 os.environ.setdefault("CANASTA_LOG_LEVEL", "warning")
 
 
+def _on_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> str:
     """URL of the test PostgreSQL database (``TEST_DATABASE_URL``)."""
     url = os.environ.get("TEST_DATABASE_URL", "").strip()
     if not url:
-        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        if _on_ci():
             pytest.fail(
                 "TEST_DATABASE_URL is not set on CI: PostgreSQL tests must run, not be skipped "
                 "(run them with `make test`)",
@@ -60,6 +67,31 @@ def worker_database(url: str, worker: str) -> str:
         )
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@pytest.fixture(scope="session")
+def replica(postgres_url: str) -> Replica:
+    """The test database on the test server's streaming standby (``TEST_READ_DATABASE_URL``,
+    its URL with the worker's database name: a database made on the primary reaches the
+    standby by replication). Skipped locally without it, a failure on CI, like
+    ``postgres_url``. Start one with ``scripts/pg.sh replica-start`` and set
+    ``TEST_READ_DATABASE_URL="$(scripts/pg.sh replica-url)"``."""
+    base = os.environ.get("TEST_READ_DATABASE_URL", "").strip()
+    if not base:
+        if _on_ci():
+            pytest.fail(
+                "TEST_READ_DATABASE_URL is not set on CI: the read-replica tests must run "
+                "(run them with `make test`)",
+                pytrace=False,
+            )
+        pytest.skip(
+            "needs the test server's streaming standby: run `make test`, or "
+            "`scripts/pg.sh replica-start` and TEST_READ_DATABASE_URL=$(scripts/pg.sh replica-url)"
+        )
+    name = urlsplit(postgres_url).path
+    standby = Replica(urlunsplit(urlsplit(base)._replace(path=name)), postgres_url)
+    standby.wait_for_database()
+    return standby
 
 
 def reset_schema(url: str) -> None:

@@ -10,7 +10,8 @@ the aggregate cache or snapshots), so what is checked is what the store holds.
 - ``GET /audit/tables/{id}``: the reports of every deal of a table, and the table's checks.
 
 The functions ``deal_events``, ``deal_report`` and ``table_report`` are shared with the
-``canasta audit`` command. Each deal's report carries the verdict on the server's signature
+``canasta audit`` command. With a read replica the routes read the replica (``app.replica``;
+``X-Canasta-Min-Step`` as for the views), the auditor's role the primary. Each deal's report carries the verdict on the server's signature
 of the table's record of it, checked with the application's keys (``app.signing``).
 """
 
@@ -25,7 +26,8 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 
 from app.application import CanastaApp, error_body
-from app.deps import AuditorDep, CanastaDep
+from app.deps import AuditorDep
+from app.replica import DealStore, TableStore
 from app.schemas import ErrorOut
 from app.schemas_views import AuditReplay, DealAudit, TableAudit
 from domain.audit import AuditReport, TableAuditReport, audit_deal, audit_table, fold, kind_of
@@ -180,7 +182,7 @@ def _as_stored(content: dict[str, Any]) -> JSONResponse:
 
 
 @router.get("/deals/{deal_id}", response_model=DealAudit, responses=_ERRORS)
-def audit_deal_route(deal_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> Any:
+def audit_deal_route(deal_id: UUID, canasta: DealStore, _auditor: AuditorDep) -> Any:
     """The complete history of a deal (seed, deck, every hand, the stock after the cut, every
     event with all its fields) and its audit: the hash chain, the seed against the published
     commitment, every command re-decided by the rules against the stored events, and the
@@ -203,7 +205,7 @@ def audit_deal_route(deal_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -
 )
 def audit_replay(
     deal_id: UUID,
-    canasta: CanastaDep,
+    canasta: DealStore,
     _auditor: AuditorDep,
     step: Annotated[int, Query(ge=1, le=10**9)],
 ) -> Any:
@@ -229,7 +231,7 @@ def audit_replay(
 
 
 @router.get("/tables/{table_id}", response_model=TableAudit, responses=_ERRORS)
-def audit_table_route(table_id: UUID, canasta: CanastaDep, _auditor: AuditorDep) -> Any:
+def audit_table_route(table_id: UUID, canasta: TableStore, _auditor: AuditorDep) -> Any:
     """The audit report of every deal the table opened, and the table's own checks: each
     recorded deal score equals the deal's DealScored totals, the totals add up, and each deal
     started from the totals before it; each deal's report checks the signature of its record."""

@@ -15,6 +15,7 @@ from pydantic import TypeAdapter
 from app.application import Answer, CanastaApp
 from app.command_io import render, submission, submit_from_cache
 from app.deps import AccountDep, Caller, CanastaDep, MaybeAccount
+from app.replica import DealStore
 from app.schemas import CommandIn, CommandOut, ErrorOut
 from app.schemas_events import DealEventView
 from app.schemas_views import DealView
@@ -50,10 +51,11 @@ def clock(canasta: CanastaApp, view: dict[str, Any], deal: Deal) -> None:
     dependencies=[WATCH_DEAL],
 )
 def get_deal(
-    deal_id: UUID, canasta: CanastaDep, account: MaybeAccount, view_as: ViewAs = "me"
+    deal_id: UUID, canasta: DealStore, account: MaybeAccount, view_as: ViewAs = "me"
 ) -> dict[str, Any]:
     """The deal now, as the requester may see it: a seated player gets his own hand,
-    everybody else the spectator's view (no hand, no stock, no seed)."""
+    everybody else the spectator's view (no hand, no stock, no seed). With a read replica,
+    send ``X-Canasta-Min-Step``: your last command's step (docs/api.md)."""
     deal = canasta.get_deal(deal_id)
     view = deal_view(deal.state, viewer_of(deal, account, view_as))
     view.update(id=str(deal_id), table=deal.state.table_id, step=deal.version)
@@ -96,7 +98,7 @@ _EVENTS_JSON = TypeAdapter(list[dict[str, Any]])
 )
 def events(
     deal_id: UUID,
-    canasta: CanastaDep,
+    canasta: DealStore,
     account: MaybeAccount,
     after: Annotated[int, Query(ge=0, le=10**9)] = 0,
     view_as: ViewAs = "me",
@@ -138,7 +140,7 @@ def redacted_events(
 )
 def replay(
     deal_id: UUID,
-    canasta: CanastaDep,
+    canasta: DealStore,
     account: MaybeAccount,
     step: Annotated[int, Query(ge=1, le=10**9)],
     view_as: ViewAs = "me",

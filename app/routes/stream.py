@@ -41,7 +41,11 @@ any process sharing the database can serve any stream, whichever process recorde
 Each delivered event is redacted and encoded once per kind of viewer (spectators share one
 encoding). The settings are ``stream_poll_seconds`` and ``stream_heartbeat_seconds``
 (environment ``CANASTA_STREAM_POLL_SECONDS`` / ``CANASTA_STREAM_HEARTBEAT_SECONDS``).
-A stream stops when the client disconnects, and when uvicorn is asked to exit (its ``should_exit`` flag), so that
+With a read replica (``app.replica``) a stream reads the deal and its events from the replica
+once it holds the step the stream resumes after (else from the primary), its follower
+reads the new events from the replica too, and a step found missing is read from wherever
+holds it (the replica after a short wait, else the primary): the order and the redaction are
+the same whichever store answers. A stream stops when the client disconnects, and when uvicorn is asked to exit (its ``should_exit`` flag), so that
 open streams never hold a shutdown up; clients then reconnect, to this or another process.
 """
 
@@ -68,8 +72,9 @@ from pydantic.json_schema import models_json_schema
 from starlette.concurrency import run_in_threadpool
 
 from app.application import CanastaApp
-from app.deps import CanastaDep, MaybeAccount
+from app.deps import MaybeAccount
 from app.fanout import Delivered, EventHub
+from app.replica import DealStore, Reads, ReadsDep, TableStore
 from app.routes.deals import ViewAs, follower_of
 from app.schemas_events import DealEventView, StreamEnd, TableEventView
 from app.watch import WATCH_DEAL, WATCH_TABLE
@@ -228,7 +233,8 @@ def table_event_view(event: Any) -> dict[str, Any]:
 async def deal_stream(
     deal_id: UUID,
     request: Request,
-    canasta: CanastaDep,
+    store: DealStore,
+    reads: ReadsDep,
     account: MaybeAccount,
     last_event_id: LastEventId = None,
     after: After = 0,
@@ -237,8 +243,9 @@ async def deal_stream(
     """The deal's events, live, as the requester may see them: a seated player (bearer
     token) gets his own dealt and drawn cards; anybody else, or ``?as=spectator``, the
     spectator's events. Resume with ``Last-Event-ID`` or ``?after=``."""
-    deal = await run_in_threadpool(canasta.get_deal, deal_id)
     start = last_event_id if last_event_id is not None else after
+    canasta = await _resumable(reads, store, deal_id, start)
+    deal = await run_in_threadpool(canasta.get_deal, deal_id)
     # Each event as the requester could see it then: a seat's player may change (a leave, a
     # seat taken back or given: docs/tables.md), and his private cards go with the seat.
     follower = await run_in_threadpool(follower_of, canasta, deal, account, view_as, start)
@@ -259,7 +266,17 @@ async def deal_stream(
             shown["deadline"] = when
         return shown
 
-    return await _stream(request, canasta, deal_id, start, viewer_of_event, show, DEAL_FINAL_KINDS)
+    return await _stream(
+        request, reads, canasta, deal_id, start, viewer_of_event, show, DEAL_FINAL_KINDS
+    )
+
+
+async def _resumable(reads: Reads, store: CanastaApp, aggregate_id: UUID, start: int) -> CanastaApp:
+    """Where a stream resuming after step ``start`` reads: the replica only once it holds
+    that step (a stream folds what it sends onto the state at ``start``)."""
+    if store is reads.replica and start > 0:
+        return await reads.store_for(aggregate_id, start)
+    return store
 
 
 def _clock(canasta: CanastaApp, deal: Deal, start: int) -> Callable[[Any], datetime | None] | None:
@@ -292,16 +309,19 @@ def _clock(canasta: CanastaApp, deal: Deal, start: int) -> Callable[[Any], datet
 async def table_stream(
     table_id: UUID,
     request: Request,
-    canasta: CanastaDep,
+    store: TableStore,
+    reads: ReadsDep,
     last_event_id: LastEventId = None,
     after: After = 0,
 ) -> StreamingResponse:
     """The table's events, live: seats, teams, the start, each deal opened (with its id)
     and recorded (with its scores), the end of the game. All public; no token needed."""
-    await run_in_threadpool(canasta.get_table, table_id)  # 404 unless it is a table
     start = last_event_id if last_event_id is not None else after
+    canasta = await _resumable(reads, store, table_id, start)
+    await run_in_threadpool(canasta.get_table, table_id)  # 404 unless it is a table
     return await _stream(
         request,
+        reads,
         canasta,
         table_id,
         start,
@@ -313,6 +333,7 @@ async def table_stream(
 
 async def _stream(
     request: Request,
+    reads: Reads,
     canasta: CanastaApp,
     aggregate_id: UUID,
     after: int,
@@ -327,8 +348,8 @@ async def _stream(
     heartbeat = _seconds(request, "stream_heartbeat_seconds")
     hub: EventHub = request.app.state.hub
 
-    def read(last: int) -> Sequence[Any]:
-        return list(canasta.events.get(aggregate_id, gt=last or None))
+    def read(last: int, source: CanastaApp = canasta) -> Sequence[Any]:
+        return list(source.events.get(aggregate_id, gt=last or None))
 
     def final_step() -> int | None:
         """The step of the stream's final event, if it has been recorded."""
@@ -370,7 +391,13 @@ async def _stream(
         # both, and a step already sent is never sent again.
         sub = await anyio.to_thread.run_sync(hub.subscribe, aggregate_id, loop, limiter=limiter)
         try:
-            batch: Sequence[Any] = await anyio.to_thread.run_sync(read, last, limiter=limiter)
+            source = canasta
+            if canasta is reads.replica:  # the replica once it holds what the hub has passed
+                held = await reads.replica_log_async(sub.position, limiter)
+                source = canasta if held is not None else reads.primary
+            batch: Sequence[Any] = await anyio.to_thread.run_sync(
+                read, last, source, limiter=limiter
+            )
             quiet_since = time.monotonic()
             while True:
                 ended = False
@@ -412,7 +439,11 @@ async def _stream(
                 if server_is_exiting():
                     return
                 if delivered[0].step > last + 1:  # a gap: the store has what is missing
-                    batch = await anyio.to_thread.run_sync(read, last, limiter=limiter)
+                    # (with a replica: once it holds it, else the primary, which does)
+                    source = canasta
+                    if canasta is reads.replica:
+                        source = await reads.store_for(aggregate_id, delivered[0].step - 1)
+                    batch = await anyio.to_thread.run_sync(read, last, source, limiter=limiter)
                 batch = [*batch, *delivered]
         finally:
             sub.close()

@@ -10,6 +10,12 @@ that, or its catch-up fails, the rows it has are served anyway, with the respons
 Secrecy (R-VIEW-1..4): the discard log, the score table and the lobby are public; a draw log
 is shown only to the player whose draws it lists, his seat taken from his token (R-CMD-2),
 never from the request.
+
+With a read replica (``app.replica``, docs/scaling.md) the rows come from the replica once its
+projection has processed every event the replica holds (the read waits up to
+``read_replica_wait_seconds`` for it), so they agree with the replica's deal and table views; a
+deal's or table's log whose read carries ``X-Canasta-Min-Step`` needs that step on the replica
+first. Otherwise they come from the primary as above.
 """
 
 from __future__ import annotations
@@ -22,8 +28,10 @@ from uuid import UUID
 from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.deps import AccountDep, CanastaDep, ReadModelsDep
+from app.application import CanastaApp
+from app.deps import AccountDep
 from app.infra.projection_runner import ReadModels
+from app.replica import DealStore, Reads, ReadsDep, TableStore
 from app.schemas import ErrorOut
 from app.watch import WATCH_DEAL, WATCH_TABLE
 from domain.errors import Forbidden
@@ -204,6 +212,23 @@ def caught_up(
         response.headers[BEHIND_HEADER] = "true"
 
 
+def serving(
+    reads: Reads,
+    store: CanastaApp | None,
+    response: Response,
+    projection: type[ReadModelProjection],
+) -> ReadModels:
+    """The read models to query: the replica's when the route reads the replica (``store``,
+    the application its deal or table was read from; None for the lobby) and the projection
+    there has processed what the replica holds; else the primary's, caught up."""
+    if reads.replica is not None and (store is None or store is reads.replica):
+        models = reads.replica_read_models(projection.name)
+        if models is not None:
+            return models
+    caught_up(reads.primary_models, response, projection)
+    return reads.primary_models
+
+
 _BEHIND: dict[str, Any] = {
     "headers": {
         BEHIND_HEADER: {
@@ -229,8 +254,8 @@ _NOT_FOUND: dict[int | str, dict[str, Any]] = {
 )
 def discard_log(
     deal_id: UUID,
-    canasta: CanastaDep,
-    read_models: ReadModelsDep,
+    canasta: DealStore,
+    reads: ReadsDep,
     response: Response,
     after: Annotated[
         int | None, Query(ge=0, le=10**9, description="entries after this step")
@@ -240,8 +265,7 @@ def discard_log(
     discard, every pile taken (by whom, how many cards, the top card), every partner question
     and answer. Anyone may read it, spectators included."""
     canasta.get_deal(deal_id)  # 404 for an unknown deal
-    caught_up(read_models, response, DiscardLogProjection)
-    return read_models.discard_log(deal_id, after)
+    return serving(reads, canasta, response, DiscardLogProjection).discard_log(deal_id, after)
 
 
 @router.get(
@@ -257,8 +281,8 @@ def discard_log(
 def draw_log(
     deal_id: UUID,
     account: AccountDep,
-    canasta: CanastaDep,
-    read_models: ReadModelsDep,
+    canasta: DealStore,
+    reads: ReadsDep,
     response: Response,
 ) -> list[dict[str, Any]]:
     """The requester's OWN draws from the stock in this deal (R-VIEW-3), oldest first: his
@@ -269,8 +293,7 @@ def draw_log(
     if account.name not in player_ids:
         raise Forbidden("R-VIEW-3", "a draw log is private to its player: you have no seat here")
     seat = player_ids.index(account.name)
-    caught_up(read_models, response, DrawLogProjection)
-    return read_models.draw_log(deal_id, seat)
+    return serving(reads, canasta, response, DrawLogProjection).draw_log(deal_id, seat)
 
 
 @router.get(
@@ -281,18 +304,17 @@ def draw_log(
     dependencies=[WATCH_TABLE],
 )
 def score_table(
-    table_id: UUID, canasta: CanastaDep, read_models: ReadModelsDep, response: Response
+    table_id: UUID, canasta: TableStore, reads: ReadsDep, response: Response
 ) -> dict[str, Any]:
     """The game's score table: per completed deal and per side, the breakdown of R-SCORE-1,
     the deal's total and the cumulative total; ``totals`` after the last deal (R-GAME-1)."""
     canasta.get_table(table_id)  # 404 for an unknown table
-    caught_up(read_models, response, ScoreTableProjection)
-    return read_models.score_table(table_id)
+    return serving(reads, canasta, response, ScoreTableProjection).score_table(table_id)
 
 
 @router.get("/tables", response_model=list[LobbyTable], responses={200: _BEHIND})
 def lobby(
-    read_models: ReadModelsDep,
+    reads: ReadsDep,
     response: Response,
     status: Annotated[
         Literal["open", "playing", "finished", "stopped"],
@@ -305,5 +327,4 @@ def lobby(
 ) -> list[dict[str, Any]]:
     """The lobby: tables of one status, newest first (at most ``limit``). An open table
     shows who sits where and how many seats are free; a table in play its current deal."""
-    caught_up(read_models, response, LobbyProjection)
-    return read_models.lobby(status, limit)
+    return serving(reads, None, response, LobbyProjection).lobby(status, limit)

@@ -56,8 +56,11 @@ export class Refused extends Error {
 
 // Every request goes to this page's own origin with the session cookie; anything that may
 // change something carries the CSRF header. A refusal throws Refused with the server's code.
-export async function api(method, path, { body, token } = {}) {
+// minStep: the least step the answer may show (X-Canasta-Min-Step: a server reading from a
+// replica waits for it, or asks the primary; docs/api.md).
+export async function api(method, path, { body, token, minStep } = {}) {
   const headers = { Accept: "application/json" };
+  if (minStep) headers["X-Canasta-Min-Step"] = String(minStep);
   if (method !== "GET") headers["X-Canasta-CSRF"] = "1";
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;

@@ -58,6 +58,7 @@ const state = {
   selected: new Set(),
   events: [], // the log's events, in order
   lastStep: 0, // the last deal step the log shows
+  sentStep: 0, // the step of this player's last accepted command in the deal
   busy: false,
   dealSource: null,
   tableSource: null,
@@ -185,7 +186,8 @@ async function play(command, { check = false } = {}) {
         throw new Refused(400, verdict.error.code, verdict.error.message);
       }
     }
-    await api("POST", `/deals/${dealId}/commands`, { body: { seq: menu.next_seq, expect: menu.expect, command } });
+    const answer = await api("POST", `/deals/${dealId}/commands`, { body: { seq: menu.next_seq, expect: menu.expect, command } });
+    if (dealId === state.dealId) state.sentStep = Math.max(state.sentStep, answer.step);
     state.selected.clear();
   } catch (error) {
     showError(error);
@@ -273,7 +275,8 @@ const refresh = serialised(async () => {
   const seated = state.view ? state.view.seat !== null : (state.table?.seats ?? []).includes(state.me);
   const asked = seated ? api("GET", `/deals/${dealId}/moves`) : null;
   asked?.catch(() => {});
-  const view = await api("GET", `/deals/${dealId}`);
+  // Never older than his own last command, nor than the log (a server with a read replica).
+  const view = await api("GET", `/deals/${dealId}`, { minStep: Math.max(state.sentStep, state.lastStep) });
   let menu = null;
   if (view.seat !== null) menu = await (asked ?? api("GET", `/deals/${dealId}/moves`));
   if (dealId !== state.dealId) return; // switched meanwhile
@@ -364,6 +367,7 @@ async function openDeal(dealId) {
   state.selected.clear();
   state.events = [];
   state.lastStep = 0;
+  state.sentStep = 0;
   $("log").replaceChildren();
   await refresh();
   followDeal(dealId);
