@@ -8,7 +8,8 @@ knowledge (``SeatView.accepts``). Its rules of thumb, in order of priority withi
   natural pair, an opening take; with a wild card only for a pile of five cards or more),
   otherwise draw;
 - play step: go out when the entry allows it, unless that ends the game with its side behind
-  (``ending_loses``); open with the fewest punished melds, wild cards and cards that meet the
+  (``ending_loses``) or the side has a meld the entry punishes when incomplete and the stock
+  still holds turns to complete it (``_wait``); open with the fewest punished melds, wild cards and cards that meet the
   initial minimum; add naturals to the side's melds; add a wild card only to complete a
   canasta (or when the hand is nearly empty); lay new melds of three naturals (modern_american: sevens and aces only with six in
   hand); keep pairs and wild cards; then discard what the next opponent is least likely to use
@@ -16,7 +17,7 @@ knowledge (``SeatView.accepts``). Its rules of thumb, in order of priority withi
   himself, ranks mostly out of play; singletons before pairs;
 - before going out, ask the partner where the entry lets him answer (once a turn, or once a
   deal in modern_american); asked, answer yes unless going out would end the game against
-  the side or his own hand holds 150 points or more.
+  the side or his own hand holds 150 points or more (``hand_penalty`` counted in).
 """
 
 from __future__ import annotations
