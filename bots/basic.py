@@ -8,7 +8,8 @@ knowledge (``SeatView.accepts``). Its rules of thumb, in order of priority withi
   natural pair, an opening take; with a wild card only for a pile of five cards or more),
   otherwise draw;
 - play step: go out when the entry allows it, unless that ends the game with its side behind
-  (``ending_loses``); open with the fewest punished melds, wild cards and cards that meet the
+  (``ending_loses``) or the side has a meld the entry punishes when incomplete and the stock
+  still holds turns to complete it (``_wait``); open with the fewest punished melds, wild cards and cards that meet the
   initial minimum; add naturals to the side's melds; add a wild card only to complete a
   canasta (or when the hand is nearly empty); lay new melds of three naturals (modern_american: sevens and aces only with six in
   hand); keep pairs and wild cards; then discard what the next opponent is least likely to use
@@ -16,7 +17,7 @@ knowledge (``SeatView.accepts``). Its rules of thumb, in order of priority withi
   himself, ranks mostly out of play; singletons before pairs;
 - before going out, ask the partner where the entry lets him answer (once a turn, or once a
   deal in modern_american); asked, answer yes unless going out would end the game against
-  the side or his own hand holds 150 points or more.
+  the side or his own hand holds 150 points or more (``hand_penalty`` counted in).
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ HOLDING_TOO_MUCH = 150
 #: From this initial minimum on (modern_american from 5,000 points: 180 from the hand
 #: alone), a side that has not opened keeps its high cards and throws its low ones.
 HIGH_MINIMUM = 150
+#: Going out waits for a punished meld to be completed while the stock holds this many cards.
+WAIT_STOCK = 8
+#: modern_american's penalty for three aces or sevens in a hand at the end (R-MA-SCORE-2).
+HAND_GROUP_PENALTY = 1500
 #: What an unseen card in another hand is assumed to cost its side at the end of a deal.
 UNSEEN_CARD_COST = 8
 
@@ -70,7 +75,8 @@ def decide(view: SeatView, menu: Menu, rng: random.Random) -> Command:
     if phase == CUT:
         return _cut(view, moves, rng)
     if phase == ANSWER:
-        return Answer(yes=not ending_loses(view, menu) and points(view.hand) < HOLDING_TOO_MUCH)
+        held = points(view.hand) + hand_penalty(view)
+        return Answer(yes=not ending_loses(view, menu) and held < HOLDING_TOO_MUCH)
     for move in moves:
         if isinstance(move, PickUpPonytail):
             return move
@@ -99,6 +105,10 @@ def _draw_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
         for t in takes
         if (_take_cost(t) < 2 or pile >= WILD_TAKE_PILE) and _fits(view, menu, t.melds, bonus=1)
     ]
+    if not worth and menu.initial_minimum_left and not takes:
+        composed = composed_take(view, menu)
+        if composed is not None and _fits(view, menu, composed.melds, bonus=1):
+            worth = [composed]
     if worth:
         return min(worth, key=_take_cost)
     for move in menu.moves:
@@ -126,7 +136,7 @@ def _play_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
     ]
     if len(hand) == 1:
         outs += [m for m in menu.moves if isinstance(m, Discard)]
-    if outs and menu.go_out.allowed and not ending_loses(view, menu):
+    if outs and menu.go_out.allowed and not ending_loses(view, menu) and not _wait(view):
         asks = [m for m in menu.moves if isinstance(m, AskPartner)]
         if asks and view.deal["question"] is None:
             return asks[0]  # his hand counts against the side if it goes out: he says
@@ -206,43 +216,117 @@ def _fits(view: SeatView, menu: Menu, specs: Sequence[MeldSpec], bonus: int = 0)
 def composed_opening(view: SeatView, menu: Menu) -> Meld | None:
     """An initial meld the menu may not list (its openings are a best effort): every set of
     up to four of the hand's natural groups (all the naturals of a rank held twice or more),
-    a pair given the cheapest wild card and the most valuable wild cards added while short
-    of the minimum (``_with_wilds``), that reaches the minimum, asked of the rules on the seat's knowledge
-    (``SeatView.accepts``); the one with the fewest melds the entry punishes when
-    incomplete, then the fewest wild cards, then the fewest cards, keeping two cards."""
+    a pair given the cheapest wild card, a more valuable one swapped in and more added while
+    short of the minimum (``_with_wilds``), that reaches the minimum, asked of the rules on
+    the seat's knowledge (``SeatView.accepts``); the one with the fewest melds the entry
+    punishes when incomplete, then the fewest wild cards, then the fewest cards, keeping two
+    cards."""
+    found = _opening_sets(view, menu, view.hand, menu.initial_minimum_left, keep=2)
+    for melds in found:
+        move = Meld(melds)
+        if view.accepts(move):
+            return move
+    return None
+
+
+def composed_take(view: SeatView, menu: Menu) -> TakePile | None:
+    """An opening take of the pile the menu may not list: the top card with a natural pair
+    of its rank from the hand (the pair counts towards the minimum, the top card too where
+    the entry counts it), the rest of the initial meld composed from the rest of the hand as
+    ``composed_opening`` does, asked of the rules on the seat's knowledge."""
+    top = view.deal["pile"]["top"]
+    if not menu.initial_minimum_left or top is None or not CARDS[top].is_natural:
+        return None
+    rank = CARDS[top].rank
+    pair = tuple(menu.hand_by_rank.get(rank, ())[:2])
+    if len(pair) < 2:
+        return None
+    rest = list(view.hand)
+    for card in pair:
+        rest.remove(card)
+    minimum = max(0, menu.initial_minimum_left - points(list(pair)))
+    first = MeldSpec((TOP, *pair), rank)
+    for melds in _opening_sets(view, menu, rest, minimum, keep=0, exclude=rank):
+        move = TakePile((first, *melds))
+        if view.accepts(move):
+            return move
+    return None
+
+
+def _opening_sets(
+    view: SeatView,
+    menu: Menu,
+    cards: Sequence[str],
+    minimum: int,
+    *,
+    keep: int,
+    exclude: str = "",
+) -> list[tuple[MeldSpec, ...]]:
+    """Sets of melds from ``cards`` worth ``minimum`` or more (``composed_opening``), best
+    first: the fewest melds the entry punishes when incomplete, then the fewest wild cards,
+    then the fewest cards; ``keep`` cards left over at least."""
     v = get_variant(view.variant)
     cap = v.meld_cap or CANASTA_SIZE * 2
-    wilds = [c for r in ("2", "BJ", "LJ") for c in menu.hand_by_rank.get(r, ())]
+    by_rank: dict[str, list[str]] = {}
+    for card in cards:
+        by_rank.setdefault(CARDS[card].rank, []).append(card)
+    wilds = [c for r in ("2", "BJ", "LJ") for c in by_rank.get(r, ())]
     groups = [
-        list(cards[:cap])
-        for rank, cards in menu.hand_by_rank.items()
-        if CARDS[cards[0]].is_natural and len(cards) >= 2
+        list(held[:cap])
+        for rank, held in by_rank.items()
+        if CARDS[held[0]].is_natural and len(held) >= 2 and rank != exclude
     ]
-    best: tuple[tuple[int, int, int], Meld] | None = None
-    hand = len(view.hand)
-    minimum = menu.initial_minimum_left
-    for size in range(1, min(len(groups), 4) + 1):
+    found: dict[tuple[MeldSpec, ...], tuple[int, int, int]] = {}
+    for size in range(0 if minimum == 0 else 1, min(len(groups), 4) + 1):
         for chosen in combinations(groups, size):
-            melds = _with_wilds(v.max_wilds, cap, chosen, wilds, minimum)
-            if melds is None:
+            for keep_clean in (True, False):
+                melds = _with_wilds(v.max_wilds, cap, chosen, wilds, minimum, keep_clean)
+                if melds is None:
+                    continue
+                used = sum(len(m) for m in melds)
+                if len(cards) - used < keep or points([c for m in melds for c in m]) < minimum:
+                    continue
+                specs = tuple(MeldSpec(tuple(m), CARDS[m[0]].rank) for m in melds)
+                wild = sum(1 for m in melds for c in m if CARDS[c].is_wild)
+                found.setdefault(specs, (_risky(view, specs), wild, used))
+    if minimum and cap >= CANASTA_SIZE:  # R-MA-INIT-3: a canasta from the hand
+        cheap = sorted(wilds, key=lambda c: CARDS[c].value)
+        for group in groups:
+            need = max(0, CANASTA_SIZE - len(group))
+            if need > min(len(cheap), v.max_wilds, len(group) - 1):
                 continue
-            used = sum(len(cards) for cards in melds)
-            if hand - used < 2 or points([c for cards in melds for c in cards]) < minimum:
-                continue
-            move = Meld(tuple(MeldSpec(tuple(cards), CARDS[cards[0]].rank) for cards in melds))
-            key = (_risky(view, move.melds), _wilds(move), used)
-            if (best is None or key < best[0]) and view.accepts(move):
-                best = (key, move)
-    return best[1] if best else None
+            canasta = MeldSpec((*group[:CANASTA_SIZE], *cheap[:need]), CARDS[group[0]].rank)
+            sets = [(canasta,)] + [
+                (canasta, MeldSpec(tuple(other), CARDS[other[0]].rank))
+                for other in groups
+                if other is not group and len(other) >= 3
+            ]
+            for specs in sets:
+                used = sum(len(spec.cards) for spec in specs)
+                if len(cards) - used >= keep:
+                    found.setdefault(specs, (_risky(view, specs), need, used))
+    return sorted(found, key=lambda specs: found[specs])
 
 
 def _with_wilds(
-    most: int, cap: int, groups: Sequence[list[str]], wilds: Sequence[str], minimum: int
+    most: int,
+    cap: int,
+    groups: Sequence[list[str]],
+    wilds: Sequence[str],
+    minimum: int,
+    keep_clean: bool = True,
 ) -> list[list[str]] | None:
-    """The groups as melds: each pair given the cheapest wild card left, then the most
-    valuable wild cards added (at most ``most`` a meld, fewer than its naturals) while the
-    melds count less than ``minimum``; None if a pair finds no wild card."""
-    spare = sorted(wilds, key=lambda c: CARDS[c].value)
+    """The groups as melds: each pair given the cheapest wild card left; then, while the
+    melds count less than ``minimum``, a pair's wild card swapped for a more valuable one
+    left in hand (no card more spent), then the most valuable wild cards added (at most
+    ``most`` a meld, fewer than its naturals), to the melds holding one already first and,
+    with ``keep_clean``, never to the last meld without one (modern_american's initial
+    meld needs a clean meld, R-MA-INIT-2). None if a pair finds no wild card."""
+
+    def value(card: str) -> int:
+        return CARDS[card].value
+
+    spare = sorted(wilds, key=value)
     melds = []
     for group in groups:
         if len(group) == 2:
@@ -252,8 +336,23 @@ def _with_wilds(
         else:
             melds.append(list(group))
     total = points([c for cards in melds for c in cards])
-    for cards in melds:
+    while total < minimum and spare:
+        used = [
+            (value(c), i, c) for i, cards in enumerate(melds) for c in cards if CARDS[c].is_wild
+        ]
+        if not used or min(used)[0] >= value(spare[-1]):
+            break
+        _, i, cheap = min(used)
+        dear = spare.pop()
+        melds[i][melds[i].index(cheap)] = dear
+        total += value(dear) - value(cheap)
+        spare = sorted([*spare, cheap], key=value)
+    order = sorted(melds, key=lambda cards: not any(CARDS[c].is_wild for c in cards))
+    for cards in order:
         naturals = sum(1 for c in cards if CARDS[c].is_natural)
+        clean = sum(1 for m in melds if all(CARDS[c].is_natural for c in m))
+        if keep_clean and naturals == len(cards) and clean <= 1:
+            continue
         while total < minimum and spare and len(cards) < cap:
             if len(cards) - naturals >= min(most, naturals - 1):
                 break
@@ -344,6 +443,38 @@ def _seen_share(view: SeatView, rank: str) -> float:
 
 
 # --- the end of the deal -------------------------------------------------------------------
+
+
+def hand_penalty(view: SeatView) -> int:
+    """What the entry charges for this hand at the end of the deal beyond its cards' values:
+    modern_american's 1,500 for three aces or more and for three sevens or more
+    (R-MA-SCORE-2); nothing elsewhere."""
+    if view.variant != "modern_american":
+        return 0
+    ranks = [CARDS[c].rank for c in view.hand]
+    return HAND_GROUP_PENALTY * ((ranks.count("A") >= 3) + (ranks.count("7") >= 3))
+
+
+def punished_melds(view: SeatView) -> int:
+    """How many of the side's melds the entry would punish if the deal ended now: incomplete
+    (under seven cards) melds of a rank it punishes (modern_american: sevens, natural aces,
+    wild cards, −2,000 to −2,500 each, R-MA-SCORE-2)."""
+    count = 0
+    for meld in view.deal["melds"].get(view.side, []):
+        cards = meld["cards"]
+        if len(cards) >= CANASTA_SIZE or least_to_start(view.variant, meld["rank"]) <= 3:
+            continue
+        if meld["rank"] == "A" and any(CARDS[c].is_wild for c in cards):
+            continue
+        count += 1
+    return count
+
+
+def _wait(view: SeatView) -> bool:
+    """Rather not go out yet: the side has a meld the entry punishes when incomplete and the
+    stock still holds enough turns to complete it (going out would end the deal with it)."""
+    stock = int(view.deal.get("stock_size") or 0)
+    return punished_melds(view) > 0 and stock >= WAIT_STOCK
 
 
 def ending_loses(view: SeatView, menu: Menu) -> bool:

@@ -199,12 +199,13 @@ def sample_world(view: SeatView, rng: random.Random) -> DealState:
 
 def held_from_pile(view: SeatView, hidden: Sequence[str]) -> dict[int, list[str]]:
     """Per other seat, the cards it took with the pile that are still hidden (neither
-    melded nor discarded since), unless more than one seat took that card."""
+    melded nor discarded since), unless more than one seat took that card; each once (a
+    seat may take one card again after discarding it)."""
     taken = view.memory.taken
     times = Counter(c for cards in taken.values() for c in set(cards))
     unseen = set(hidden)
     return {
-        s: [c for c in cards if c in unseen and times[c] == 1]
+        s: [c for c in dict.fromkeys(cards) if c in unseen and times[c] == 1]
         for s, cards in taken.items()
         if s != view.seat
     }

@@ -135,3 +135,20 @@ def test_arena_setup_gives_strong_its_budget() -> None:
     assert setup.bot("basic") is basic.decide
     with pytest.raises(ArenaError, match="at least one rollout"):
         Setup("classic", 4, ("strong", "basic"), 2, strong_rollouts=0).check()
+
+
+def test_a_card_taken_twice_by_one_seat_is_placed_once() -> None:
+    """A seat may take a card with the pile, discard it and take it again: the sampled
+    world still holds every card once."""
+    state, seat, memory = next(m for m in moments() if m[1] >= 0 and m[0].phase == PLAY)
+    other = next(s for s in range(state.players) if s != seat)
+    card = state.hands[other][0]
+    memory = copy.deepcopy(memory)
+    memory.taken = {other: [card, card]}
+    view = seat_view(state, seat, memory, 5000)
+    pool = [c for p in hidden(state, seat) for c in p]
+    assert held_from_pile(view, pool) == {other: [card]}
+    world = sample_world(view, random.Random(1))
+    real, sampled = hidden(state, seat), hidden(world, seat)
+    assert Counter(c for p in sampled for c in p) == Counter(c for p in real for c in p)
+    assert card in world.hands[other]
