@@ -34,50 +34,15 @@ from app.main import create_app
 from app.observability import Observe
 from app.schemas import command_body
 from app.settings import Settings
+from benchmarks.asgi import AsgiClient
 from domain.legal import legal_command, seat_to_act
 from tests.support.http import expectation
 
-Headers = list[tuple[bytes, bytes]]
-
 
 async def call(app: Any, method: str, path: str, body: Any = None, token: str = "") -> Any:
-    data = b"" if body is None else json.dumps(body).encode()
-    headers: Headers = [(b"host", b"bench"), (b"content-type", b"application/json")]
-    if token:
-        headers.append((b"authorization", f"Bearer {token}".encode()))
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.4"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": headers,
-        "client": ("127.0.0.1", 5000),
-        "server": ("127.0.0.1", 8000),
-    }
-    sent = False
-    out: dict[str, Any] = {"body": b""}
-
-    async def receive() -> dict[str, Any]:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": data, "more_body": False}
-        await asyncio.sleep(3600)
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.start":
-            out["status"] = message["status"]
-        elif message["type"] == "http.response.body":
-            out["body"] += message.get("body", b"")
-
-    await app(scope, receive, send)
-    return out["status"], json.loads(out["body"]) if out["body"] else None
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response, _ = await AsgiClient(app).request(method, path, body, headers)
+    return response.status_code, json.loads(response.content) if response.content else None
 
 
 class Player:
@@ -180,6 +145,7 @@ async def main() -> None:
             metrics=metrics,
             read_models="off",
             run_bots=False,
+            rate_limits=False,  # one client sending as fast as the app answers
             gc_gen0_threshold=0,
         )
         api = create_app(settings)
