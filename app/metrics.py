@@ -82,6 +82,12 @@ OPEN_STREAMS = Gauge(
     ["route"],
     multiprocess_mode="livesum",
 )
+READS_SERVED = Counter(
+    "canasta_reads_served",
+    "Reads that may go to the read replica (CANASTA_READ_DATABASE_URL), by what was read "
+    "(aggregate, log, read_models) and the database that served it (replica, primary)",
+    ["read", "store"],
+)
 BOT_MOVES = Counter(
     "canasta_bot_moves",
     "Moves the bots submitted, by outcome (accepted, refused by the rules, stale)",
@@ -177,6 +183,7 @@ __all__ = [
     "COMMANDS_REPLAYED",
     "MULTIPROC_ENV",
     "OPEN_STREAMS",
+    "READS_SERVED",
     "REQUEST_SECONDS",
     "RESPONSES",
     "UNMATCHED",

@@ -43,6 +43,7 @@ from fastapi import Depends, Header, Query, Request
 
 from app.application import CanastaApp
 from app.infra.projection_runner import ReadModels
+from app.metrics import READS_SERVED
 from app.settings import Settings, eventsourcing_env
 
 log = logging.getLogger(__name__)
@@ -117,6 +118,49 @@ class Reads:
         if self.replica is not None:
             self.replica.close()
 
+    # --- what each read was served by (counted for the operators: canasta_reads_served) ----
+    def _served(self, read: str, replica: bool) -> None:
+        if self.replica is not None:  # without a replica every read is the primary's
+            READS_SERVED.labels(read, "replica" if replica else "primary").inc()
+
+    async def store_for(self, aggregate_id: UUID, min_step: int = 0) -> CanastaApp:
+        """The application to read the aggregate from (see the module's docstring); waits in
+        the event loop, never holding a thread, and looks at the replica in a worker thread."""
+        store = await self._store_for(aggregate_id, min_step)
+        self._served("aggregate", store is not self.primary)
+        return store
+
+    def store_for_sync(self, aggregate_id: UUID, min_step: int = 0) -> CanastaApp:
+        """``store_for`` for a caller in a worker thread (it sleeps in that thread)."""
+        store = self._store_for_sync(aggregate_id, min_step)
+        self._served("aggregate", store is not self.primary)
+        return store
+
+    def replica_log(self, head: int) -> CanastaApp | None:
+        """The replica once it has replayed the notification log up to ``head`` (the
+        primary's head, waiting up to ``wait_seconds`` in this thread); None: read the
+        primary."""
+        store = self._replica_log(head)
+        self._served("log", store is not None)
+        return store
+
+    async def replica_log_async(
+        self, position: int, limiter: anyio.CapacityLimiter | None = None
+    ) -> CanastaApp | None:
+        """``replica_log`` for the event loop (a stream's catch-up): it waits there, and
+        looks at the replica in a worker thread of ``limiter``."""
+        store = await self._replica_log_async(position, limiter)
+        self._served("log", store is not None)
+        return store
+
+    def replica_read_models(self, projection: str) -> ReadModels | None:
+        """The replica's read models once the projection has processed every event the
+        replica holds now (waiting up to ``wait_seconds``), so that they agree with what the
+        replica's deal and table views show; None: serve the primary's."""
+        models = self._replica_read_models(projection)
+        self._served("read_models", models is not None)
+        return models
+
     # --- the replica's health --------------------------------------------------------------
     def _usable(self) -> CanastaApp | None:
         replica = self.replica
@@ -149,7 +193,7 @@ class Reads:
             self._failed(exc)
             return None
 
-    async def store_for(self, aggregate_id: UUID, min_step: int = 0) -> CanastaApp:
+    async def _store_for(self, aggregate_id: UUID, min_step: int = 0) -> CanastaApp:
         """The application to read the aggregate from (see the module's docstring); waits in
         the event loop, never holding a thread, and looks at the replica in a worker thread."""
         replica = self._usable()
@@ -166,7 +210,7 @@ class Reads:
                 return self.primary
             await asyncio.sleep(POLL_SECONDS)
 
-    def store_for_sync(self, aggregate_id: UUID, min_step: int = 0) -> CanastaApp:
+    def _store_for_sync(self, aggregate_id: UUID, min_step: int = 0) -> CanastaApp:
         """``store_for`` for a caller in a worker thread (it sleeps in that thread)."""
         replica = self._usable()
         if replica is None:
@@ -189,7 +233,7 @@ class Reads:
             self._failed(exc)
             return None
 
-    def replica_log(self, head: int) -> CanastaApp | None:
+    def _replica_log(self, head: int) -> CanastaApp | None:
         """The replica once it has replayed the notification log up to ``head`` (the
         primary's head, waiting up to ``wait_seconds`` in this thread); None: read the
         primary."""
@@ -205,7 +249,7 @@ class Reads:
                 return None
             time.sleep(POLL_SECONDS)
 
-    async def replica_log_async(
+    async def _replica_log_async(
         self, position: int, limiter: anyio.CapacityLimiter | None = None
     ) -> CanastaApp | None:
         """``replica_log`` for the event loop (a stream's catch-up): it waits there, and
@@ -224,7 +268,7 @@ class Reads:
                 return None
             await asyncio.sleep(POLL_SECONDS)
 
-    def replica_read_models(self, projection: str) -> ReadModels | None:
+    def _replica_read_models(self, projection: str) -> ReadModels | None:
         """The replica's read models once the projection has processed every event the
         replica holds now (waiting up to ``wait_seconds``), so that they agree with what the
         replica's deal and table views show; None: serve the primary's."""

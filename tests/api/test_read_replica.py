@@ -29,6 +29,7 @@ from app.settings import Settings, eventsourcing_env
 from domain.legal import legal_command, seat_to_act
 from projections.visibility import Viewer
 from tests.api.conftest import Server
+from tests.api.test_observability import moved, scrape
 from tests.api.test_stream import FAST, StreamReader, expected_events
 from tests.support.http import Game, expectation, open_table, register_player
 from tests.support.replica import Replica
@@ -109,9 +110,11 @@ def test_views_replays_and_the_audit_come_from_the_replica_and_a_players_last_st
     rng = random.Random(18)
     before = play(game, primary, rng)
     deal, ann = game.deal_id, game.headers["ann"]
+    served = "canasta_reads_served_total"
     with replica.paused():
         step = play(game, primary, rng, until="ann")
         assert step > before
+        counted = scrape(http)
 
         # Without a min step: the replica, as it was when its replay stopped.
         stale = http.get(f"/deals/{deal}", headers=ann).json()
@@ -138,6 +141,10 @@ def test_views_replays_and_the_audit_come_from_the_replica_and_a_players_last_st
         assert replayed["step"] == step
         audited = {**audrey, MIN_STEP_HEADER: str(step)}
         assert http.get(f"/audit/deals/{deal}", headers=audited).json()["step"] == step
+        # The operators see it: 4 reads by the replica, 5 by the primary (the min steps).
+        now = scrape(http)
+        assert moved(counted, now, served, read="aggregate", store="replica") == 4
+        assert moved(counted, now, served, read="aggregate", store="primary") == 5
 
     # Replay resumed: the replica catches up, and a min step it holds is served at once.
     replica.caught_up()
