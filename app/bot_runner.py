@@ -56,7 +56,7 @@ from app.infra.projection_runner.leases import (
     BOTS_LEASE_KEY,
     BOTS_LOCK_FILE_SUFFIX,
     Lease,
-    LeaseLost,
+    lead_while_held,
     lease_for,
 )
 from app.metrics import BOT_MOVES
@@ -178,33 +178,15 @@ class BotRunner:
         )
 
     def _run(self, lease: Lease) -> None:
-        unavailable = False  # the lease could not even be tried (logged once)
-        try:
-            while not self._stopping.is_set():
-                try:
-                    acquired = lease.try_acquire()
-                    unavailable = False
-                except Exception as exc:
-                    if not unavailable:
-                        logger.warning("bots: cannot try the lease on %s: %r", lease.where, exc)
-                    unavailable = True
-                    acquired = False
-                if acquired:
-                    try:
-                        self._lead(lease)
-                    except LeaseLost as exc:
-                        logger.warning("bots: lost the lease (%s)", exc)
-                    except Exception:
-                        logger.exception("bots: the runner failed; trying again")
-                    finally:
-                        self._leading = False
-                        lease.release()
-                if self._stopping.wait(self.lease_retry_seconds):
-                    break
-        finally:
-            lease.release()
+        lead_while_held(lease, self._lead, self._stopping, self.lease_retry_seconds, "bots", logger)
 
     def _lead(self, lease: Lease) -> None:
+        try:
+            self._play_while_leading(lease)
+        finally:
+            self._leading = False
+
+    def _play_while_leading(self, lease: Lease) -> None:
         logger.info("bots: this process plays the bots (holds %s)", lease.where)
         self._leading = True
         self._tables.clear()

@@ -267,3 +267,47 @@ def lease_for(
     if not channel:
         raise ValueError("no NOTIFY channel to listen on")
     return PostgresLease(postgres_connector(pool, application_name), channel, key)
+
+
+def lead_while_held(
+    lease: Lease,
+    lead: Callable[[Lease], None],
+    stopping: threading.Event,
+    retry_seconds: float,
+    name: str,
+    log: Any,
+) -> None:
+    """The background thread of an elected runner (the read models, the bots): try the lease
+    every ``retry_seconds`` until ``stopping``; while this process holds it, ``lead(lease)``.
+    A lease that cannot even be tried is logged once until it can; a lost lease, or a defect
+    in ``lead``, is logged and the lease tried again. The lease is released on the way out."""
+    unavailable = False  # the lease could not even be tried (logged once)
+    try:
+        while not stopping.is_set():
+            try:
+                acquired = lease.try_acquire()
+                unavailable = False
+            except Exception as exc:
+                acquired = False
+                if not unavailable:
+                    log.warning(
+                        "%s: cannot try the lease on %s (retrying every %gs): %r",
+                        name,
+                        lease.where,
+                        retry_seconds,
+                        exc,
+                    )
+                unavailable = True
+            if acquired:
+                try:
+                    lead(lease)
+                except LeaseLost as exc:
+                    log.warning("%s: lost the lease (%s)", name, exc)
+                except Exception:  # a defect: keep the process alive, try again
+                    log.exception("%s: the runner failed; trying again", name)
+                finally:
+                    lease.release()
+            if stopping.wait(retry_seconds):
+                break
+    finally:
+        lease.release()

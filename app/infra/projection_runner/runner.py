@@ -61,7 +61,7 @@ from app.infra.projection_runner.leases import (
     LEASE_KEY,
     LOCK_FILE_SUFFIX,
     Lease,
-    LeaseLost,
+    lead_while_held,
     lease_for,
 )
 from app.infra.projection_runner.worker import PullWorker, tracking_table_name
@@ -300,31 +300,9 @@ class ReadModels:
 
     def _run(self, lease: Lease) -> None:
         """The background thread: take the lease; while holding it, run the projections."""
-        unavailable = False  # the lease could not even be tried (logged once)
-        try:
-            while not self._stopping.is_set():
-                try:
-                    acquired = lease.try_acquire()
-                    unavailable = False
-                except Exception as exc:
-                    acquired = False
-                    if not unavailable:
-                        logger.warning(
-                            "read models: cannot try the lease on %s (retrying every %gs): %r",
-                            lease.where,
-                            self.lease_retry_seconds,
-                            exc,
-                        )
-                    unavailable = True
-                if acquired:
-                    try:
-                        self._lead(lease)
-                    except Exception:  # a defect: keep the process's read models alive
-                        logger.exception("read models: the follower failed")
-                if self._stopping.wait(self.lease_retry_seconds):
-                    break
-        finally:
-            lease.release()
+        lead_while_held(
+            lease, self._lead, self._stopping, self.lease_retry_seconds, "read models", logger
+        )
 
     def _lead(self, lease: Lease) -> None:
         """Follow the log while holding ``lease``: catch every projection up, wait for new
@@ -362,11 +340,8 @@ class ReadModels:
                     lease.check()
                     continue
                 lease.wait_for_events(self.poll_interval, self._stopping)
-        except LeaseLost as exc:
-            logger.warning("read models: lost the lease (%s)", exc)
         finally:
             self._leading = False
-            lease.release()
             logger.info("read models: this process stopped leading")
 
     # --- positions -----------------------------------------------------------------------
