@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, sync_playwright
 
@@ -39,6 +40,13 @@ PHONE: ViewportSize = {"width": 375, "height": 812}
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """One server per test module (SQLite, one worker); its log must stay clean."""
     yield from running(make_backend("sqlite", tmp_path_factory.mktemp("web")))
+
+
+@pytest.fixture
+def http(web_server: Backend) -> Iterator[httpx.Client]:
+    """A plain HTTP client of the module's server (set-up and moves beside the browser)."""
+    with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
+        yield client
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import Backend
 from tests.support.http import register_player
 from tests.web.conftest import NewContext, screenshot
 from tests.web.pages import LIVE_MS, open_lobby, signed_in
@@ -22,12 +20,6 @@ from tests.web.pages import LIVE_MS, open_lobby, signed_in
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
 Headers = dict[str, str]
-
-
-@pytest.fixture
-def http(web_server: Backend) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
-        yield client
 
 
 def eli_moves(http: httpx.Client, eli: Headers, deal: str, rng: random.Random) -> bool:

@@ -5,24 +5,15 @@ form's "Practice against bots" starts a game against bots and opens its table, w
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import Backend
 from tests.support.http import register_player
 from tests.web.conftest import NewContext, screenshot
 from tests.web.pages import LIVE_MS, open_lobby, sign_up, signed_in
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
-
-
-@pytest.fixture
-def http(web_server: Backend) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
-        yield client
 
 
 def test_the_host_adds_bots_to_free_seats(new_context: NewContext, http: httpx.Client) -> None:

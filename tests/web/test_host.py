@@ -31,12 +31,6 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     yield from running(make_backend("sqlite", tmp_path_factory.mktemp("host"), extra_env=extra))
 
 
-@pytest.fixture
-def http(web_server: Backend) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
-        yield client
-
-
 def refused(answer: Any) -> str:
     """The code of a 403 refusal (Playwright's APIResponse)."""
     assert answer.status == 403, answer.text()

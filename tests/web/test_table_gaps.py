@@ -32,12 +32,6 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     yield from running(make_backend("sqlite", tmp_path_factory.mktemp("gaps"), extra_env=extra))
 
 
-@pytest.fixture
-def http(web_server: Backend) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
-        yield client
-
-
 def table_page(context_page: Page, who: Headers, table: str) -> Page:
     page = signed_in(context_page, who)
     page.goto(f"/tables/{table}")
