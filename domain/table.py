@@ -300,10 +300,7 @@ class Table(Aggregate):
         host_seat = self.seat_of(self.host)
         if host_seat is None or not self.away(host_seat):
             return False
-        present = self.present_players()
-        if player in present:
-            return True
-        return not present and player == self.plays(host_seat)
+        return player in self.present_players() or player == self.next_deal_by_bot()
 
     def present_players(self) -> list[str]:
         """The people who play their own seats now (not away, not bots)."""
