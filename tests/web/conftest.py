@@ -15,7 +15,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    ViewportSize,
+    expect,
+    sync_playwright,
+)
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.e2e.server import REPO
@@ -34,6 +41,11 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = REPO / ".screenshots"
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 PHONE: ViewportSize = {"width": 375, "height": 812}
+#: How long an action or an ``expect`` waits for the page. Playwright's own 5 s for ``expect``
+#: was too short on a loaded CI machine: a disk flush stalling SQLite's commit once kept a
+#: spectator's view from arriving within it, though it came right after.
+PAGE_WAIT_MS = 15_000
+expect.set_options(timeout=PAGE_WAIT_MS)
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +91,7 @@ def new_context(browser: Browser, web_server: Backend) -> Iterator[NewContext]:
         context = browser.new_context(
             base_url=web_server.server.url, viewport=viewport, locale=locale
         )
-        context.set_default_timeout(15_000)
+        context.set_default_timeout(PAGE_WAIT_MS)
         opened.append(context)
         return context
 
