@@ -8,8 +8,11 @@ let strings = {};
 export const $ = (id) => document.getElementById(id);
 
 // The catalogue's text for `key`, with {name} placeholders filled.
+// A count of exactly one picks the key's singular form, `<key>_one`, where the catalogue has
+// one ("1 card in hand", not "1 cards in hand").
 export function t(key, values = {}) {
-  const text = strings[key] ?? key;
+  const one = values.count === 1 ? strings[`${key}_one`] : undefined;
+  const text = one ?? strings[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
 }
 

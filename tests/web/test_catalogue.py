@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 from app.web_ui import WEB_DIR
+from tests.web.conftest import NewContext
+from tests.web.pages import open_lobby
 
 CATALOGUES = WEB_DIR / "i18n"
 
@@ -45,3 +47,31 @@ def test_every_key_the_pages_use_is_in_the_catalogue() -> None:
     missing = sorted(used - set(english))
     assert not missing, f"keys used but not in en.json: {missing}"
     assert used, "no key found: the scan is broken"
+
+
+#: "{count} cards", "{count} deals": a count followed by a plural noun.
+COUNTED_PLURAL = re.compile(r"\{count\} (?:\w+ ){0,2}?\w+s\b")
+
+
+def test_every_counted_plural_has_a_singular_form() -> None:
+    """common.js's ``t`` picks ``<key>_one`` for a count of one; a sentence with a counted
+    plural noun must have it, or a page says "1 cards in hand"."""
+    english = catalogue("en")
+    counted = [
+        k for k, v in english.items() if COUNTED_PLURAL.search(v) and not k.endswith("_many")
+    ]
+    assert "table_hand_count" in counted, "the scan is broken"
+    for key in counted:
+        assert f"{key}_one" in english, f"{key} has no singular form ({key}_one)"
+        assert not COUNTED_PLURAL.search(english[f"{key}_one"]), english[f"{key}_one"]
+
+
+def test_a_count_of_one_is_said_in_the_singular(new_context: NewContext) -> None:
+    page, _ = open_lobby(new_context())
+    said = page.evaluate(
+        """async () => {
+          const { t } = await import("/web/common.js");
+          return [1, 2, 0].map((count) => t("table_hand_count", { count }));
+        }"""
+    )
+    assert said == ["1 card in hand", "2 cards in hand", "0 cards in hand"]
