@@ -93,7 +93,13 @@ function clearError() {
 function statusText() {
   const { view, menu, table } = state;
   if (!view) return table?.status === "open" ? t("table_status_open") : "";
-  if (view.phase === "over") return t("table_status_over");
+  if (view.phase === "over") {
+    // The game's last deal: the game is over, not only the deal.
+    const last = state.dealId === table?.current_deal;
+    if (last && table.status === "finished") return t("table_status_game_over");
+    if (last && table.status === "stopped") return t("table_status_game_stopped");
+    return t("table_status_over");
+  }
   const watching = view.seat === null;
   const mine = table?.seats.indexOf(state.me) ?? -1;
   if (watching && mine >= 0 && view.sitting_out.includes(mine)) return t("table_status_sitting_out");

@@ -342,6 +342,7 @@ def test_keyboard_play_a_dropped_stream_the_phone_and_the_host_controls(
         expect(page.locator("#log")).to_contain_text(
             "The deal was abandoned (the game was stopped)."
         )
+        expect(page.locator("#status")).to_have_text("The game was stopped.")  # not the deal only
     expect(cleo.locator("#stop-game")).to_have_count(0)
 
 
@@ -379,6 +380,7 @@ def test_the_end_of_a_deal_shows_the_breakdown_totals_and_the_next_deal(
         breakdown = page.locator("table.breakdown")
         expect(breakdown).to_be_visible()
         expect(page.locator("#deal")).to_contain_text("fay went out concealed.")
+        expect(page.locator("#status")).to_have_text("The deal is over.")  # not the game
         expect(breakdown.locator('tr[data-part="canasta_bonus"]')).to_contain_text(
             "1000 (2 natural)"
         )
