@@ -422,7 +422,10 @@ async def _stream(
                 if sub.queue.empty():
                     wait = min(WAKE_SECONDS, max(0.0, heartbeat - (time.monotonic() - quiet_since)))
                     try:
-                        delivered = [await asyncio.wait_for(sub.queue.get(), wait)]
+                        # asyncio.timeout, not wait_for: wait_for wraps the get in a task of
+                        # its own, a cost paid per message and per stream.
+                        async with asyncio.timeout(wait):
+                            delivered = [await sub.queue.get()]
                     except TimeoutError:
                         # Idle: has the client gone, or is the server stopping? (While events
                         # flow, the response notices a client gone when it writes.)
