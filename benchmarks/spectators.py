@@ -14,7 +14,10 @@ Per level it reports:
 - the commands' latency (p50, p99, from their due time) and how many were accepted per second;
 - the database's transactions per second in the benchmark's database
   (``pg_stat_database``: every statement of the server runs in one), and the server's CPU
-  (seconds per second of the window, over every uvicorn process).
+  (seconds per second of the window, over every uvicorn process);
+- what the streams cost the server: its CPU above the run without spectators (scaled to the
+  commands served) per message delivered, their openings' reads included, and how many
+  streams were opened per second (a spectator opens one per deal).
 
 Targets (the issue's): delivery p99 under 250 ms with every spectator connected; the
 commands' p99 within 25% of the run without spectators; the database's transactions per
@@ -80,6 +83,7 @@ class Spectator:
     # (deal, step, time received, time the connection was opened)
     received: list[tuple[UUID, int, float, float]] = field(default_factory=list)
     errors: int = 0
+    opened: list[float] = field(default_factory=list)  # when each stream was opened
 
     async def watch(self, stop_at: float) -> None:
         while time.perf_counter() < stop_at:
@@ -102,6 +106,7 @@ class Spectator:
         the load generator, not the server, set the pace.)"""
         reader, writer = await asyncio.open_connection(self.host, self.port)
         opened = time.perf_counter()
+        self.opened.append(opened)
         try:
             writer.write(
                 f"GET /deals/{deal}/stream HTTP/1.1\r\nHost: {self.host}\r\n"
@@ -208,6 +213,11 @@ def run_level(
             "commands_ms": summary_ms(latencies),
             "delivery_ms": summary_ms(delivery),
             "messages_per_second": round(len(delivery) / seconds, 1),
+            "streams_opened_per_second": round(
+                sum(window_start <= at <= window_end for w in watchers for at in w.opened)
+                / seconds,
+                1,
+            ),
             "db_transactions_per_second": round((xact1 - xact0) / seconds, 1),
             "server_cpu_per_second": round((cpu1 - cpu0) / seconds, 2),
             "errors": sum(sum(g.errors.values()) for g in games) + sum(w.errors for w in watchers),
@@ -215,6 +225,18 @@ def run_level(
 
     result: dict[str, Any] = event_loop_runner()(main())
     return result
+
+
+def stream_cost(anchor: dict[str, Any], level: dict[str, Any]) -> float | None:
+    """The server's CPU the streams took per message delivered, in microseconds: the level's
+    CPU less the anchor's (no spectators) scaled to the commands served, over the messages
+    (their streams' opening reads included). None for the anchor itself."""
+    messages = level["messages_per_second"]
+    if level is anchor or not messages or not anchor["commands_per_second"]:
+        return None
+    commands = level["commands_per_second"] / anchor["commands_per_second"]
+    extra = float(level["server_cpu_per_second"] - anchor["server_cpu_per_second"] * commands)
+    return round(max(0.0, extra) / float(messages) * 1e6, 1)
 
 
 def judge(levels: list[dict[str, Any]]) -> list[tuple[str, bool]]:
@@ -261,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     server = Server(url, args.workers, pool_size=10, threads=None)
     server.start()
     reader = Reader(url, 4)
-    results = []
+    results: list[dict[str, Any]] = []
     try:
         print(
             f"canasta-ledger spectators: {args.games} games at {args.rate:.0f} commands/s, "
@@ -270,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         for run, n in enumerate(levels):
             log(f"  {n} spectators ...")
             r = run_level(server, url, reader, n, args, run)
+            r["stream_cpu_us_per_message"] = stream_cost(results[0] if results else r, r)
             results.append(r)
             print(
                 f"  {n:>5} spectators ({r['connected']} received): commands "
@@ -278,7 +301,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r['delivery_ms'].get('p50')} p99 {r['delivery_ms'].get('p99')} ms "
                 f"({r['messages_per_second']} messages/s); database "
                 f"{r['db_transactions_per_second']} transactions/s; server CPU "
-                f"{r['server_cpu_per_second']} s/s; errors {r['errors']}"
+                f"{r['server_cpu_per_second']} s/s, {r['stream_cpu_us_per_message']} us a "
+                f"message ({r['streams_opened_per_second']} streams opened/s); "
+                f"errors {r['errors']}"
             )
     finally:
         reader.close()
