@@ -71,20 +71,44 @@ class Delivered:
         return step
 
 
+class Tick:
+    """A stream's own wake-up on its queue (``Subscription.tick_every``): time to look whether
+    its client left, the server is stopping, or a heartbeat is due."""
+
+
+TICK = Tick()
+
+
 class Subscription:
-    """The queue of one open stream: the new events of one aggregate, in store order."""
+    """The queue of one open stream: the new events of one aggregate, in store order (and
+    the stream's ticks, if it asks for them)."""
 
     def __init__(self, hub: EventHub, aggregate_id: UUID, loop: asyncio.AbstractEventLoop):
         self.hub = hub
         self.aggregate_id = aggregate_id
         self.loop = loop
-        self.queue: asyncio.Queue[Delivered] = asyncio.Queue()
+        self.queue: asyncio.Queue[Delivered | Tick] = asyncio.Queue()
+        self._ticker: asyncio.TimerHandle | None = None
         #: The follower's position when the stream subscribed: every later notification of
         #: the aggregate comes on the queue, so the stream's catch-up read must hold the log
         #: up to here at least (a replica may not yet: ``Reads.replica_log``).
         self.position = 0
 
+    def tick_every(self, seconds: float) -> None:
+        """Put ``TICK`` on the queue every ``seconds`` until ``close()``; call it in the
+        stream's event loop. One timer a second per stream, rather than a timeout armed and
+        cancelled at every event it waits for (each a heap entry of the loop's)."""
+
+        def tick() -> None:
+            self.queue.put_nowait(TICK)
+            self._ticker = self.loop.call_later(seconds, tick)
+
+        self._ticker = self.loop.call_later(seconds, tick)
+
     def close(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
         self.hub._unsubscribe(self)
 
     def __enter__(self) -> Subscription:

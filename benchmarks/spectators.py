@@ -17,7 +17,8 @@ Per level it reports:
   (seconds per second of the window, over every uvicorn process);
 - what the streams cost the server: its CPU above the run without spectators (scaled to the
   commands served) per message delivered, their openings' reads included, and how many
-  streams were opened per second (a spectator opens one per deal).
+  streams were opened per second (a spectator opens one per deal);
+- the load generator's own CPU (seconds per second): near 1, it is what sets the pace.
 
 Targets (the issue's): delivery p99 under 250 ms with every spectator connected; the
 commands' p99 within 25% of the run without spectators; the database's transactions per
@@ -186,9 +187,11 @@ def run_level(
         await asyncio.sleep(max(0.0, start + args.warmup - time.perf_counter()))
         window_start = time.perf_counter()
         xact0, cpu0 = db_transactions(url), cpu_seconds(server.pids())
+        own0 = time.process_time()
         await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
         window_end = time.perf_counter()
         xact1, cpu1 = db_transactions(url), cpu_seconds(server.pids())
+        own1 = time.process_time()
         await asyncio.gather(*tasks)
         for g in games:
             g.close()
@@ -220,6 +223,7 @@ def run_level(
             ),
             "db_transactions_per_second": round((xact1 - xact0) / seconds, 1),
             "server_cpu_per_second": round((cpu1 - cpu0) / seconds, 2),
+            "load_generator_cpu_per_second": round((own1 - own0) / seconds, 2),
             "errors": sum(sum(g.errors.values()) for g in games) + sum(w.errors for w in watchers),
         }
 
@@ -270,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=15.0, help="measured, per level")
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--pool-size", type=int, default=10, help="CANASTA_POSTGRES_POOL_SIZE")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="CANASTA_THREADPOOL_SIZE (default: the server's)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--db-name", default="canasta_bench_streams")
     args = parser.parse_args(argv)
@@ -280,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     if levels[0] != 0:
         levels.insert(0, 0)  # the anchor: the same load without spectators
     url = fresh_database(base_url, args.db_name)
-    server = Server(url, args.workers, pool_size=10, threads=None)
+    server = Server(url, args.workers, pool_size=args.pool_size, threads=args.threads)
     server.start()
     reader = Reader(url, 4)
     results: list[dict[str, Any]] = []
@@ -301,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r['delivery_ms'].get('p50')} p99 {r['delivery_ms'].get('p99')} ms "
                 f"({r['messages_per_second']} messages/s); database "
                 f"{r['db_transactions_per_second']} transactions/s; server CPU "
-                f"{r['server_cpu_per_second']} s/s, {r['stream_cpu_us_per_message']} us a "
+                f"{r['server_cpu_per_second']} s/s (the load generator "
+                f"{r['load_generator_cpu_per_second']} s/s), "
+                f"{r['stream_cpu_us_per_message']} us a "
                 f"message ({r['streams_opened_per_second']} streams opened/s); "
                 f"errors {r['errors']}"
             )

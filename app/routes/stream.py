@@ -58,7 +58,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from uuid import UUID
 
 import anyio
@@ -69,20 +69,21 @@ from fastapi.responses import StreamingResponse
 from fastapi.sse import format_sse_event
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
-from starlette.concurrency import run_in_threadpool
 
 from app.application import CanastaApp
 from app.deps import MaybeAccount
-from app.fanout import Delivered, EventHub
+from app.fanout import Delivered, EventHub, Subscription
 from app.replica import DealStore, Reads, ReadsDep, TableStore
 from app.routes.deals import ViewAs, follower_of
 from app.schemas_events import DealEventView, StreamEnd, TableEventView
 from app.watch import WATCH_DEAL, WATCH_TABLE
 from domain.clock import deadline
 from domain.deal import Deal
+from projections.seat_views import SeatFollower
 from projections.visibility import Viewer, event_view
 
 router = APIRouter(tags=["live"])
+T = TypeVar("T")
 
 #: Reconnection delay suggested to ``EventSource`` clients (``retry:``), in milliseconds.
 RETRY_MILLISECONDS = 1000
@@ -245,12 +246,19 @@ async def deal_stream(
     spectator's events. Resume with ``Last-Event-ID`` or ``?after=``."""
     start = last_event_id if last_event_id is not None else after
     canasta = await _resumable(reads, store, deal_id, start)
-    deal = await run_in_threadpool(canasta.get_deal, deal_id)
-    # Each event as the requester could see it then: a seat's player may change (a leave, a
-    # seat taken back or given: docs/tables.md), and his private cards go with the seat.
-    follower = await run_in_threadpool(follower_of, canasta, deal, account, view_as, start)
+
+    def opening() -> tuple[Deal, SeatFollower, Callable[[Any], datetime | None] | None, int | None]:
+        deal = canasta.get_deal(deal_id)
+        # Each event as the requester could see it then: a seat's player may change (a leave,
+        # a seat taken back or given: docs/tables.md), and his private cards go with the seat.
+        follower = follower_of(canasta, deal, account, view_as, start)
+        clock = _clock(canasta, deal, start)
+        return deal, follower, clock, final_step(canasta, deal_id, DEAL_FINAL_KINDS)
+
+    # What opening the stream reads, in one worker thread of the streams' own (a thread
+    # hand-off costs as much as a read, and the commands' threads are not the streams' to take).
+    deal, follower, clock, final = await _in_stream_thread(opening)
     seating = deal.state
-    clock = await run_in_threadpool(_clock, canasta, deal, start)
 
     def viewer_of_event(event: Any) -> object:
         """Who the requester was for this event and, at a table with a turn clock, the
@@ -266,8 +274,8 @@ async def deal_stream(
             shown["deadline"] = when
         return shown
 
-    return await _stream(
-        request, reads, canasta, deal_id, start, viewer_of_event, show, DEAL_FINAL_KINDS
+    return _stream(
+        request, reads, canasta, deal_id, start, final, viewer_of_event, show, DEAL_FINAL_KINDS
     )
 
 
@@ -318,25 +326,46 @@ async def table_stream(
     and recorded (with its scores), the end of the game. All public; no token needed."""
     start = last_event_id if last_event_id is not None else after
     canasta = await _resumable(reads, store, table_id, start)
-    await run_in_threadpool(canasta.get_table, table_id)  # 404 unless it is a table
-    return await _stream(
+
+    def opening() -> int | None:
+        canasta.get_table(table_id)  # 404 unless it is a table
+        return final_step(canasta, table_id, GAME_FINAL_KINDS)
+
+    final = await _in_stream_thread(opening)
+    return _stream(
         request,
         reads,
         canasta,
         table_id,
         start,
+        final,
         lambda event: "table",
         lambda event, _: table_event_view(event),
         GAME_FINAL_KINDS,
     )
 
 
-async def _stream(
+def final_step(canasta: CanastaApp, aggregate_id: UUID, final_kinds: frozenset[str]) -> int | None:
+    """The step of the stream's final event, if it has been recorded."""
+    newest = list(canasta.events.get(aggregate_id, desc=True, limit=1))
+    if newest and type(newest[0]).__name__ in final_kinds:
+        step: int = newest[0].originator_version
+        return step
+    return None
+
+
+async def _in_stream_thread(work: Callable[[], T]) -> T:
+    """``work()`` in a worker thread of the streams' own limiter (``POLL_THREADS``)."""
+    return await anyio.to_thread.run_sync(work, limiter=_poll_limiter())
+
+
+def _stream(
     request: Request,
     reads: Reads,
     canasta: CanastaApp,
     aggregate_id: UUID,
     after: int,
+    final: int | None,
     viewer_of_event: Callable[[Any], object],
     show: Callable[[Any, object], dict[str, Any] | None],
     final_kinds: frozenset[str],
@@ -344,22 +373,13 @@ async def _stream(
     """``viewer_of_event(event)``: who the requester is for this event (it is given every
     event in order, so it may follow the requester's seat); ``show(event, viewer)``: the
     event as that viewer sees it. Each delivered event is shown and encoded once per viewer,
-    for every stream of this process."""
+    for every stream of this process. ``final``: the step of the final event if it was
+    recorded when the stream opened (``final_step``)."""
     heartbeat = _seconds(request, "stream_heartbeat_seconds")
     hub: EventHub = request.app.state.hub
 
     def read(last: int, source: CanastaApp = canasta) -> Sequence[Any]:
         return list(source.events.get(aggregate_id, gt=last or None))
-
-    def final_step() -> int | None:
-        """The step of the stream's final event, if it has been recorded."""
-        newest = list(canasta.events.get(aggregate_id, desc=True, limit=1))
-        if newest and type(newest[0]).__name__ in final_kinds:
-            step: int = newest[0].originator_version
-            return step
-        return None
-
-    final = await run_in_threadpool(final_step)
 
     def encode(event: Any, viewer: object) -> bytes | None:
         shown = show(event, viewer)
@@ -389,15 +409,23 @@ async def _stream(
         loop = asyncio.get_running_loop()
         # Subscribed before the catch-up read: an event recorded in between is in one or
         # both, and a step already sent is never sent again.
-        sub = await anyio.to_thread.run_sync(hub.subscribe, aggregate_id, loop, limiter=limiter)
+        on_replica = canasta is reads.replica
+
+        def subscribe_and_read() -> tuple[Subscription, Sequence[Any]]:
+            sub = hub.subscribe(aggregate_id, loop)
+            try:
+                return sub, ([] if on_replica else read(last))
+            except BaseException:
+                sub.close()
+                raise
+
+        sub, batch = await anyio.to_thread.run_sync(subscribe_and_read, limiter=limiter)
+        sub.tick_every(min(WAKE_SECONDS, heartbeat))
         try:
-            source = canasta
-            if canasta is reads.replica:  # the replica once it holds what the hub has passed
+            if on_replica:  # the replica once it holds what the hub has passed
                 held = await reads.replica_log_async(sub.position, limiter)
                 source = canasta if held is not None else reads.primary
-            batch: Sequence[Any] = await anyio.to_thread.run_sync(
-                read, last, source, limiter=limiter
-            )
+                batch = await anyio.to_thread.run_sync(read, last, source, limiter=limiter)
             quiet_since = time.monotonic()
             while True:
                 ended = False
@@ -419,28 +447,22 @@ async def _stream(
                     yield _end(last)
                     return
                 batch = []
-                if sub.queue.empty():
-                    wait = min(WAKE_SECONDS, max(0.0, heartbeat - (time.monotonic() - quiet_since)))
-                    try:
-                        # asyncio.timeout, not wait_for: wait_for wraps the get in a task of
-                        # its own, a cost paid per message and per stream.
-                        async with asyncio.timeout(wait):
-                            delivered = [await sub.queue.get()]
-                    except TimeoutError:
-                        # Idle: has the client gone, or is the server stopping? (While events
-                        # flow, the response notices a client gone when it writes.)
-                        if await request.is_disconnected() or server_is_exiting():
-                            return
-                        if time.monotonic() - quiet_since >= heartbeat:
-                            yield format_sse_event(comment="heartbeat")
-                            quiet_since = time.monotonic()
-                        continue
-                else:
-                    delivered = []
+                # Woken by new events, or by the stream's tick (at least every WAKE_SECONDS).
+                items = [await sub.queue.get()]
                 while not sub.queue.empty():
-                    delivered.append(sub.queue.get_nowait())
+                    items.append(sub.queue.get_nowait())
                 if server_is_exiting():
                     return
+                delivered = [item for item in items if isinstance(item, Delivered)]
+                if not delivered:
+                    # Idle: has the client gone? (While events flow, the response notices a
+                    # client gone when it writes.) Is a heartbeat due?
+                    if await request.is_disconnected():
+                        return
+                    if time.monotonic() - quiet_since >= heartbeat:
+                        yield format_sse_event(comment="heartbeat")
+                        quiet_since = time.monotonic()
+                    continue
                 if delivered[0].step > last + 1:  # a gap: the store has what is missing
                     # (with a replica: once it holds it, else the primary, which does)
                     source = canasta

@@ -58,7 +58,11 @@ async def _follow(
             steps.append(item.step)
             shared.add(id(item))
         seen.append(steps)
-    other_seen = [[sub.queue.get_nowait().step for _ in range(sub.queue.qsize())] for sub in others]
+    other_seen = [
+        [item.step for item in (sub.queue.get_nowait() for _ in range(sub.queue.qsize()))
+         if isinstance(item, Delivered)]
+        for sub in others
+    ]  # fmt: skip
     reads = hub.reads - reads_before
     for sub in [*subs, *others]:
         sub.close()
