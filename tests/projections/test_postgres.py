@@ -64,11 +64,14 @@ def test_the_leader_follows_the_log_with_listen_notify(
 
 
 def _lease_holders(url: str) -> list[int]:
-    """The server pids of the sessions holding the read-models lease."""
+    """The server pids of the sessions holding the read-models lease in this database (an
+    advisory lock is per database; pg_locks shows the whole cluster's, and the other test
+    workers' databases have leaders of their own)."""
     high, low = (LEASE_KEY & 0xFFFF_FFFF_FFFF_FFFF) >> 32, LEASE_KEY & 0xFFFF_FFFF
     with psycopg.connect(url) as conn:
         rows = conn.execute(
             "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
             "AND classid = %s AND objid = %s AND objsubid = 1",
             (high, low),
         ).fetchall()
