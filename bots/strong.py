@@ -1,9 +1,8 @@
 """The ``strong`` bot: determinized Monte Carlo search over ``basic``'s rollouts
 (docs/bots.md).
 
-At a decision that matters (the draw step: take the pile or draw; the play step: which meld,
-which discard, going out) it lists a few candidate moves (``candidates``: ``basic``'s own
-choice first, then the menu's alternatives), and for each of several *determinizations* (the
+At the play step (which meld, going out) it lists a few candidate moves (``candidates``:
+``basic``'s own choice first, then the menu's melds and going-out moves), and for each of several *determinizations* (the
 cards the seat may not see, shuffled with its ``rng`` into the places they lie in, with the
 right counts: ``sample_world``, built on ``SeatView.knowledge`` and never on the real hidden
 cards) it plays every candidate on a copy of that world with the engine's own ``decide``,
@@ -17,8 +16,9 @@ candidates meet the same worlds (common random numbers). It plays the best mean 
 
 The budget: ``rollouts`` worlds at most, and ``ms`` of CPU time (``time.process_time``, read
 only to stop searching) when given; with ``ms=None`` the search counts worlds only, so the
-same view, menu and seed give the same move. Trivial decisions (the cut, one candidate) skip
-the search; answering the partner is ``basic``'s.
+same view, menu and seed give the same move. The other decisions (the cut, the draw step,
+answering the partner, a play step with one candidate) are ``basic``'s, without a search:
+searched, the draw step and the choice among discards lost points (docs/bots.md).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from bots import basic
 from bots.rollout import rollout
 from bots.view import SeatView
 from domain.cards import CARDS
-from domain.commands import Command, Discard, Draw, Meld, TakePile
+from domain.commands import Command, Discard, Meld
 from domain.constants import ANSWER, DRAW, PLAY
 from domain.menu import Menu
 from domain.state import DealState
@@ -44,8 +44,6 @@ ROLLOUTS = 24
 DEFAULT_MS = 200.0
 #: How many points a world an alternative must gain over ``basic``'s choice to be played.
 MARGIN = 40
-#: Candidates at the play step before the melds are added (the least risky discards).
-DISCARD_CANDIDATES = 5
 #: Other melds of the play step tried besides ``basic``'s choice and the discards.
 MELD_CANDIDATES = 4
 
@@ -72,7 +70,7 @@ def decide(
     """The ``strong`` move (the module's docstring); ``ms=None``: no time limit."""
     seed = rng.getrandbits(64)
     choice = basic.decide(view, menu, random.Random(seed))
-    if view.phase not in (DRAW, PLAY):
+    if view.phase != PLAY:
         return choice
     options = candidates(view, menu, choice)
     if len(options) < 2:
@@ -81,12 +79,14 @@ def decide(
 
 
 def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
-    """``basic``'s choice first, then the alternatives worth a search: at the draw step the draw
-    and every take of the pile ``basic`` would consider; at the play step every going-out move, the discards of
-    the least risky ranks (``basic.discard_risk``; never a wild card) and a few single melds
-    (additions first; none that ``basic`` would not lay: no new meld the entry punishes
-    when incomplete unless the hand holds nearly a canasta of it)."""
+    """``basic``'s choice first, then the alternatives worth a search, at the play step only:
+    every going-out move and a few single melds (additions first; none that ``basic`` would
+    not lay: no new meld the entry punishes when incomplete unless the hand holds nearly a
+    canasta of it). The draw step and other discards are ``basic``'s: searched, they lost
+    points (docs/bots.md)."""
     out: list[Command] = [choice]
+    if view.phase != PLAY:
+        return out
     seen = {_key(choice)}
 
     def add(move: Command) -> None:
@@ -95,27 +95,12 @@ def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
             seen.add(key)
             out.append(move)
 
-    moves = menu.moves
-    if view.phase == DRAW:
-        if any(isinstance(m, TakePile) for m in moves):
-            for move in moves:
-                if isinstance(move, Draw) or (
-                    isinstance(move, TakePile) and basic._fits(view, menu, move.melds, bonus=1)
-                ):
-                    add(move)
-        return out
     hand = len(view.hand)
-    melds = [m for m in moves if isinstance(m, Meld)]
+    melds = [m for m in menu.moves if isinstance(m, Meld)]
     if menu.go_out.allowed:
         for move in melds:
             if basic._cards_used(move) == hand:
                 add(move)
-    discards = [m for m in moves if isinstance(m, Discard) and not CARDS[m.card].is_wild]
-    discards.sort(key=lambda d: (basic.discard_risk(view, menu, d.card), d.card))
-    for move in discards:
-        if len(out) >= DISCARD_CANDIDATES:
-            break
-        add(move)
     if not menu.initial_minimum_left:
         singles = [
             m
