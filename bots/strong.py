@@ -2,23 +2,24 @@
 (docs/bots.md).
 
 At the play step (which meld, going out) it lists a few candidate moves (``candidates``:
-``basic``'s own choice first, then the menu's melds and going-out moves), and for each of several *determinizations* (the
-cards the seat may not see, shuffled with its ``rng`` into the places they lie in, with the
-right counts: ``sample_world``, built on ``SeatView.knowledge`` and never on the real hidden
-cards) it plays every candidate on a copy of that world with the engine's own ``decide``,
-then lets ``basic`` play every seat (``rollout``) until the seat's next turn begins or the
-deal ends, and scores the result (``bots.rollout.evaluate``: the entry's own deal score of
-each side as the table stands, hands at a share of their penalty, cards held or melded as
-assets; the real score once the deal is over, and the game's end), its side's minus the best
-other side's. All
-candidates meet the same worlds (common random numbers). It plays the best mean when it beats
+``basic``'s own choice first, then the menu's melds and going-out moves), and for each of
+several *determinizations* (the cards the seat may not see, shuffled with its ``rng`` into
+the places they lie in, with the right counts: ``sample_world``, built on
+``SeatView.knowledge`` and never on the real hidden cards) it plays every candidate on a copy
+of that world with the engine's own ``decide``, then lets ``basic`` play every seat
+(``rollout``) until the seat's next turn begins or the deal ends, and scores the result
+(``bots.rollout.evaluate``: the entry's own deal score of each side as the table stands,
+hands at a share of their penalty, cards held or melded as assets; the real score once the
+deal is over, and the game's end), its side's minus the best other side's. All candidates
+meet the same worlds (common random numbers). It plays the best mean when it beats
 ``basic``'s choice by ``MARGIN`` points a world (less is noise).
 
 The budget: ``rollouts`` worlds at most, and ``ms`` of CPU time (``time.process_time``, read
 only to stop searching) when given; with ``ms=None`` the search counts worlds only, so the
 same view, menu and seed give the same move. The other decisions (the cut, the draw step,
 answering the partner, a play step with one candidate) are ``basic``'s, without a search:
-searched, the draw step and the choice among discards lost points (docs/bots.md).
+searched, the draw step lost points and the choice among discards gained none
+(docs/bots.md).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ ROLLOUTS = 24
 DEFAULT_MS = 200.0
 #: How many points a world an alternative must gain over ``basic``'s choice to be played.
 MARGIN = 40
-#: Other melds of the play step tried besides ``basic``'s choice and the discards.
+#: Single melds of the play step tried besides ``basic``'s choice and going out.
 MELD_CANDIDATES = 4
 
 
@@ -82,8 +83,8 @@ def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
     """``basic``'s choice first, then the alternatives worth a search, at the play step only:
     every going-out move and a few single melds (additions first; none that ``basic`` would
     not lay: no new meld the entry punishes when incomplete unless the hand holds nearly a
-    canasta of it). The draw step and other discards are ``basic``'s: searched, they lost
-    points (docs/bots.md)."""
+    canasta of it). The draw step and other discards are ``basic``'s: searched, they gained
+    nothing or lost points (docs/bots.md)."""
     out: list[Command] = [choice]
     if view.phase != PLAY:
         return out

@@ -18,7 +18,7 @@ from bots import PublicMemory, basic, seat_view
 from bots.rollout import GAME_WON, evaluate
 from bots.strong import Strong, candidates, decide, held_from_pile, sample_world
 from domain.cards import CARDS
-from domain.commands import Cut, Discard, Draw
+from domain.commands import Cut, Meld
 from domain.constants import CUT, DRAW, PLAY
 from domain.menu import menu
 from domain.state import DealState
@@ -106,16 +106,21 @@ def test_trivial_decisions_are_basics() -> None:
     assert mine == basic.decide(view, options, random.Random(rng.getrandbits(64)))
 
 
-def test_candidates_start_with_basics_choice_and_keep_wild_cards() -> None:
+def test_candidates_are_basics_choice_then_melds_at_the_play_step() -> None:
+    """``basic``'s choice first; alternatives only at the play step, and only melds (going
+    out or single melds): the draw step and the discards are ``basic``'s."""
+    alternatives = 0
     for state, seat, memory in moments()[1:-1]:
         view, options = seat_view(state, seat, memory, 5000), menu(state, seat)
         choice = basic.decide(view, options, random.Random(0))
         found = candidates(view, options, choice)
         assert found[0] == choice
         assert all(m in options.moves for m in found[1:])
-        assert not any(isinstance(m, Discard) and CARDS[m.card].is_wild for m in found[1:])
-        if view.phase == DRAW and len(found) > 1:
-            assert Draw() in found
+        if view.phase != PLAY:
+            assert found == [choice]
+        assert all(isinstance(m, Meld) for m in found[1:])
+        alternatives += len(found) - 1
+    assert alternatives > 0
 
 
 def test_a_deal_that_ends_the_game_counts_as_won_or_lost() -> None:
