@@ -35,7 +35,7 @@ from bots.rollout import rollout
 from bots.view import SeatView
 from domain.cards import CARDS
 from domain.commands import Command, Discard, Meld
-from domain.constants import ANSWER, DRAW, PLAY
+from domain.constants import ANSWER, CANASTA_SIZE, DRAW, PLAY
 from domain.menu import Menu
 from domain.state import DealState
 
@@ -83,7 +83,7 @@ def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
     """``basic``'s choice first, then the alternatives worth a search, at the play step only:
     every going-out move and a few single melds (additions first; none that ``basic`` would
     not lay: no new meld the entry punishes when incomplete unless the hand holds nearly a
-    canasta of it). The draw step and other discards are ``basic``'s: searched, they gained
+    canasta of it, no wild card but where ``basic`` would spend one, ``_keeps_wilds``). The draw step and other discards are ``basic``'s: searched, they gained
     nothing or lost points (docs/bots.md)."""
     out: list[Command] = [choice]
     if view.phase != PLAY:
@@ -112,8 +112,20 @@ def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
         ]
         singles.sort(key=lambda m: (len(m.melds[0].cards) != 1, basic._wilds(m)))
         for move in singles[:MELD_CANDIDATES]:
-            add(move)
+            if _keeps_wilds(view, menu, move):
+                add(move)
     return out
+
+
+def _keeps_wilds(view: SeatView, menu: Menu, move: Meld) -> bool:
+    """A meld spends a wild card only as ``basic`` would: to complete a canasta (one wild
+    card onto a meld of six) or once the hand is down to ``basic.ENDGAME_HAND`` cards. The
+    search's one-round score likes a wild card laid early; whole games do not (docs/bots.md)."""
+    if not basic._wilds(move) or len(view.hand) <= basic.ENDGAME_HAND:
+        return True
+    spec = move.melds[0]
+    sizes = {m.rank: m.size for m in menu.melds}
+    return len(spec.cards) == 1 and sizes.get(spec.rank or "", 0) == CANASTA_SIZE - 1
 
 
 def _key(move: Command) -> object:
