@@ -1,24 +1,25 @@
 """The ``strong`` bot: determinized Monte Carlo search over ``basic``'s rollouts
 (docs/bots.md).
 
-At a decision that matters (the draw step: take the pile or draw; the play step: which meld,
-which discard, going out) it lists a few candidate moves (``candidates``: ``basic``'s own
-choice first, then the menu's alternatives), and for each of several *determinizations* (the
-cards the seat may not see, shuffled with its ``rng`` into the places they lie in, with the
-right counts: ``sample_world``, built on ``SeatView.knowledge`` and never on the real hidden
-cards) it plays every candidate on a copy of that world with the engine's own ``decide``,
-then lets ``basic`` play every seat (``rollout``) until the seat's next turn begins or the
-deal ends, and scores the result (``bots.rollout.evaluate``: the entry's own deal score of
-each side as the table stands, hands at a share of their penalty, cards held or melded as
-assets; the real score once the deal is over, and the game's end), its side's minus the best
-other side's. All
-candidates meet the same worlds (common random numbers). It plays the best mean when it beats
+At the play step (which meld, going out) it lists a few candidate moves (``candidates``:
+``basic``'s own choice first, then the menu's melds and going-out moves), and for each of
+several *determinizations* (the cards the seat may not see, shuffled with its ``rng`` into
+the places they lie in, with the right counts: ``sample_world``, built on
+``SeatView.knowledge`` and never on the real hidden cards) it plays every candidate on a copy
+of that world with the engine's own ``decide``, then lets ``basic`` play every seat
+(``rollout``) until the seat's next turn begins or the deal ends, and scores the result
+(``bots.rollout.evaluate``: the entry's own deal score of each side as the table stands,
+hands at a share of their penalty, cards held or melded as assets; the real score once the
+deal is over, and the game's end), its side's minus the best other side's. All candidates
+meet the same worlds (common random numbers). It plays the best mean when it beats
 ``basic``'s choice by ``MARGIN`` points a world (less is noise).
 
 The budget: ``rollouts`` worlds at most, and ``ms`` of CPU time (``time.process_time``, read
 only to stop searching) when given; with ``ms=None`` the search counts worlds only, so the
-same view, menu and seed give the same move. Trivial decisions (the cut, one candidate) skip
-the search; answering the partner is ``basic``'s.
+same view, menu and seed give the same move. The other decisions (the cut, the draw step,
+answering the partner, a play step with one candidate) are ``basic``'s, without a search:
+searched, the draw step lost points and the choice among discards gained none
+(docs/bots.md).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from bots import basic
 from bots.rollout import rollout
 from bots.view import SeatView
 from domain.cards import CARDS
-from domain.commands import Command, Discard, Draw, Meld, TakePile
-from domain.constants import ANSWER, DRAW, PLAY
+from domain.commands import Command, Discard, Meld
+from domain.constants import ANSWER, CANASTA_SIZE, DRAW, PLAY
 from domain.menu import Menu
 from domain.state import DealState
 
@@ -44,9 +45,7 @@ ROLLOUTS = 24
 DEFAULT_MS = 200.0
 #: How many points a world an alternative must gain over ``basic``'s choice to be played.
 MARGIN = 40
-#: Candidates at the play step before the melds are added (the least risky discards).
-DISCARD_CANDIDATES = 5
-#: Other melds of the play step tried besides ``basic``'s choice and the discards.
+#: Single melds of the play step tried besides ``basic``'s choice and going out.
 MELD_CANDIDATES = 4
 
 
@@ -72,7 +71,7 @@ def decide(
     """The ``strong`` move (the module's docstring); ``ms=None``: no time limit."""
     seed = rng.getrandbits(64)
     choice = basic.decide(view, menu, random.Random(seed))
-    if view.phase not in (DRAW, PLAY):
+    if view.phase != PLAY:
         return choice
     options = candidates(view, menu, choice)
     if len(options) < 2:
@@ -81,12 +80,14 @@ def decide(
 
 
 def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
-    """``basic``'s choice first, then the alternatives worth a search: at the draw step the draw
-    and every take of the pile ``basic`` would consider; at the play step every going-out move, the discards of
-    the least risky ranks (``basic.discard_risk``; never a wild card) and a few single melds
-    (additions first; none that ``basic`` would not lay: no new meld the entry punishes
-    when incomplete unless the hand holds nearly a canasta of it)."""
+    """``basic``'s choice first, then the alternatives worth a search, at the play step only:
+    every going-out move and a few single melds (additions first; none that ``basic`` would
+    not lay: no new meld the entry punishes when incomplete unless the hand holds nearly a
+    canasta of it, no wild card but where ``basic`` would spend one, ``_keeps_wilds``). The draw step and other discards are ``basic``'s: searched, they gained
+    nothing or lost points (docs/bots.md)."""
     out: list[Command] = [choice]
+    if view.phase != PLAY:
+        return out
     seen = {_key(choice)}
 
     def add(move: Command) -> None:
@@ -95,27 +96,12 @@ def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
             seen.add(key)
             out.append(move)
 
-    moves = menu.moves
-    if view.phase == DRAW:
-        if any(isinstance(m, TakePile) for m in moves):
-            for move in moves:
-                if isinstance(move, Draw) or (
-                    isinstance(move, TakePile) and basic._fits(view, menu, move.melds, bonus=1)
-                ):
-                    add(move)
-        return out
     hand = len(view.hand)
-    melds = [m for m in moves if isinstance(m, Meld)]
+    melds = [m for m in menu.moves if isinstance(m, Meld)]
     if menu.go_out.allowed:
         for move in melds:
             if basic._cards_used(move) == hand:
                 add(move)
-    discards = [m for m in moves if isinstance(m, Discard) and not CARDS[m.card].is_wild]
-    discards.sort(key=lambda d: (basic.discard_risk(view, menu, d.card), d.card))
-    for move in discards:
-        if len(out) >= DISCARD_CANDIDATES:
-            break
-        add(move)
     if not menu.initial_minimum_left:
         singles = [
             m
@@ -126,8 +112,20 @@ def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
         ]
         singles.sort(key=lambda m: (len(m.melds[0].cards) != 1, basic._wilds(m)))
         for move in singles[:MELD_CANDIDATES]:
-            add(move)
+            if _keeps_wilds(view, menu, move):
+                add(move)
     return out
+
+
+def _keeps_wilds(view: SeatView, menu: Menu, move: Meld) -> bool:
+    """A meld spends a wild card only as ``basic`` would: to complete a canasta (one wild
+    card onto a meld of six) or once the hand is down to ``basic.ENDGAME_HAND`` cards. The
+    search's one-round score likes a wild card laid early; whole games do not (docs/bots.md)."""
+    if not basic._wilds(move) or len(view.hand) <= basic.ENDGAME_HAND:
+        return True
+    spec = move.melds[0]
+    sizes = {m.rank: m.size for m in menu.melds}
+    return len(spec.cards) == 1 and sizes.get(spec.rank or "", 0) == CANASTA_SIZE - 1
 
 
 def _key(move: Command) -> object:
