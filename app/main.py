@@ -32,6 +32,7 @@ from app.routes import (
     seats,
     sessions,
     stream,
+    stream_docs,
     tables,
     views,
 )
@@ -147,7 +148,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api.include_router(router.router, responses=errors.RESPONSES)
     docs_ui.install(api)
     web_ui.install(api)
-    stream.document_streams(api)
+    stream_docs.document_streams(api)
 
     @api.get("/health", tags=["operations"])
     def health() -> Health:

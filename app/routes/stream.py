@@ -23,7 +23,7 @@ recorded after its game's end, is sent before ``end`` when read with it, and aft
 resumption past the end (docs/tables.md). A browser's ``EventSource``
 reconnects whenever a stream closes, so a client calls ``close()`` on ``end``.
 
-The OpenAPI document describes one message of each stream (``sse_response``: ``data`` is a
+The OpenAPI document describes one message of each stream (``app.routes.stream_docs``: ``data`` is a
 ``DealEventView`` or a ``TableEventView``, and ``StreamEnd`` for ``end``); docs/api.md
 describes the messages for people.
 
@@ -63,19 +63,18 @@ from uuid import UUID
 
 import anyio
 import anyio.to_thread
-from fastapi import APIRouter, FastAPI, Header, Query, Request
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import StreamingResponse
 from fastapi.sse import format_sse_event
-from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
 
 from app.application import CanastaApp
 from app.deps import MaybeAccount
 from app.fanout import Delivered, EventHub, Subscription
 from app.replica import DealStore, Reads, ReadsDep, TableStore
 from app.routes.deals import ViewAs, follower_of
-from app.schemas_events import DealEventView, StreamEnd, TableEventView
+from app.routes.stream_docs import sse_response
+from app.schemas_events import DealEventView, TableEventView
 from app.watch import WATCH_DEAL, WATCH_TABLE
 from domain.clock import deadline
 from domain.deal import Deal
@@ -142,78 +141,6 @@ After = Annotated[
     int,
     Query(ge=0, le=10**9, description="continue after this step (Last-Event-ID wins)"),
 ]
-
-
-# --- the messages, as the OpenAPI document describes them ---------------------------------------
-
-_REF = "#/components/schemas/{model}"
-#: The models a stream message's ``data`` follows (added to the document's components).
-STREAM_MODELS: tuple[type[BaseModel], ...] = (DealEventView, TableEventView, StreamEnd)
-
-
-def sse_response(data: type[BaseModel], what: str) -> dict[int | str, dict[str, Any]]:
-    """The 200 answer of a stream in the OpenAPI document: ``text/event-stream``, whose
-    schema describes ONE message (the stream is a sequence of them): ``event``, ``id`` and
-    ``data``, a JSON text whose own schema is ``contentSchema`` (``data``'s model, or
-    ``StreamEnd`` for the last message, ``event: end``)."""
-    message = {
-        "title": f"{data.__name__}Message",
-        "type": "object",
-        "description": f"One Server-Sent Events message of the stream ({what}). The stream "
-        "first sends `retry:` (the reconnection delay, in ms) alone, then one message per "
-        "event: `event:` its kind, `id:` its step, `data:` the event as JSON; `: heartbeat` "
-        "comments while idle; and after the last event a message `event: end` without `id` "
-        'whose data is {"step": N}, the final step; then it closes.',
-        "properties": {
-            "event": {"type": "string", "description": "the event's kind, or end"},
-            "id": {
-                "type": "string",
-                "pattern": "^[0-9]+$",
-                "description": "the event's step: send it back as Last-Event-ID to resume",
-            },
-            "retry": {
-                "type": "string",
-                "pattern": "^[0-9]+$",
-                "description": "the reconnection delay in ms (the first message, alone)",
-            },
-            "data": {
-                "type": "string",
-                "contentMediaType": "application/json",
-                "contentSchema": {
-                    "oneOf": [
-                        {"$ref": _REF.format(model=data.__name__)},
-                        {"$ref": _REF.format(model=StreamEnd.__name__)},
-                    ]
-                },
-            },
-        },
-    }
-    return {
-        200: {
-            "description": "Server-Sent Events (text/event-stream)",
-            "content": {"text/event-stream": {"schema": message}},
-        }
-    }
-
-
-def document_streams(api: FastAPI) -> None:
-    """Put the models of the streams' messages into ``api``'s OpenAPI components, where
-    ``sse_response`` refers to them (a streaming route has no response model of its own)."""
-    generate = api.openapi
-
-    def openapi() -> dict[str, Any]:
-        if api.openapi_schema is not None:
-            return api.openapi_schema
-        doc = generate()
-        _, defs = models_json_schema(
-            [(model, "serialization") for model in STREAM_MODELS], ref_template=_REF
-        )
-        schemas = doc.setdefault("components", {}).setdefault("schemas", {})
-        for name, schema in defs.get("$defs", {}).items():
-            schemas.setdefault(name, schema)
-        return doc
-
-    api.openapi = openapi  # type: ignore[method-assign]
 
 
 def table_event_view(event: Any) -> dict[str, Any]:
