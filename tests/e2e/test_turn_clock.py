@@ -99,6 +99,11 @@ def test_a_stalled_player_times_out_and_the_game_goes_on(clock_backend: Backend)
         else:
             time.sleep(0.05)
     assert ann_moves_after_a_timeout > 0, "the game did not go on after bob's timeout"
+    # The bot plays a timed-out turn right after the timeout is recorded, and the loop above
+    # may have stopped in between: wait for the last one to be played.
+    while type(list(reader.events.get(UUID(deal)))[-1]).__name__ == "TurnTimedOut":
+        assert time.monotonic() < stop_at, "the bot did not play the last timed-out turn"
+        time.sleep(0.05)
 
     # Only bob's turns timed out; each was recorded after its deadline, and not much later.
     stored = check_stream(reader, deal)
