@@ -97,6 +97,20 @@ async def optional_account(
     return Caller(name)
 
 
+async def lenient_account(
+    canasta: CanastaDep,
+    bearer: Annotated[Caller | None, Depends(bearer_account)],
+    session: Annotated[str | None, Depends(_cookie)],
+) -> Caller | None:
+    """As ``optional_account`` for a read, but a session cookie that signs nobody in (expired,
+    signed out, unknown) is nobody rather than a refusal (``GET /sessions/current``); an
+    unknown bearer token is still refused."""
+    if bearer is not None or session is None:
+        return bearer
+    name = await session_account(canasta, session)
+    return Caller(name) if name is not None else None
+
+
 async def required_account(
     account: Annotated[Caller | None, Depends(optional_account)],
 ) -> Caller:
@@ -108,6 +122,8 @@ async def required_account(
 
 
 MaybeAccount = Annotated[Caller | None, Depends(optional_account)]
+#: The session cookie's key as sent, unchecked (``GET /sessions/current``).
+SessionKey = Annotated[str | None, Depends(_cookie)]
 AccountDep = Annotated[Caller, Depends(required_account)]
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from app.deps import optional_account, required_account
+from app.deps import lenient_account, optional_account, required_account
 
 AUTH = "$request.header.Authorization"
 TOO_LARGE = "request body above CANASTA_MAX_BODY_BYTES (code: body_too_large)"
@@ -140,7 +140,8 @@ def optional_token_operations(api: FastAPI) -> set[tuple[str, str]]:
     found = set()
     for route in api_routes(api.router.routes):
         calls = set(_calls(route.dependant))
-        if optional_account in calls and required_account not in calls:
+        optional = optional_account in calls or lenient_account in calls
+        if optional and required_account not in calls:
             found |= {(method.lower(), route.path) for method in route.methods or ()}
     return found
 

@@ -12,7 +12,16 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from app.auth import well_formed
-from app.deps import Caller, CanastaDep, SettingsDep, Unauthenticated, bearer_account
+from app.deps import (
+    Caller,
+    CanastaDep,
+    SessionKey,
+    SettingsDep,
+    Unauthenticated,
+    bearer_account,
+    lenient_account,
+    roles_of,
+)
 from app.sessions import COOKIE, check_csrf, is_https, session_cookie
 
 router = APIRouter(tags=["players"])
@@ -23,6 +32,36 @@ class SessionOut(BaseModel):
 
     name: str
     expires: datetime
+
+
+class CurrentSession(BaseModel):
+    """Who the request signs in: ``name`` null (and no roles) when nobody."""
+
+    name: str | None
+    roles: list[str]
+
+
+@router.get("/sessions/current", response_model=CurrentSession)
+async def current_session(
+    request: Request,
+    canasta: CanastaDep,
+    settings: SettingsDep,
+    account: Annotated[Caller | None, Depends(lenient_account)],
+    key: SessionKey,
+) -> JSONResponse:
+    """Who is signed in, without a refusal when nobody is: the web pages ask this when they
+    open (``GET /me`` answers 401 to a visitor, which a browser logs as an error). The bearer
+    token's account if the request sends one (an unknown token is still refused: 401), else
+    the session cookie's; a cookie the server no longer knows (expired, signed out) answers
+    ``name: null`` and is cleared."""
+    name = account.name if account is not None else None
+    stale = name is None and key is not None
+    roles = await run_in_threadpool(roles_of, canasta, settings, name) if name else []
+    response = JSONResponse(CurrentSession(name=name, roles=roles).model_dump())
+    response.headers["Cache-Control"] = "no-store"
+    if stale:
+        response.headers["Set-Cookie"] = session_cookie("", 0, secure=is_https(request))
+    return response
 
 
 @router.post(

@@ -95,10 +95,11 @@ export function errorText(error) {
   return error instanceof Refused ? error.message : String(error);
 }
 
-// Who the session cookie signs in, or null.
+// Who the session cookie signs in, or null. GET /sessions/current answers a visitor with
+// name null rather than 401 (which the browser would log as an error on every page).
 export async function whoAmI() {
   try {
-    return (await api("GET", "/me")).name;
+    return (await api("GET", "/sessions/current")).name;
   } catch {
     return null;
   }

@@ -114,7 +114,9 @@ function refuse(error) {
 
 async function start() {
   await setUpLanguage($("lang"), translate);
-  const me = await api("GET", "/me").catch(() => null); // null: signed out
+  // name null: signed out (GET /sessions/current does not answer a visitor 401)
+  const session = await api("GET", "/sessions/current").catch(() => null);
+  const me = session?.name ? session : null;
   $("who").hidden = me === null;
   $("who").textContent = me === null ? "" : t("signed_in_as", { name: me.name });
   $("audit-link").hidden = !me?.roles?.includes("auditor");

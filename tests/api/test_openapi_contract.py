@@ -93,6 +93,7 @@ def test_optional_tokens_are_declared_and_required_ones_are_enforced(
         # a table without spectators shows these to its players only (docs/tables.md)
         "/deals/{deal_id}/discard-log",
         "/tables/{table_id}/scores",
+        "/sessions/current",  # who is signed in: nobody, for a visitor
     }
 
 

@@ -113,6 +113,31 @@ def test_signing_out_ends_that_session_only(client: TestClient, register: Any) -
     assert client.delete("/sessions").status_code == 204
 
 
+def test_who_is_signed_in_is_answered_to_everybody_without_a_refusal(
+    client: TestClient, register: Any
+) -> None:
+    """``GET /sessions/current``: the pages' question on opening; a visitor gets ``name:
+    null`` (not 401), a closed session too, and its cookie is cleared."""
+    ann = register(client, "ann")
+    key = sign_in(client, ann)
+    client.cookies.clear()  # the client's jar took the cookie: send it by hand below
+    assert client.get("/sessions/current").json() == {"name": None, "roles": []}
+    assert client.get("/sessions/current", headers=ann).json() == {"name": "ann", "roles": []}
+    signed_in = client.get("/sessions/current", headers=cookie(key))
+    assert signed_in.json() == {"name": "ann", "roles": []}
+    assert signed_in.headers["Cache-Control"] == "no-store"
+    assert "set-cookie" not in signed_in.headers
+    client.delete("/sessions", headers={**cookie(key), **CSRF})
+    for stale in [key, "never-issued-" + "x" * 30, "a b"]:
+        answer = client.get("/sessions/current", headers=cookie(stale))
+        assert answer.status_code == 200
+        assert answer.json() == {"name": None, "roles": []}
+        assert "Max-Age=0" in answer.headers["set-cookie"]
+    refused = client.get("/sessions/current", headers={"Authorization": "Bearer not-a-token"})
+    assert refused.status_code == 401
+    assert refused.json()["error"]["code"] == "R-CMD-2"
+
+
 def test_signing_in_needs_the_bearer_token_not_a_cookie_nor_a_body(
     client: TestClient, register: Any
 ) -> None:

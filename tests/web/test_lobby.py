@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
+from tests.support.http import open_table
 from tests.web.conftest import PHONE, NewContext, screenshot
 from tests.web.pages import LIVE_MS, open_lobby, sign_up
 
@@ -134,3 +136,21 @@ def test_the_lobby_speaks_chinese_when_chosen(new_context: NewContext) -> None:
     page.reload()  # the choice is remembered
     expect(page.get_by_label("你的名字")).to_be_visible()
     screenshot(page, "lobby-zh")
+
+
+def test_a_visitor_s_pages_log_no_error_in_the_browser_console(
+    new_context: NewContext, http: Any
+) -> None:
+    """A visitor (no session) opens the lobby, a table and a deal's replay: the pages ask who
+    is signed in with ``GET /sessions/current``, which answers a visitor without a 401, so
+    the console stays free of errors (a browser logs every refused request as one)."""
+    game = open_table(http, ["ann", "bob"], entry="classic")
+    page = new_context().new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    for path in ["/", f"/deals/{game.deal_id}", f"/deals/{game.deal_id}/replay"]:
+        page.goto(path)
+        expect(page.locator("body[data-ready=true]")).to_be_attached()
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    assert errors == []
