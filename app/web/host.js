@@ -1,7 +1,8 @@
 // The host's controls in the lobby (docs/web.md): choose the teams where the entry needs them,
 // start, the next deal once the last one is over, stop; and the links to a table in play
-// ("Open the table" for its players, "Watch" for everybody else). Shown to the host only;
-// the server refuses them to anybody else all the same (403 R-SEAT-3).
+// ("Open the table" for its players, "Watch" for everybody else). Shown to the host only, but
+// for the next deal, shown also to a player who plays his own seat while the host is away
+// (docs/tables.md); the server refuses them to anybody else all the same (403 R-SEAT-3).
 
 import { api, element, t } from "./common.js";
 
@@ -77,7 +78,8 @@ function button(text, action, attributes = {}) {
 // anybody else. `details` is GET /tables/{id} for a table in play (to know whether its last
 // deal is over); `act(action)` runs an action and refreshes; `notice(key)` says it worked.
 export function hostControls(table, me, details, act, notice) {
-  if (me === null || me !== table.host) return [];
+  if (me === null) return [];
+  if (me !== table.host) return standInControls(table, me, details, act, notice);
   const controls = [];
   const teams = teamsFor(table);
   if (table.status === "open") {
@@ -90,13 +92,7 @@ export function hostControls(table, me, details, act, notice) {
     }
   }
   if (table.status === "playing") {
-    const deals = details?.deals ?? [];
-    if (details && deals.length > 0 && details.deal_scores.length === deals.length) {
-      controls.push(button(t("host_next_deal"), () => act(async () => {
-        await api("POST", `/tables/${table.id}/deals`);
-        notice("host_next_deal_started");
-      })));
-    }
+    if (lastDealOver(details)) controls.push(nextDealButton(table, act, notice));
     controls.push(button(t("host_stop"), () => {
       if (!window.confirm(t("host_stop_confirm"))) return;
       act(async () => {
@@ -120,8 +116,40 @@ export function tableLink(table, me) {
 
 // GET /tables/{id} of the tables in play that `me` hosts (the lobby's rows do not say whether
 // the last deal is over): id -> table.
+// A player who stands in for an absent host sees the next deal only, as on the table page.
+function standInControls(table, me, details, act, notice) {
+  if (table.status !== "playing" || !standsInForHost(details ?? table, me) || !lastDealOver(details)) {
+    return [];
+  }
+  return [element("span", { class: "hint", text: t("table_host_away") }), nextDealButton(table, act, notice)];
+}
+
+function lastDealOver(details) {
+  const deals = details?.deals ?? [];
+  return Boolean(details) && deals.length > 0 && details.deal_scores.length === deals.length;
+}
+
+function nextDealButton(table, act, notice) {
+  return button(t("host_next_deal"), () => act(async () => {
+    await api("POST", `/tables/${table.id}/deals`);
+    notice("host_next_deal_started");
+  }));
+}
+
+// Whether `me` may open the next deal in the host's stead: the bot plays the host's seat and
+// `me` plays his own (docs/tables.md, "The next deal while the host is away"). `table` is a
+// lobby row (its `away` seats) or GET /tables/{id} (its `playing`).
+export function standsInForHost(table, me) {
+  const hostSeat = table.seats.indexOf(table.host);
+  const mine = me === null ? -1 : table.seats.indexOf(me);
+  const away = (seat) => (table.away ? table.away.includes(seat) : Boolean(table.playing?.[seat]?.away));
+  return hostSeat >= 0 && mine >= 0 && mine !== hostSeat && away(hostSeat) && !away(mine);
+}
+
+// GET /tables/{id} of the tables whose next deal `me` may open: those he hosts, and those
+// whose host is away while he plays his own seat.
 export async function hostedDetails(tables, me) {
-  const hosted = tables.filter((table) => me !== null && table.host === me);
+  const hosted = tables.filter((table) => me !== null && (table.host === me || standsInForHost(table, me)));
   const answers = await Promise.all(hosted.map((table) => api("GET", `/tables/${table.id}`)));
   return new Map(answers.map((details) => [details.id, details]));
 }

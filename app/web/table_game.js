@@ -1,9 +1,10 @@
 // The table page's game panel (docs/web.md): the seats before the start, the running totals
 // and each deal's score, the winners, and the host's controls (next deal, stop the game),
-// shown only to the host (the table's `host` against GET /me); the server refuses them from
+// shown only to the host (the table's `host` against GET /sessions/current); the server refuses them from
 // anybody else anyway (R-SEAT-3).
 
 import { $, element, t } from "./common.js";
+import { standsInForHost } from "./host.js";
 
 // Before the start: who sits where (like the lobby), and a way back to the lobby.
 export function renderWaiting(state) {
@@ -16,14 +17,6 @@ export function renderWaiting(state) {
     name === null ? element("span", { class: "free", text: t("free_seat") })
       : `${name}${name === me ? ` (${t("you")})` : ""}`,
   )));
-}
-
-// Whether `me` may open the next deal in the host's stead: the bot plays the host's seat and
-// `me` plays his own (docs/tables.md, "The next deal while the host is away").
-function standsInForHost(table, me) {
-  const hostSeat = table.seats.indexOf(table.host);
-  const mine = me === null ? -1 : table.seats.indexOf(me);
-  return hostSeat >= 0 && mine >= 0 && Boolean(table.playing?.[hostSeat]?.away) && !table.playing?.[mine]?.away;
 }
 
 function sideNames(table, side) {

@@ -141,6 +141,17 @@ def test_while_the_host_is_away_a_player_opens_the_next_deal_and_the_log_names_t
     expect(host.locator("#give-seat-0")).to_have_count(0)
     expect(host.locator("#take-back")).to_be_visible()
 
+    # The lobby offers bob the next deal too (the same rule as the table page), not dee (away).
+    lobby = signed_in(open_lobby(new_context())[0], bob)
+    card = lobby.locator(f"article[data-table='{game.table}']")
+    expect(card.get_by_role("button", name="Next deal")).to_be_visible(timeout=LIVE_MS)
+    expect(card).to_contain_text("The host is away: any player at the table may open")
+    expect(card.get_by_role("button", name="Stop the game")).to_have_count(0)
+    screenshot(lobby, "lobby-host-away-next-deal")
+    away = signed_in(open_lobby(new_context())[0], dee)
+    expect(away.locator(f"article[data-table='{game.table}']")).to_contain_text("Seat 4: dee")
+    expect(away.get_by_role("button", name="Next deal")).to_have_count(0)
+
     page = table_page(open_lobby(new_context())[0], bob, game.table)
     expect(page.locator("#host-controls")).to_contain_text("The host is away", timeout=LIVE_MS)
     expect(page.locator("#stop-game")).to_have_count(0)  # the host's alone
