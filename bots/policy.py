@@ -32,16 +32,13 @@ class Policy:
     wait_stock: int = 8
     #: What an unseen card in another hand is assumed to cost its side at the end of a deal.
     unseen_card_cost: int = 8
-    # --- the discard's risk (``basic.discard_risk``) ---
+    # --- the discard's risk (``bots.discard.discard_risk``) ---
     #: The next opponent's side has an open meld of the rank: the top alone may join it.
     meld_risk: float = 40
     #: The next opponent discarded that rank himself.
     own_discard_relief: float = 10
     #: An opponent took cards of that rank with the pile.
     taken_risk: float = 10
-    #: The next opponent drew from the stock when the pile's top was of that rank (he held
-    #: no pair of it then, or could not use one).
-    declined_relief: float = 0
     #: Times the share of the rank's cards already in sight.
     seen_relief: float = 20
     #: The risk grows by this share per card in the pile.

@@ -4,8 +4,7 @@
 (``projections.visibility.deal_view`` for a player in that seat: his hand and the public
 table, never another hand, the stock or a face-down card). ``PublicMemory`` keeps what the
 public history has shown (``event_view`` for a spectator, so it is the same for every seat):
-the scores before the deal, each seat's discards, the pile's cards and who took them,
-and the ranks on top of the pile when a seat drew from the stock instead of taking it. A bot
+the scores before the deal, each seat's discards, the pile's cards and who took them. A bot
 reads nothing else (``tests/bots/test_secrecy.py`` checks its decisions against shuffled
 hidden cards).
 
@@ -41,7 +40,6 @@ class PublicMemory:
     scores_before: dict[str, int] = field(default_factory=dict)
     discarded: dict[int, list[str]] = field(default_factory=dict)  # seat -> ranks discarded
     taken: dict[int, list[str]] = field(default_factory=dict)  # seat -> pile cards he took
-    declined: dict[int, list[str]] = field(default_factory=dict)  # seat -> top ranks he left
     pile: list[str] = field(default_factory=list)  # the pile's cards, bottom first
     version: int = 0  # the last step observed
 
@@ -58,8 +56,6 @@ class PublicMemory:
         elif kind == "CardDiscarded":
             self.pile.append(shown["card"])
             self.discarded.setdefault(shown["seat"], []).append(CARDS[shown["card"]].rank)
-        elif kind == "CardsDrawn" and not shown["replacement"] and self.pile:
-            self.declined.setdefault(shown["seat"], []).append(CARDS[self.pile[-1]].rank)
         elif kind == "PileTaken":
             self.taken.setdefault(shown["seat"], []).extend(self.pile)
             self.pile = []

@@ -10,11 +10,12 @@ import random
 
 import pytest
 
-from bots import basic, seat_view
+from bots import PublicMemory, basic, seat_view
 from bots.policy import BASIC, TUNED, Policy
 from domain.commands import AskPartner, Command, Discard, Meld
 from domain.constants import PLAY
 from domain.menu import Menu, menu
+from domain.state import DealState
 from tests.bots.test_strong import moments
 
 
@@ -37,10 +38,10 @@ def test_basic_is_the_reference_policy() -> None:
         )
 
 
-def chances_to_go_out() -> list[tuple[int, object, Menu]]:
+def chances_to_go_out() -> list[tuple[int, DealState, PublicMemory, Menu]]:
     """Play steps of a few deals where the seat may go out (its side has what the entry
     asks for) and holds a move that would take it out."""
-    found = []
+    found: list[tuple[int, DealState, PublicMemory, Menu]] = []
     for seed in (3, 4, 5, 6):
         for state, seat, memory in moments(seed=seed)[:-1]:
             if state.phase != PLAY:
@@ -48,7 +49,7 @@ def chances_to_go_out() -> list[tuple[int, object, Menu]]:
             options = menu(state, seat)
             hand = len(state.hands[seat])
             if options.go_out.allowed and any(goes_out(m, hand) for m in options.moves):
-                found.append((seat, (state, memory), options))
+                found.append((seat, state, memory, options))
     return found
 
 
@@ -61,7 +62,7 @@ def test_never_goes_out_to_lose_the_game(policy: Policy) -> None:
     chances = chances_to_go_out()
     assert chances, "no chance to go out in these deals"
     went_out = held_back = 0
-    for seat, (state, memory), options in chances:
+    for seat, state, memory, options in chances:
         hand = len(state.hands[seat])
         mine = state.side_of[seat]
         other = next(s for s in set(state.side_of) if s != mine)
