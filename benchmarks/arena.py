@@ -19,7 +19,7 @@ from app.arena import Setup, report, run, stderr_progress, summary
 
 #: The entries measured and their default number of games, for about two minutes on two
 #: cores (a classic game is some five deals; a modern_american game against ``random`` some
-#: 14, a ponytail one four long deals): with the strong rows, about six minutes in all.
+#: 14, a ponytail one four long deals); the strong rows add about ten minutes (docs/bots.md).
 RUNS = {"classic": 100, "modern_american": 40, "ponytail": 40}
 TARGET = 0.95
 #: ``strong`` against ``basic``, with a fixed count of sampled worlds a move (8, as in the
