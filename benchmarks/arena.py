@@ -19,15 +19,15 @@ from app.arena import Setup, report, run, stderr_progress, summary
 
 #: The entries measured and their default number of games, for about two minutes on two
 #: cores (a classic game is some five deals; a modern_american game against ``random`` some
-#: 14, a ponytail one four long deals): with the strong rows, about six minutes in all.
+#: 14, a ponytail one four long deals); the strong rows add about ten minutes (docs/bots.md).
 RUNS = {"classic": 100, "modern_american": 40, "ponytail": 40}
 TARGET = 0.95
-#: ``strong`` against ``basic``: far fewer games (each searched move plays a few dozen
-#: rollouts; a classic game costs some 8 s of CPU), with a fixed count of sampled worlds a
-#: move so the figures repeat; too few games for the interval to clear 55% unless the edge
-#: is large (docs/bots.md has a larger run).
-STRONG_RUNS = {"classic": 12, "ponytail": 2, "modern_american": 2}
-STRONG_ROLLOUTS = 4
+#: ``strong`` against ``basic``, with a fixed count of sampled worlds a move (8, as in the
+#: runs of docs/bots.md) so the figures repeat: 200 classic games, enough for the interval
+#: to mean something (some ±7 points), and smaller stated samples of the two entries whose
+#: games cost the most (times on two cores in docs/bots.md).
+STRONG_RUNS = {"classic": 200, "modern_american": 40, "ponytail": 10}
+STRONG_ROLLOUTS = 8
 STRONG_TARGET = 0.55
 
 

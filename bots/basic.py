@@ -18,6 +18,10 @@ knowledge (``SeatView.accepts``). Its rules of thumb, in order of priority withi
 - before going out, ask the partner where the entry lets him answer (once a turn, or once a
   deal in modern_american); asked, answer yes unless going out would end the game against
   the side or his own hand holds 150 points or more (``hand_penalty`` counted in).
+
+Its numbers (pile sizes, hand sizes, the discard's weights) are the knobs of a ``Policy``
+(``bots.policy``): ``decide`` plays ``BASIC``, the hand-set values, unless given another set
+(``strong`` plays ``TUNED``). The discard's risk is ``bots.discard``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import random
 from collections.abc import Sequence
 from itertools import combinations
 
+from bots.discard import discard_risk
+from bots.policy import BASIC, Policy
 from bots.view import SeatView
 from domain.cards import CARDS, points
 from domain.commands import (
@@ -47,28 +53,11 @@ from domain.legal import _least_to_start as least_to_start
 from domain.menu import Menu
 from domain.variants import get_variant
 
-#: A wild card spent on taking the pile only for a pile at least this large.
-WILD_TAKE_PILE = 5
-#: The hand size from which a bot spends wild cards and pairs freely to get out.
-ENDGAME_HAND = 4
-#: How much sooner than ``least_to_start`` a punished rank may be opened with (an opening
-#: is worth more than the risk: modern_american's initial minimum is high).
-OPENING_SLACK = 2
-#: A partner asked "may I go out?" says no when his own hand holds this many points or more
-#: (they would count against the side; he expects to meld them).
-HOLDING_TOO_MUCH = 150
-#: From this initial minimum on (modern_american from 5,000 points: 180 from the hand
-#: alone), a side that has not opened keeps its high cards and throws its low ones.
-HIGH_MINIMUM = 150
-#: Going out waits for a punished meld to be completed while the stock holds this many cards.
-WAIT_STOCK = 8
 #: modern_american's penalty for three aces or sevens in a hand at the end (R-MA-SCORE-2).
 HAND_GROUP_PENALTY = 1500
-#: What an unseen card in another hand is assumed to cost its side at the end of a deal.
-UNSEEN_CARD_COST = 8
 
 
-def decide(view: SeatView, menu: Menu, rng: random.Random) -> Command:
+def decide(view: SeatView, menu: Menu, rng: random.Random, policy: Policy = BASIC) -> Command:
     moves = menu.moves
     assert moves, "an empty menu: the seat to act has no legal move"
     phase = view.phase
@@ -76,14 +65,14 @@ def decide(view: SeatView, menu: Menu, rng: random.Random) -> Command:
         return _cut(view, moves, rng)
     if phase == ANSWER:
         held = points(view.hand) + hand_penalty(view)
-        return Answer(yes=not ending_loses(view, menu) and held < HOLDING_TOO_MUCH)
+        return Answer(yes=not ending_loses(view, menu, policy) and held < policy.holding_too_much)
     for move in moves:
         if isinstance(move, PickUpPonytail):
             return move
     if phase == DRAW:
-        return _draw_step(view, menu, rng)
+        return _draw_step(view, menu, rng, policy)
     assert phase == PLAY, phase
-    return _play_step(view, menu, rng)
+    return _play_step(view, menu, rng, policy)
 
 
 # --- cut and draw --------------------------------------------------------------------------
@@ -97,13 +86,11 @@ def _cut(view: SeatView, moves: Sequence[Command], rng: random.Random) -> Comman
     return best if v.exact_cut_bonus(best.n) > 0 else rng.choice(cuts)
 
 
-def _draw_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
+def _draw_step(view: SeatView, menu: Menu, rng: random.Random, policy: Policy) -> Command:
     takes = [m for m in menu.moves if isinstance(m, TakePile)]
     pile = int(view.deal["pile"]["size"])
     worth = [
-        t
-        for t in takes
-        if (_take_cost(t) < 2 or pile >= WILD_TAKE_PILE) and _fits(view, menu, t.melds, bonus=1)
+        t for t in takes if pile >= _least_pile(t, policy) and _fits(view, menu, t.melds, bonus=1)
     ]
     if not worth and menu.initial_minimum_left and not takes:
         composed = composed_take(view, menu)
@@ -117,6 +104,12 @@ def _draw_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
     return rng.choice([m for m in menu.moves if not isinstance(m, AskPartner)] or menu.moves)
 
 
+def _least_pile(take: TakePile, policy: Policy) -> int:
+    """The smallest pile worth this take: any for the top alone onto a meld."""
+    cost = _take_cost(take)
+    return 0 if cost == 0 else policy.pair_take_pile if cost == 1 else policy.wild_take_pile
+
+
 def _take_cost(take: TakePile) -> int:
     """0: the top alone; 1: with a natural pair or an opening; 2: with a wild card."""
     first = [c for c in take.melds[0].cards if c != TOP]
@@ -128,7 +121,7 @@ def _take_cost(take: TakePile) -> int:
 # --- the play step -------------------------------------------------------------------------
 
 
-def _play_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
+def _play_step(view: SeatView, menu: Menu, rng: random.Random, policy: Policy) -> Command:
     hand = view.hand
     melds = [m for m in menu.moves if isinstance(m, Meld)]
     outs: list[Command] = [
@@ -136,7 +129,12 @@ def _play_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
     ]
     if len(hand) == 1:
         outs += [m for m in menu.moves if isinstance(m, Discard)]
-    if outs and menu.go_out.allowed and not ending_loses(view, menu) and not _wait(view):
+    if (
+        outs
+        and menu.go_out.allowed
+        and not ending_loses(view, menu, policy)
+        and not _wait(view, policy)
+    ):
         asks = [m for m in menu.moves if isinstance(m, AskPartner)]
         if asks and view.deal["question"] is None:
             return asks[0]  # his hand counts against the side if it goes out: he says
@@ -144,28 +142,32 @@ def _play_step(view: SeatView, menu: Menu, rng: random.Random) -> Command:
     melds = [m for m in melds if _cards_used(m) <= len(hand) - 2]  # keeps a card to discard
     if menu.initial_minimum_left:
         openings = [
-            m for m in melds if m.discard is None and _fits(view, menu, m.melds, OPENING_SLACK)
+            m
+            for m in melds
+            if m.discard is None and _fits(view, menu, m.melds, policy.opening_slack)
         ]
         composed = composed_opening(view, menu)
-        if composed is not None and _fits(view, menu, composed.melds, OPENING_SLACK):
+        if composed is not None and _fits(view, menu, composed.melds, policy.opening_slack):
             openings.append(composed)
         if openings:
             return min(openings, key=lambda m: (_risky(view, m.melds), _wilds(m), _cards_used(m)))
     else:
-        chosen = _meld_worth_laying(view, menu, [m for m in melds if m.discard is None])
+        chosen = _meld_worth_laying(view, menu, [m for m in melds if m.discard is None], policy)
         if chosen is not None:
             return chosen
     discards = [m for m in menu.moves if isinstance(m, Discard)]
     if discards:
-        return min(discards, key=lambda d: (discard_risk(view, menu, d.card), d.card))
+        return min(discards, key=lambda d: (discard_risk(view, menu, d.card, policy), d.card))
     return rng.choice(menu.moves)
 
 
-def _meld_worth_laying(view: SeatView, menu: Menu, melds: Sequence[Meld]) -> Meld | None:
+def _meld_worth_laying(
+    view: SeatView, menu: Menu, melds: Sequence[Meld], policy: Policy = BASIC
+) -> Meld | None:
     """Naturals onto the side's melds, then a wild completing a canasta, then new melds of
     three naturals; pairs with a wild and more wild cards only near the end of the hand."""
     hand = view.hand
-    endgame = len(hand) <= ENDGAME_HAND
+    endgame = len(hand) <= policy.endgame_hand
     own = {m.rank: m for m in menu.melds if not m.closed}
     best: tuple[int, Meld] | None = None
     for move in melds:
@@ -185,6 +187,8 @@ def _meld_worth_laying(view: SeatView, menu: Menu, melds: Sequence[Meld]) -> Mel
         elif not _fits(view, menu, move.melds):
             continue
         elif meld is None and not wilds and rank != WILD_RANK:  # three naturals
+            if len(hand) > policy.new_meld_hand:
+                continue
             score = 2
         elif endgame or (rank == WILD_RANK and counts_wild(menu) >= 4):
             score = 3
@@ -388,60 +392,6 @@ def _wilds(move: Meld) -> int:
     return sum(1 for s in move.melds for c in s.cards if CARDS[c].is_wild)
 
 
-# --- discarding ----------------------------------------------------------------------------
-
-
-def discard_risk(view: SeatView, menu: Menu, card: str) -> float:
-    """How bad discarding ``card`` is: lower is better. Black threes are safest; wild cards
-    are kept (a wild discard freezes the pile and throws away a meld's card); a natural's risk
-    is what the next opponent may do with it, plus what it is worth to this hand."""
-    info = CARDS[card]
-    if info.is_black_three:
-        return -100.0
-    if info.is_wild:
-        return 100.0 + info.value
-    rank = info.rank
-    held = len(menu.hand_by_rank.get(rank, ()))
-    risk = 0.0
-    nxt = view.next_seat()
-    their_side = view.side_of(nxt)
-    theirs = view.deal["melds"].get(their_side, [])
-    if any(m["rank"] == rank and not m.get("closed") for m in theirs):
-        risk += 40  # the top alone may join their meld
-    if rank in view.memory.discarded.get(nxt, []):
-        risk -= 10  # he threw that rank away himself: he hardly holds a pair of it
-    if any(CARDS[c].rank == rank for s in view.opponents() for c in view.memory.taken.get(s, [])):
-        risk += 10  # an opponent took cards of that rank with the pile
-    risk -= 20 * _seen_share(view, rank)
-    pile = int(view.deal["pile"]["size"])
-    risk *= 1 + pile / 10
-    keep = 15 * (held - 1) if held >= 2 else 0  # a pair is kept for the pile and melds
-    if 3 <= held < least_to_start(view.variant, rank):
-        keep = -60  # modern_american: three sevens or aces left in a hand cost 1500
-    if any(m.rank == rank for m in menu.melds):
-        keep += 8  # it would rather join the side's meld
-    worth = info.value / 10  # high cards go first (they cost the most left in hand)
-    if menu.initial_minimum_left >= HIGH_MINIMUM:
-        worth = -info.value / 5  # ... unless they are what a high initial meld needs
-    return risk + keep - worth
-
-
-def _seen_share(view: SeatView, rank: str) -> float:
-    """The share of the rank's cards already visible (in this hand, the melds, the pile):
-    the fewer left unseen, the less anybody holds a pair of them."""
-    decks = get_variant(view.variant).decks
-    seen = sum(1 for c in view.hand if CARDS[c].rank == rank)
-    seen += sum(
-        1
-        for melds in view.deal["melds"].values()
-        for m in melds
-        for c in m["cards"]
-        if CARDS[c].rank == rank
-    )
-    seen += sum(1 for c in view.memory.pile if CARDS[c].rank == rank)
-    return min(1.0, seen / (4 * decks))
-
-
 # --- the end of the deal -------------------------------------------------------------------
 
 
@@ -470,14 +420,14 @@ def punished_melds(view: SeatView) -> int:
     return count
 
 
-def _wait(view: SeatView) -> bool:
+def _wait(view: SeatView, policy: Policy = BASIC) -> bool:
     """Rather not go out yet: the side has a meld the entry punishes when incomplete and the
     stock still holds enough turns to complete it (going out would end the deal with it)."""
     stock = int(view.deal.get("stock_size") or 0)
-    return punished_melds(view) > 0 and stock >= WAIT_STOCK
+    return punished_melds(view) > 0 and stock >= policy.wait_stock
 
 
-def ending_loses(view: SeatView, menu: Menu) -> bool:
+def ending_loses(view: SeatView, menu: Menu, policy: Policy = BASIC) -> bool:
     """Would going out now end the game with this side not among the winners? Each side's
     deal score is estimated from what is public (melds, canastas, red threes, hand counts)
     and this seat's own hand."""
@@ -496,7 +446,7 @@ def ending_loses(view: SeatView, menu: Menu) -> bool:
                 continue
             if seat == view.seat:
                 continue  # his own hand goes out
-            score -= UNSEEN_CARD_COST * int(view.deal["hand_counts"][str(seat)])
+            score -= policy.unseen_card_cost * int(view.deal["hand_counts"][str(seat)])
         if side == mine:
             score += v.going_out_bonus
         estimate[side] = totals.get(side, 0) + score

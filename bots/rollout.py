@@ -16,6 +16,7 @@ import random
 from collections.abc import Mapping
 
 from bots import basic
+from bots.policy import BASIC, Policy
 from bots.view import PublicMemory, SeatView
 from domain.commands import Command, Draw
 from domain.constants import DRAW, OVER, PLAY
@@ -46,9 +47,16 @@ GAME_WON = 5000
 LIGHT_HAND = 6
 
 
-def rollout(world: DealState, view: SeatView, move: Command, rng: random.Random) -> float:
-    """Play ``move`` in a copy of ``world``, then ``basic`` in every seat until the seat's
-    next turn begins (or the deal ends); the result for the seat's side (``evaluate``)."""
+def rollout(
+    world: DealState,
+    view: SeatView,
+    move: Command,
+    rng: random.Random,
+    policy: Policy = BASIC,
+) -> float:
+    """Play ``move`` in a copy of ``world``, then ``basic`` with ``policy`` in every seat
+    until the seat's next turn begins (or the deal ends); the result for the seat's side
+    (``evaluate``)."""
     state = world.clone()
     me = view.seat
     if not play(state, me, move):
@@ -60,10 +68,10 @@ def rollout(world: DealState, view: SeatView, move: Command, rng: random.Random)
             break
         seen = _cheap_view(state, seat, memory, view.target)
         light = light_menu(state, seat)
-        if light is not None and play(state, seat, basic.decide(seen, light, rng)):
+        if light is not None and play(state, seat, basic.decide(seen, light, rng, policy)):
             continue
         options = menu(state, seat)
-        if not options.moves or not play(state, seat, basic.decide(seen, options, rng)):
+        if not options.moves or not play(state, seat, basic.decide(seen, options, rng, policy)):
             break
     return evaluate(state, view.side, view.memory.scores_before, view.target)
 

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bots import basic
+from bots.policy import TUNED, Policy
 from bots.rollout import rollout
 from bots.view import SeatView
 from domain.cards import CARDS
@@ -55,9 +56,10 @@ class Strong:
 
     rollouts: int = ROLLOUTS
     ms: float | None = DEFAULT_MS
+    policy: Policy = TUNED
 
     def __call__(self, view: SeatView, menu: Menu, rng: random.Random) -> Command:
-        return decide(view, menu, rng, rollouts=self.rollouts, ms=self.ms)
+        return decide(view, menu, rng, rollouts=self.rollouts, ms=self.ms, policy=self.policy)
 
 
 def decide(
@@ -67,19 +69,23 @@ def decide(
     *,
     rollouts: int = ROLLOUTS,
     ms: float | None = None,
+    policy: Policy = TUNED,
 ) -> Command:
-    """The ``strong`` move (the module's docstring); ``ms=None``: no time limit."""
+    """The ``strong`` move (the module's docstring); ``ms=None``: no time limit; ``policy``:
+    the rules of thumb it starts from and plays its rollouts with (``bots.policy``)."""
     seed = rng.getrandbits(64)
-    choice = basic.decide(view, menu, random.Random(seed))
+    choice = basic.decide(view, menu, random.Random(seed), policy)
     if view.phase != PLAY:
         return choice
-    options = candidates(view, menu, choice)
+    options = candidates(view, menu, choice, policy)
     if len(options) < 2:
         return choice
-    return search(view, options, random.Random(seed + 1), rollouts, ms)
+    return search(view, options, random.Random(seed + 1), rollouts, ms, policy)
 
 
-def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
+def candidates(
+    view: SeatView, menu: Menu, choice: Command, policy: Policy = TUNED
+) -> list[Command]:
     """``basic``'s choice first, then the alternatives worth a search, at the play step only:
     every going-out move and a few single melds (additions first; none that ``basic`` would
     not lay: no new meld the entry punishes when incomplete unless the hand holds nearly a
@@ -112,16 +118,16 @@ def candidates(view: SeatView, menu: Menu, choice: Command) -> list[Command]:
         ]
         singles.sort(key=lambda m: (len(m.melds[0].cards) != 1, basic._wilds(m)))
         for move in singles[:MELD_CANDIDATES]:
-            if _keeps_wilds(view, menu, move):
+            if _keeps_wilds(view, menu, move, policy):
                 add(move)
     return out
 
 
-def _keeps_wilds(view: SeatView, menu: Menu, move: Meld) -> bool:
+def _keeps_wilds(view: SeatView, menu: Menu, move: Meld, policy: Policy) -> bool:
     """A meld spends a wild card only as ``basic`` would: to complete a canasta (one wild
-    card onto a meld of six) or once the hand is down to ``basic.ENDGAME_HAND`` cards. The
+    card onto a meld of six) or once the hand is down to the policy's ``endgame_hand`` cards. The
     search's one-round score likes a wild card laid early; whole games do not (docs/bots.md)."""
-    if not basic._wilds(move) or len(view.hand) <= basic.ENDGAME_HAND:
+    if not basic._wilds(move) or len(view.hand) <= policy.endgame_hand:
         return True
     spec = move.melds[0]
     sizes = {m.rank: m.size for m in menu.melds}
@@ -142,6 +148,7 @@ def search(
     rng: random.Random,
     rollouts: int,
     ms: float | None,
+    policy: Policy = TUNED,
 ) -> Command:
     """The candidate with the best mean over the sampled worlds, if it beats the first
     (``basic``'s choice) by ``MARGIN`` points a world; the first otherwise."""
@@ -153,7 +160,7 @@ def search(
         world = sample_world(view, rng)
         seed = rng.getrandbits(64)
         for i, move in enumerate(options):
-            totals[i] += rollout(world, view, move, random.Random(seed))
+            totals[i] += rollout(world, view, move, random.Random(seed), policy)
         if ms is not None and (time.process_time() - started) * 1000 >= ms:
             break
     best = max(range(len(options)), key=lambda i: (totals[i], -i))

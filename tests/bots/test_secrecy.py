@@ -7,6 +7,7 @@ knowledge with its seed, so it too must decide the same."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 from hypothesis import given, settings
@@ -14,7 +15,8 @@ from hypothesis import given, settings
 from app.application import CanastaApp
 from app.arena import MEMORY_ENV, play_bot_deal
 from app.autoplay import HOST, SeededRandom, new_table
-from bots import LEVELS, Bot, PublicMemory, choose
+from bots import LEVELS, Bot, PublicMemory, basic, choose
+from bots.policy import TUNED
 from bots.strong import Strong
 from domain.legal import seat_to_act
 from domain.state import DealState
@@ -27,8 +29,12 @@ from tests.property.test_move_menu import (
 )
 
 #: Every level; ``strong`` with a fixed count of sampled worlds (no time budget), so that
-#: its decision depends on the seed and the view only.
-BOTS: dict[str, Bot] = {**LEVELS, "strong": Strong(rollouts=1, ms=None)}
+#: its decision depends on the seed and the view only; and ``strong``'s tuned policy alone.
+BOTS: dict[str, Bot] = {
+    **LEVELS,
+    "strong": Strong(rollouts=1, ms=None),
+    "tuned": functools.partial(basic.decide, policy=TUNED),
+}
 #: ``strong`` is asked at every third step only (its search costs the most).
 STRONG_EVERY = 3
 

@@ -15,6 +15,7 @@ from app.application import CanastaApp
 from app.arena import MEMORY_ENV, ArenaError, Setup, play_bot_deal
 from app.autoplay import HOST, SeededRandom, new_table
 from bots import PublicMemory, basic, seat_view
+from bots.policy import TUNED
 from bots.rollout import GAME_WON, evaluate
 from bots.strong import Strong, candidates, decide, held_from_pile, sample_world
 from domain.cards import CARDS
@@ -88,9 +89,9 @@ def test_same_seed_same_decision_with_a_fixed_count() -> None:
         view, options = seat_view(state, seat, memory, 5000), menu(state, seat)
         first = decide(view, options, random.Random(11), rollouts=3)
         assert decide(view, options, random.Random(11), rollouts=3) == first
-        choice = basic.decide(view, options, random.Random(0))
+        choice = basic.decide(view, options, random.Random(0), TUNED)
         found = candidates(view, options, choice)
-        assert first in found or first == basic.decide(view, options, random.Random(0))
+        assert first in found or first == basic.decide(view, options, random.Random(0), TUNED)
         searched += len(found) > 1
     assert searched > 3
 
@@ -103,7 +104,7 @@ def test_trivial_decisions_are_basics() -> None:
     rng = random.Random(4)
     mine = Strong(rollouts=50, ms=None)(view, options, random.Random(4))
     assert isinstance(mine, Cut)
-    assert mine == basic.decide(view, options, random.Random(rng.getrandbits(64)))
+    assert mine == basic.decide(view, options, random.Random(rng.getrandbits(64)), TUNED)
 
 
 def test_candidates_are_basics_choice_then_melds_at_the_play_step() -> None:
@@ -113,7 +114,7 @@ def test_candidates_are_basics_choice_then_melds_at_the_play_step() -> None:
     alternatives = 0
     for state, seat, memory in moments()[1:-1]:
         view, options = seat_view(state, seat, memory, 5000), menu(state, seat)
-        choice = basic.decide(view, options, random.Random(0))
+        choice = basic.decide(view, options, random.Random(0), TUNED)
         found = candidates(view, options, choice)
         assert found[0] == choice
         assert all(m in options.moves for m in found[1:])
@@ -124,7 +125,8 @@ def test_candidates_are_basics_choice_then_melds_at_the_play_step() -> None:
         for move in found[1:]:
             assert isinstance(move, Meld)
             wild = any(CARDS[c].is_wild for spec in move.melds for c in spec.cards)
-            if wild and basic._cards_used(move) < len(view.hand) and len(view.hand) > 4:
+            endgame = len(view.hand) <= TUNED.endgame_hand
+            if wild and basic._cards_used(move) < len(view.hand) and not endgame:
                 (spec,) = move.melds  # a wild card only to complete a canasta
                 assert len(spec.cards) == 1 and sizes[spec.rank or ""] == 6
         alternatives += len(found) - 1
