@@ -114,8 +114,6 @@ export function tableLink(table, me) {
   });
 }
 
-// GET /tables/{id} of the tables in play that `me` hosts (the lobby's rows do not say whether
-// the last deal is over): id -> table.
 // A player who stands in for an absent host sees the next deal only, as on the table page.
 function standInControls(table, me, details, act, notice) {
   if (table.status !== "playing" || !standsInForHost(details ?? table, me) || !lastDealOver(details)) {
@@ -146,8 +144,9 @@ export function standsInForHost(table, me) {
   return hostSeat >= 0 && mine >= 0 && mine !== hostSeat && away(hostSeat) && !away(mine);
 }
 
-// GET /tables/{id} of the tables whose next deal `me` may open: those he hosts, and those
-// whose host is away while he plays his own seat.
+// GET /tables/{id} of the tables in play whose next deal `me` may open (the lobby's rows do
+// not say whether the last deal is over): those he hosts, and those whose host is away while
+// he plays his own seat. id -> table.
 export async function hostedDetails(tables, me) {
   const hosted = tables.filter((table) => me !== null && (table.host === me || standsInForHost(table, me)));
   const answers = await Promise.all(hosted.map((table) => api("GET", `/tables/${table.id}`)));
