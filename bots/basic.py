@@ -162,7 +162,7 @@ def _play_step(view: SeatView, menu: Menu, rng: random.Random, policy: Policy) -
 
 
 def _meld_worth_laying(
-    view: SeatView, menu: Menu, melds: Sequence[Meld], policy: Policy = BASIC
+    view: SeatView, menu: Menu, melds: Sequence[Meld], policy: Policy
 ) -> Meld | None:
     """Naturals onto the side's melds, then a wild completing a canasta, then new melds of
     three naturals; pairs with a wild and more wild cards only near the end of the hand."""
@@ -420,14 +420,14 @@ def punished_melds(view: SeatView) -> int:
     return count
 
 
-def _wait(view: SeatView, policy: Policy = BASIC) -> bool:
+def _wait(view: SeatView, policy: Policy) -> bool:
     """Rather not go out yet: the side has a meld the entry punishes when incomplete and the
     stock still holds enough turns to complete it (going out would end the deal with it)."""
     stock = int(view.deal.get("stock_size") or 0)
     return punished_melds(view) > 0 and stock >= policy.wait_stock
 
 
-def ending_loses(view: SeatView, menu: Menu, policy: Policy = BASIC) -> bool:
+def ending_loses(view: SeatView, menu: Menu, policy: Policy) -> bool:
     """Would going out now end the game with this side not among the winners? Each side's
     deal score is estimated from what is public (melds, canastas, red threes, hand counts)
     and this seat's own hand."""

@@ -30,24 +30,21 @@ def discard_risk(view: SeatView, menu: Menu, card: str, policy: Policy = BASIC) 
     if any(m["rank"] == rank and not m.get("closed") for m in theirs):
         risk += policy.meld_risk  # the top alone may join their meld
     if rank in view.memory.discarded.get(nxt, []):
-        risk -= (
-            policy.own_discard_relief
-        )  # he threw that rank away himself: he hardly holds a pair of it
+        # He threw that rank away himself: he hardly holds a pair of it.
+        risk -= policy.own_discard_relief
     if any(CARDS[c].rank == rank for s in view.opponents() for c in view.memory.taken.get(s, [])):
         risk += policy.taken_risk  # an opponent took cards of that rank with the pile
     risk -= policy.seen_relief * _seen_share(view, rank)
     pile = int(view.deal["pile"]["size"])
     risk *= 1 + pile * policy.pile_weight
-    keep = (
-        policy.pair_keep * (held - 1) if held >= 2 else 0.0
-    )  # a pair is kept for the pile and melds
+    # A pair is kept for the pile and melds.
+    keep = policy.pair_keep * (held - 1) if held >= 2 else 0.0
     if 3 <= held < least_to_start(view.variant, rank):
         keep = -60  # modern_american: three sevens or aces left in a hand cost 1500
     if any(m.rank == rank for m in menu.melds):
         keep += policy.own_meld_keep  # it would rather join the side's meld
-    worth = (
-        info.value * policy.value_weight
-    )  # high cards go first (they cost the most left in hand)
+    # High cards go first (they cost the most left in hand) ...
+    worth = info.value * policy.value_weight
     if menu.initial_minimum_left >= policy.high_minimum:
         worth = -info.value / 5  # ... unless they are what a high initial meld needs
     return risk + keep - worth
