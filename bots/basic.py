@@ -90,11 +90,19 @@ def _draw_step(view: SeatView, menu: Menu, rng: random.Random, policy: Policy) -
     takes = [m for m in menu.moves if isinstance(m, TakePile)]
     pile = int(view.deal["pile"]["size"])
     worth = [
-        t for t in takes if pile >= _least_pile(t, policy) and _fits(view, menu, t.melds, bonus=1)
+        t
+        for t in takes
+        if pile >= _least_pile(t, policy)
+        and _fits(view, menu, t.melds, bonus=1)
+        and not soils(view, menu, t, policy)
     ]
     if not worth and menu.initial_minimum_left and not takes:
         composed = composed_take(view, menu)
-        if composed is not None and _fits(view, menu, composed.melds, bonus=1):
+        if (
+            composed is not None
+            and _fits(view, menu, composed.melds, bonus=1)
+            and not soils(view, menu, composed, policy)
+        ):
             worth = [composed]
     if worth:
         return min(worth, key=_take_cost)
@@ -139,7 +147,9 @@ def _play_step(view: SeatView, menu: Menu, rng: random.Random, policy: Policy) -
         if asks and view.deal["question"] is None:
             return asks[0]  # his hand counts against the side if it goes out: he says
         return outs[0]
-    melds = [m for m in melds if _cards_used(m) <= len(hand) - 2]  # keeps a card to discard
+    melds = [  # keeps a card to discard
+        m for m in melds if _cards_used(m) <= len(hand) - 2 and not soils(view, menu, m, policy)
+    ]
     if menu.initial_minimum_left:
         openings = [
             m
@@ -147,7 +157,11 @@ def _play_step(view: SeatView, menu: Menu, rng: random.Random, policy: Policy) -
             if m.discard is None and _fits(view, menu, m.melds, policy.opening_slack)
         ]
         composed = composed_opening(view, menu)
-        if composed is not None and _fits(view, menu, composed.melds, policy.opening_slack):
+        if (
+            composed is not None
+            and _fits(view, menu, composed.melds, policy.opening_slack)
+            and not soils(view, menu, composed, policy)
+        ):
             openings.append(composed)
         if openings:
             return min(openings, key=lambda m: (_risky(view, m.melds), _wilds(m), _cards_used(m)))
@@ -215,6 +229,24 @@ def _fits(view: SeatView, menu: Menu, specs: Sequence[MeldSpec], bonus: int = 0)
         if held < least:
             return False
     return True
+
+
+def soils(view: SeatView, menu: Menu, move: Meld | TakePile, policy: Policy) -> bool:
+    """Would ``move`` put a wild card into a natural meld of a rank the policy keeps natural
+    (``Policy.clean_ranks``: a new meld, or one of the side's melds with no wild card yet)?"""
+    if not policy.clean_ranks:
+        return False
+    top = view.deal["pile"]["top"]
+    wilds = {m.rank: m.wilds for m in menu.melds if not m.closed}
+    for spec in move.melds:
+        cards = [top if c == TOP else c for c in spec.cards]
+        if not any(c is not None and CARDS[c].is_wild for c in cards):
+            continue
+        ranks = {CARDS[c].rank for c in cards if c is not None and CARDS[c].is_natural}
+        rank = spec.rank or (ranks.pop() if len(ranks) == 1 else None)
+        if rank in policy.clean_ranks and not wilds.get(rank):
+            return True
+    return False
 
 
 def composed_opening(view: SeatView, menu: Menu) -> Meld | None:

@@ -4,6 +4,8 @@ card, weighed with what the card is worth to the hand, by the policy's knobs
 
 from __future__ import annotations
 
+from math import comb
+
 from bots.policy import BASIC, Policy
 from bots.view import SeatView
 from domain.cards import CARDS
@@ -34,7 +36,12 @@ def discard_risk(view: SeatView, menu: Menu, card: str, policy: Policy = BASIC) 
         risk -= policy.own_discard_relief
     if any(CARDS[c].rank == rank for s in view.opponents() for c in view.memory.taken.get(s, [])):
         risk += policy.taken_risk  # an opponent took cards of that rank with the pile
-    risk -= policy.seen_relief * _seen_share(view, rank)
+    seen, total = _seen(view, rank)
+    risk -= policy.seen_relief * min(1.0, seen / total)
+    if total - seen < 2:
+        risk -= policy.no_pair_relief  # nobody else can hold a natural pair of it
+    if policy.pair_odds:
+        risk += policy.pair_odds * _pair_odds(view, nxt, total - seen)
     pile = int(view.deal["pile"]["size"])
     risk *= 1 + pile * policy.pile_weight
     # A pair is kept for the pile and melds.
@@ -50,9 +57,32 @@ def discard_risk(view: SeatView, menu: Menu, card: str, policy: Policy = BASIC) 
     return risk + keep - worth
 
 
-def _seen_share(view: SeatView, rank: str) -> float:
-    """The share of the rank's cards already visible (in this hand, the melds, the pile):
-    the fewer left unseen, the less anybody holds a pair of them."""
+def _pair_odds(view: SeatView, seat: int, unseen: int) -> float:
+    """The chance that ``seat`` holds two or more of ``unseen`` cards of a rank, were every
+    card out of sight (the other hands, the stock, face-down ponytails) as likely as any other
+    to be in his hand."""
+    deal = view.deal
+    counts = deal["hand_counts"]
+    hidden = sum(int(n) for s, n in counts.items() if int(s) != view.seat)
+    hidden += int(deal.get("stock_size") or 0)
+    hidden += sum(int(n) for n in (deal.get("ponytail_counts") or {}).values())
+    return pair_chance(hidden, int(counts[str(seat)]), unseen)
+
+
+def pair_chance(hidden: int, hand: int, unseen: int) -> float:
+    """The chance that a hand of ``hand`` cards drawn from ``hidden`` cards holds two or
+    more of ``unseen`` given ones (hypergeometric)."""
+    unseen = min(unseen, hidden)
+    if unseen < 2 or hand < 2 or hidden < hand:
+        return 0.0
+    none = comb(hidden - unseen, hand)
+    one = unseen * comb(hidden - unseen, hand - 1)
+    return max(0.0, 1 - (none + one) / comb(hidden, hand))
+
+
+def _seen(view: SeatView, rank: str) -> tuple[int, int]:
+    """How many of the rank's cards are visible (in this hand, the melds, the pile), of how
+    many: the fewer left unseen, the less anybody holds a pair of them."""
     decks = get_variant(view.variant).decks
     seen = sum(1 for c in view.hand if CARDS[c].rank == rank)
     seen += sum(
@@ -63,4 +93,4 @@ def _seen_share(view: SeatView, rank: str) -> float:
         if CARDS[c].rank == rank
     )
     seen += sum(1 for c in view.memory.pile if CARDS[c].rank == rank)
-    return min(1.0, seen / (4 * decks))
+    return seen, 4 * decks

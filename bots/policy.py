@@ -55,6 +55,16 @@ class Policy:
     #: New melds of three naturals are laid only with a hand this small or smaller (larger
     #: hands keep them, for the pile and for more cards of the rank).
     new_meld_hand: int = 99
+    #: Ranks whose melds are kept natural: no wild card joins or starts one of them (ponytail
+    #: pays 5,000 for a natural sevens canasta and 300 for a mixed one, R-PT-SCORE-1).
+    clean_ranks: tuple[str, ...] = ()
+    # --- the discard's risk, again ---
+    #: The next opponent cannot hold a natural pair of the rank (fewer than two of its cards
+    #: are out of sight): no take of the pile with a pair.
+    no_pair_relief: float = 0
+    #: Times the chance that the next opponent holds a natural pair of the rank (the rank's
+    #: unseen cards spread evenly over every place out of sight).
+    pair_odds: float = 0
 
     def but(self, **changes: Any) -> Policy:
         """This policy with some knobs changed."""
@@ -68,3 +78,16 @@ BASIC = Policy()
 #: go, and takes the pile with a natural pair only from a pile of three cards (the tuning
 #: runs in docs/bots.md: against ``basic``, 246 of 400 classic games, seed 11).
 TUNED = BASIC.but(meld_risk=200, pair_take_pile=3)
+#: ``strong``'s policy where an entry needs its own (the tuning runs in docs/bots.md).
+BY_ENTRY: dict[str, Policy] = {
+    # The pile is taken only with a natural pair from the hand (R-MA-PILE-1): discard what
+    # the next opponent is least likely to hold a pair of.
+    "modern_american": BASIC.but(no_pair_relief=50, pair_odds=300),
+    # A sevens meld kept natural: 5,000 for its canasta instead of 300 (R-PT-SCORE-1).
+    "ponytail": TUNED.but(clean_ranks=("7",)),
+}
+
+
+def tuned(entry: str) -> Policy:
+    """``strong``'s policy in ``entry``: its own where it has one, ``TUNED`` otherwise."""
+    return BY_ENTRY.get(entry, TUNED)

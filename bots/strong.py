@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bots import basic
-from bots.policy import TUNED, Policy
+from bots.policy import TUNED, Policy, tuned
 from bots.rollout import rollout
 from bots.view import SeatView
 from domain.cards import CARDS
@@ -56,10 +56,11 @@ class Strong:
 
     rollouts: int = ROLLOUTS
     ms: float | None = DEFAULT_MS
-    policy: Policy = TUNED
+    policy: Policy | None = None  # None: the entry's own (``bots.policy.tuned``)
 
     def __call__(self, view: SeatView, menu: Menu, rng: random.Random) -> Command:
-        return decide(view, menu, rng, rollouts=self.rollouts, ms=self.ms, policy=self.policy)
+        policy = self.policy or tuned(view.variant)
+        return decide(view, menu, rng, rollouts=self.rollouts, ms=self.ms, policy=policy)
 
 
 def decide(
@@ -118,7 +119,7 @@ def candidates(
         ]
         singles.sort(key=lambda m: (len(m.melds[0].cards) != 1, basic._wilds(m)))
         for move in singles[:MELD_CANDIDATES]:
-            if _keeps_wilds(view, menu, move, policy):
+            if _keeps_wilds(view, menu, move, policy) and not basic.soils(view, menu, move, policy):
                 add(move)
     return out
 

@@ -16,7 +16,7 @@ from app.application import CanastaApp
 from app.arena import MEMORY_ENV, play_bot_deal
 from app.autoplay import HOST, SeededRandom, new_table
 from bots import LEVELS, Bot, PublicMemory, basic, choose
-from bots.policy import TUNED
+from bots.policy import TUNED, tuned
 from bots.strong import Strong
 from domain.legal import seat_to_act
 from domain.state import DealState
@@ -29,11 +29,13 @@ from tests.property.test_move_menu import (
 )
 
 #: Every level; ``strong`` with a fixed count of sampled worlds (no time budget), so that
-#: its decision depends on the seed and the view only; and ``strong``'s tuned policy alone.
+#: its decision depends on the seed and the view only; and ``strong``'s tuned policies alone
+#: (classic's, and each entry's own).
 BOTS: dict[str, Bot] = {
     **LEVELS,
     "strong": Strong(rollouts=1, ms=None),
     "tuned": functools.partial(basic.decide, policy=TUNED),
+    "tuned-entry": lambda view, menu, rng: basic.decide(view, menu, rng, tuned(view.variant)),
 }
 #: ``strong`` is asked at every third step only (its search costs the most).
 STRONG_EVERY = 3
