@@ -2,8 +2,9 @@
 
 ``BASIC`` holds the values the ``basic`` level plays with (hand-set; it is the reference
 level and the turn clock's player, so it never changes here); a ``Policy`` with other
-values is "``basic`` with parameters P": ``strong`` plays its own tuned set (``TUNED``), as
-its default choice and in its rollouts. ``basic.decide(view, menu, rng, policy)`` reads
+values is "``basic`` with parameters P": ``strong`` plays its own tuned set (``TUNED``, and
+where an entry needs its own, ``BY_ENTRY``: ``tuned(entry)``), as its default choice and in
+its rollouts. ``basic.decide(view, menu, rng, policy)`` reads
 every knob from the policy it is given.
 """
 
