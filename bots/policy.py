@@ -81,6 +81,9 @@ BASIC = Policy()
 TUNED = BASIC.but(meld_risk=200, pair_take_pile=3)
 #: ``strong``'s policy where an entry needs its own (the tuning runs in docs/bots.md).
 BY_ENTRY: dict[str, Policy] = {
+    # Also the chance of a pair in the discard's risk: it pays in classic too, where the
+    # pile is taken with a pair while it is not frozen.
+    "classic": TUNED.but(no_pair_relief=50, pair_odds=300),
     # The pile is taken only with a natural pair from the hand (R-MA-PILE-1): discard what
     # the next opponent is least likely to hold a pair of.
     "modern_american": BASIC.but(no_pair_relief=50, pair_odds=300),
