@@ -144,9 +144,8 @@ def test_a_visitor_s_pages_log_no_error_in_the_browser_console(
     """A visitor (no session) opens the lobby, a table and a deal's replay: the pages ask who
     is signed in with ``GET /sessions/current``, which answers a visitor without a 401, so
     the console stays free of errors (a browser logs every refused request as one)."""
-    game = open_table(
-        http, ["visitor-host", "visitor-guest"], entry="classic"
-    )  # names of its own: the module shares one server
+    # Names of its own: the module's tests share one server.
+    game = open_table(http, ["visitor-host", "visitor-guest"], entry="classic")
     page = new_context().new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
