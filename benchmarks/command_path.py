@@ -1,6 +1,6 @@
 """The server's CPU per accepted command, in one process, without sockets (not a test).
 
-``python -m benchmarks.command_path [--seconds 10] [--games 16] [--profile N]``
+``python -m benchmarks.command_path [--seconds 10] [--games 16] [--rate R] [--profile N]``
 
 The server benchmark (``benchmarks.server``) measures the CPU per command of real uvicorn
 workers beside PostgreSQL and the load generator on the same cores, where every figure moves
@@ -19,6 +19,9 @@ it goes and to compare two versions of the code side by side:
   group committer, the threadpool, the connection pool), less the drivers' own move choice,
   mirror and answer checks (timed per thread), divided by the commands accepted.
 
+``--rate R`` offers R commands/s in all instead (open loop, as ``benchmarks.server``'s
+second run): the CPU per command is higher at a moderate rate than flat out, where the
+event loop's wake-ups and the committer's transactions each serve several commands.
 ``--profile N`` prints the N functions with the most cumulative CPU of the event loop's
 thread and of the group committer's (cProfile on each thread's own CPU clock: a wall clock
 would count the waits for the GIL and for PostgreSQL; the profiler's own cost slows the run
@@ -120,8 +123,19 @@ async def measure(args: argparse.Namespace, url: str) -> dict[str, Any]:
             d.client = client  # type: ignore[assignment]
             await d.register()
             await d.new_game()
-        warm_until = time.perf_counter() + args.warmup
-        await asyncio.gather(*(d.run(warm_until) for d in drivers))
+        # Closed loop (``--rate 0``): each game's next command as soon as its answer is in.
+        # Open loop: one command every ``games / rate`` seconds per game, the games spread
+        # evenly over the interval (as ``benchmarks.server``'s open loop).
+        interval = args.games / args.rate if args.rate else None
+
+        def first_at(index: int, start: float) -> float:
+            return float(start + (interval or 0.0) * index / args.games)
+
+        warm_from = time.perf_counter()
+        warm_until = warm_from + args.warmup
+        await asyncio.gather(
+            *(d.run(warm_until, interval, first_at(i, warm_from)) for i, d in enumerate(drivers))
+        )
         accepted_before = sum(d.accepted for d in drivers)
         mirror_before = sum(cpu for d in drivers for _, cpu in d.mirror_cpu)
         reader_before = TimedReader.cpu
@@ -133,7 +147,12 @@ async def measure(args: argparse.Namespace, url: str) -> dict[str, Any]:
         speed.start(started + args.seconds)
         if profile:
             profile.enable()
-        await asyncio.gather(*(d.run(started + args.seconds) for d in drivers))
+        await asyncio.gather(
+            *(
+                d.run(started + args.seconds, interval, first_at(i, started))
+                for i, d in enumerate(drivers)
+            )
+        )
         if profile:
             profile.disable()
         wall = time.perf_counter() - started
@@ -153,6 +172,7 @@ async def measure(args: argparse.Namespace, url: str) -> dict[str, Any]:
     result = {
         "seconds": round(wall, 2),
         "games": args.games,
+        "offered_per_s": args.rate or "closed loop",
         "accepted": accepted,
         "commands_per_s": round(accepted / wall, 1),
         "errors": errors,
@@ -162,6 +182,10 @@ async def measure(args: argparse.Namespace, url: str) -> dict[str, Any]:
         "core_speed_us": speed.summary(started, started + wall).get("median_us"),
         "cpu_s_by_thread": dict(sorted(by_thread.items(), key=lambda kv: -kv[1])[:8]),
     }
+    if profile and args.profile_out:
+        profile.dump_stats(f"{args.profile_out}-loop.prof")
+        if committer is not None:
+            committer.dump_stats(f"{args.profile_out}-committer.prof")
     if profile:
         out = io.StringIO()
         stats = pstats.Stats(profile, stream=out)
@@ -183,7 +207,15 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--games", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--rate", type=float, default=0.0,
+        help="commands/s offered in all, open loop (0: closed loop, as fast as answered)",
+    )  # fmt: skip
     parser.add_argument("--profile", type=int, default=0, metavar="N")
+    parser.add_argument(
+        "--profile-out", default="", metavar="PREFIX",
+        help="with --profile: also write PREFIX-loop.prof and PREFIX-committer.prof (pstats)",
+    )  # fmt: skip
     parser.add_argument("--db-name", default="canasta_command_path")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
     parser.add_argument("--json", action="store_true")

@@ -1,5 +1,6 @@
 """The PostgreSQL recorder (``app/infra/persistence.py``): one round trip per transaction, same
-guarantees as the library's. Notification ids come back in order; a transaction with one
+guarantees as the library's, on both of its paths (one simple query with the values in its
+text, or parameters in a pipeline for an event whose topic is not a plain name). Notification ids come back in order; a transaction with one
 conflicting event stores none of its events; and a reader tailing the notification log while
 many writers insert never passes over an id that is filled in later (the table lock keeps
 commit order = id order)."""
@@ -10,6 +11,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
@@ -29,8 +31,42 @@ def app(migrated_postgres_url: str) -> Iterator[CanastaApp]:
         canasta.close()
 
 
-def events(originator: uuid.UUID, versions: range) -> list[StoredEvent]:
-    return [StoredEvent(originator, v, "test:Event", b'{"n": %d}' % v) for v in versions]
+#: A plain topic (the simple query's path) and one that is not (the parameterised path).
+PLAIN, QUOTED = "test:Event", "test:Event'); DROP TABLE canasta_events; --"
+
+
+def events(originator: uuid.UUID, versions: range, topic: str = PLAIN) -> list[StoredEvent]:
+    return [StoredEvent(originator, v, topic, b'{"n": %d}' % v) for v in versions]
+
+
+@pytest.mark.parametrize("topic", [PLAIN, QUOTED])
+def test_every_byte_and_topic_is_stored_as_it_was_given(app: CanastaApp, topic: str) -> None:
+    """Whatever path a transaction takes, the stored state and topic are the given bytes and
+    string: every byte value, quotes, backslashes, a NUL, non-ASCII text."""
+    recorder = app.recorder
+    assert isinstance(recorder, PostgresRecorder)
+    a = uuid.uuid4()
+    states = [bytes(range(256)), "é'\\x00\"\\';--".encode(), b"", b"\\x41"]
+    given = [StoredEvent(a, v, topic, state) for v, state in enumerate(states, 1)]
+    assert recorder.insert_events(given)
+    stored = recorder.select_events(a)
+    assert [(e.originator_version, e.topic, e.state) for e in stored] == [
+        (e.originator_version, e.topic, e.state) for e in given
+    ]
+    assert recorder.select_events(uuid.uuid4()) == []  # and the table is still there
+
+
+def test_each_transaction_notifies_the_channel(app: CanastaApp, migrated_postgres_url: str) -> None:
+    """The NOTIFY that wakes the streams' follower (app/fanout.py) goes with the commit, on
+    both paths."""
+    recorder = app.recorder
+    assert isinstance(recorder, PostgresRecorder)
+    with psycopg.connect(migrated_postgres_url, autocommit=True) as listener:
+        listener.execute(f'LISTEN "{recorder.channel_name}"')
+        for topic in (PLAIN, QUOTED):
+            recorder.insert_events(events(uuid.uuid4(), range(1, 3), topic))
+            got = list(listener.notifies(timeout=5, stop_after=1))
+            assert [n.channel for n in got] == [recorder.channel_name]
 
 
 def test_ids_come_back_in_order_and_match_the_log(app: CanastaApp) -> None:
@@ -70,13 +106,15 @@ def test_transactions_of_any_size_store_every_row_with_its_own_values(
         assert [(n.id, n.originator_id) for n in log] == [(i, a) for i in ids]
 
 
-def test_a_conflict_stores_nothing_of_its_transaction(app: CanastaApp) -> None:
+@pytest.mark.parametrize("topic", [PLAIN, QUOTED])
+def test_a_conflict_stores_nothing_of_its_transaction(app: CanastaApp, topic: str) -> None:
     recorder = app.recorder
     a, b = uuid.uuid4(), uuid.uuid4()
     recorder.insert_events(events(a, range(1, 3)))
     head = recorder.max_notification_id()
     with pytest.raises(IntegrityError):
-        recorder.insert_events(events(b, range(1, 4)) + events(a, range(2, 3)))  # a@2 exists
+        # a@2 exists
+        recorder.insert_events(events(b, range(1, 4), topic) + events(a, range(2, 3), topic))
     assert recorder.max_notification_id() == head
     assert recorder.select_events(b) == []
     # the connection is usable again
