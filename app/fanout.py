@@ -30,6 +30,15 @@ whichever was read.
 Each delivered event (``Delivered``) carries a small cache of its encodings per kind of
 viewer, so a thousand spectators of one deal cost one redaction and one JSON encoding of
 each event, not a thousand.
+
+The follower also keeps the whole history of the aggregates it saw begin (their step 1)
+while streams were open in the process, the ``HISTORY`` most recently written of them
+(``Subscription.history``). A stream that opens on one of them (a spectator moving on to a
+game's next deal, as every spectator of it does at once) takes its catch-up from there, with
+the encodings already made for the others, instead of reading the store: the history holds
+every event of the aggregate up to the follower's position, exactly what the catch-up read
+must hold. Anything else (an aggregate begun before the follower started, or pushed out of
+the history) is read from the store as before.
 """
 
 from __future__ import annotations
@@ -38,8 +47,8 @@ import asyncio
 import contextlib
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, cast
 from uuid import UUID
 
@@ -56,19 +65,31 @@ log = logging.getLogger(__name__)
 #: Most notifications read at once by the follower.
 BATCH = 500
 
+#: How many aggregates' whole histories the follower keeps (the most recently written).
+HISTORY = 256
 
-@dataclass(eq=False)
+
 class Delivered:
-    """One new event of a followed aggregate, shared by every stream that shows it."""
+    """One new event of a followed aggregate, shared by every stream that shows it; decoded
+    when a stream first shows it (the follower keeps histories of aggregates that no stream
+    may ever open)."""
 
-    event: Any
-    #: Encoded messages, by the stream's viewer key (see ``app.routes.stream``).
-    encodings: dict[object, bytes | None] = field(default_factory=dict)
+    __slots__ = ("_decode", "_event", "_note", "encodings", "step")
+
+    def __init__(self, note: Any, decode: Callable[[Any], Any]) -> None:
+        self._note = note
+        self._decode = decode
+        self._event: Any = None
+        self.step: int = note.originator_version
+        #: Encoded messages, by the stream's viewer key (see ``app.routes.stream``).
+        self.encodings: dict[object, bytes | None] = {}
 
     @property
-    def step(self) -> int:
-        step: int = self.event.originator_version
-        return step
+    def event(self) -> Any:
+        if self._event is None:  # two threads may both decode it: the same event, harmless
+            self._event = self._decode(self._note)
+            self._note = None
+        return self._event
 
 
 class Tick:
@@ -93,6 +114,9 @@ class Subscription:
         #: the aggregate comes on the queue, so the stream's catch-up read must hold the log
         #: up to here at least (a replica may not yet: ``Reads.replica_log``).
         self.position = 0
+        #: Every event of the aggregate up to ``position``, from its first, if the follower
+        #: holds them (see the module's documentation); else None: read the store.
+        self.history: list[Delivered] | None = None
 
     def tick_every(self, seconds: float) -> None:
         """Put ``TICK`` on the queue every ``seconds`` until ``close()``; call it in the
@@ -143,6 +167,9 @@ class EventHub:
         self._lock = threading.Lock()
         self._subscribers: dict[UUID, set[Subscription]] = {}
         self._position: int | None = None
+        #: Whole histories of aggregates begun while the follower ran with streams open
+        #: (least recently written first), up to ``_position``.
+        self._history: OrderedDict[UUID, list[Delivered]] = OrderedDict()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -170,7 +197,19 @@ class EventHub:
             self._start_locked()
             self._subscribers.setdefault(aggregate_id, set()).add(sub)
             sub.position = self._position or 0
+            history = self._history.get(aggregate_id)
+            sub.history = None if history is None else list(history)
         return sub
+
+    def last_of_history(self, aggregate_id: UUID) -> tuple[bool, Any]:
+        """``(True, the aggregate's newest event)`` if the follower holds its whole history
+        (its newest as of the follower's position), else ``(False, None)``."""
+        with self._lock:
+            history = self._history.get(aggregate_id)
+            if history is None:
+                return False, None
+            newest = history[-1]
+        return True, newest.event
 
     def _unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
@@ -221,6 +260,8 @@ class EventHub:
                 self._stopping.wait(self.poll_seconds)
             except Exception:
                 log.exception("event hub: reading new events failed; trying again")
+                with self._lock:
+                    self._history.clear()  # a note may have been passed over: start again
                 self._stopping.wait(self.poll_seconds)
         if conn is not None:
             conn.close()
@@ -248,8 +289,10 @@ class EventHub:
                     # Nobody to tell: only move to the head, read BEFORE looking at the
                     # subscribers, so a stream that subscribes meanwhile reads everything up
                     # to it itself (its catch-up read comes after its subscription, and its
-                    # ``position`` says how far that read must reach).
+                    # ``position`` says how far that read must reach). The histories would
+                    # have holes: they start again.
                     self._position = head
+                    self._history.clear()
                     return
             source = self._source(head)
             batch = source.recorder.select_notifications(start, BATCH)
@@ -257,15 +300,20 @@ class EventHub:
             # One hand-over per event loop for the whole batch (waking a loop from another
             # thread costs a system call): each loop then puts each event on its streams.
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Subscription, Delivered]]] = {}
+            decode = self.canasta.mapper.to_domain_event
             for note in batch:
-                # The position first, then the subscribers (each note looks them up: a stream
-                # that subscribes meanwhile gets every note after its ``position``).
-                self._position = note.id
+                # The position, the history and the subscribers together: a stream that
+                # subscribes meanwhile gets every note after its ``position`` on its queue,
+                # and its ``history`` up to it.
+                aggregate_id = cast("UUID", note.originator_id)
                 with self._lock:
-                    subs = list(self._subscribers.get(cast("UUID", note.originator_id), ()))
+                    self._position = note.id
+                    item = self._remember_locked(note, decode)
+                    subs = list(self._subscribers.get(aggregate_id, ()))
                 if not subs:
                     continue
-                item = Delivered(self.canasta.mapper.to_domain_event(note))
+                if item is None:
+                    item = Delivered(note, decode)
                 for sub in subs:
                     by_loop.setdefault(sub.loop, []).append((sub, item))
             for loop, deliveries in by_loop.items():
@@ -273,6 +321,27 @@ class EventHub:
                     loop.call_soon_threadsafe(_hand_over, deliveries)
             if len(batch) < BATCH:
                 return
+
+    def _remember_locked(self, note: Any, decode: Callable[[Any], Any]) -> Delivered | None:
+        """Add ``note`` to its aggregate's history, if the follower keeps it (it saw its
+        step 1); the history's entry for it, or None."""
+        aggregate_id = note.originator_id
+        step = note.originator_version
+        history = self._history.get(aggregate_id)
+        if step == 1:
+            history = self._history[aggregate_id] = []
+            if len(self._history) > HISTORY:
+                self._history.popitem(last=False)
+        elif history is None:
+            return None
+        elif history[-1].step != step - 1:  # never (the log is read whole, in order): forget
+            del self._history[aggregate_id]
+            return None
+        else:
+            self._history.move_to_end(aggregate_id)
+        item = Delivered(note, decode)
+        history.append(item)
+        return item
 
     def _source(self, head: int) -> CanastaApp:
         """Where to read the notifications up to ``head`` from: the replica once it has

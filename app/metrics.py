@@ -9,7 +9,8 @@ What is counted, and where (docs/operations.md, "Metrics", lists them for operat
   body limit's 413 are counted like the routes);
 - commands (``POST /deals/{id}/commands``, lane or route): accepted, answered again (a
   retry under a used ``seq``), refused by error code;
-- open live streams (``text/event-stream`` answers still running), by route;
+- open live streams (``text/event-stream`` answers still running), by route; the streams
+  opened, by where their catch-up came from (the follower's memory or the store);
 - bot moves, by outcome (``app.bot_runner``, in whichever process plays the bots);
 - at scrape time, in the process that answers: the event store's head and each read
   model's lag behind it (``app.readiness.projection_lag``).
@@ -87,6 +88,12 @@ READS_SERVED = Counter(
     "Reads that may go to the read replica (CANASTA_READ_DATABASE_URL), by what was read "
     "(aggregate, log, read_models) and the database that served it (replica, primary)",
     ["read", "store"],
+)
+STREAM_CATCHUPS = Counter(
+    "canasta_stream_catchups",
+    "Live streams opened, by where their catch-up came from (memory: the process's follower "
+    "held the aggregate's history, app/fanout.py; store: a read)",
+    ["source"],
 )
 BOT_MOVES = Counter(
     "canasta_bot_moves",
@@ -186,6 +193,7 @@ __all__ = [
     "READS_SERVED",
     "REQUEST_SECONDS",
     "RESPONSES",
+    "STREAM_CATCHUPS",
     "UNMATCHED",
     "exposition",
     "multiprocess_dir",

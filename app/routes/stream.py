@@ -71,6 +71,7 @@ from fastapi.sse import format_sse_event
 from app.application import CanastaApp
 from app.deps import MaybeAccount
 from app.fanout import Delivered, EventHub, Subscription
+from app.metrics import STREAM_CATCHUPS
 from app.replica import DealStore, Reads, ReadsDep, TableStore
 from app.routes.deals import ViewAs, follower_of
 from app.routes.stream_docs import sse_response
@@ -173,6 +174,7 @@ async def deal_stream(
     spectator's events. Resume with ``Last-Event-ID`` or ``?after=``."""
     start = last_event_id if last_event_id is not None else after
     canasta = await _resumable(reads, store, deal_id, start)
+    hub: EventHub = request.app.state.hub
 
     def opening() -> tuple[Deal, SeatFollower, Callable[[Any], datetime | None] | None, int | None]:
         deal = canasta.get_deal(deal_id)
@@ -180,7 +182,7 @@ async def deal_stream(
         # a seat taken back or given: docs/tables.md), and his private cards go with the seat.
         follower = follower_of(canasta, deal, account, view_as, start)
         clock = _clock(canasta, deal, start)
-        return deal, follower, clock, final_step(canasta, deal_id, DEAL_FINAL_KINDS)
+        return deal, follower, clock, final_step(canasta, hub, deal_id, DEAL_FINAL_KINDS)
 
     # What opening the stream reads, in one worker thread of the streams' own (a thread
     # hand-off costs as much as a read, and the commands' threads are not the streams' to take).
@@ -253,10 +255,11 @@ async def table_stream(
     and recorded (with its scores), the end of the game. All public; no token needed."""
     start = last_event_id if last_event_id is not None else after
     canasta = await _resumable(reads, store, table_id, start)
+    hub: EventHub = request.app.state.hub
 
     def opening() -> int | None:
         canasta.get_table(table_id)  # 404 unless it is a table
-        return final_step(canasta, table_id, GAME_FINAL_KINDS)
+        return final_step(canasta, hub, table_id, GAME_FINAL_KINDS)
 
     final = await _in_stream_thread(opening)
     return _stream(
@@ -272,9 +275,14 @@ async def table_stream(
     )
 
 
-def final_step(canasta: CanastaApp, aggregate_id: UUID, final_kinds: frozenset[str]) -> int | None:
-    """The step of the stream's final event, if it has been recorded."""
-    newest = list(canasta.events.get(aggregate_id, desc=True, limit=1))
+def final_step(
+    canasta: CanastaApp, hub: EventHub, aggregate_id: UUID, final_kinds: frozenset[str]
+) -> int | None:
+    """The step of the stream's final event, if it has been recorded (as far as the
+    process's follower has read, when it holds the aggregate's history: a final event
+    recorded after that comes to the stream like any other)."""
+    held, newest_held = hub.last_of_history(aggregate_id)
+    newest = [newest_held] if held else list(canasta.events.get(aggregate_id, desc=True, limit=1))
     if newest and type(newest[0]).__name__ in final_kinds:
         step: int = newest[0].originator_version
         return step
@@ -340,6 +348,10 @@ def _stream(
 
         def subscribe_and_read() -> tuple[Subscription, Sequence[Any]]:
             sub = hub.subscribe(aggregate_id, loop)
+            if sub.history is not None:  # the follower holds it all: no read (app/fanout.py)
+                STREAM_CATCHUPS.labels("memory").inc()
+                return sub, [item for item in sub.history if item.step > last]
+            STREAM_CATCHUPS.labels("store").inc()
             try:
                 return sub, ([] if on_replica else read(last))
             except BaseException:
@@ -349,7 +361,8 @@ def _stream(
         sub, batch = await anyio.to_thread.run_sync(subscribe_and_read, limiter=limiter)
         sub.tick_every(min(WAKE_SECONDS, heartbeat))
         try:
-            if on_replica:  # the replica once it holds what the hub has passed
+            if on_replica and sub.history is None:
+                # the replica once it holds what the hub has passed
                 held = await reads.replica_log_async(sub.position, limiter)
                 source = canasta if held is not None else reads.primary
                 batch = await anyio.to_thread.run_sync(read, last, source, limiter=limiter)

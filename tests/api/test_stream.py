@@ -281,6 +281,7 @@ def live_deal(
     ``resume_on`` with ``Last-Event-ID``: what he got in all must be the whole deal."""
     game = open_table(commands, start=False)
     table = StreamReader(f"{server.url}/tables/{game.table}/stream").start()
+    assert table.connected.wait(READ_TIMEOUT)  # its first message: the server follows the store
     deal = game.start()
     url = f"{server.url}/deals/{deal}/stream"
     spectators = [
@@ -305,12 +306,22 @@ def live_deal(
         f"{resume_on.url}/deals/{deal}/stream",
         headers={"Last-Event-ID": str(interrupted.steps[-1])},
     ).start()
+    # Opened once the server's follower has passed the deal's first events (the table's
+    # stream kept it reading from before the deal began): what came before is sent from its
+    # memory, not read from the store (app/fanout.py), and must be the same.
+    from_memory = catchups(server, "memory")
+    late = [
+        StreamReader(url).start(),
+        StreamReader(url, headers=game.headers[game.names[1]]).start(),
+    ]
     player.finish()
-    for reader in [*readers, resumed]:
+    for reader in [*readers, resumed, *late]:
         reader.wait()
     stored = check_deal_streams(
-        canasta, game, [*spectators, resumed_join(interrupted, resumed)], players
+        canasta, game, [*spectators, resumed_join(interrupted, resumed), late[0]], players
     )
+    check_deal_streams(canasta, game, [], {1: late[1]})
+    assert catchups(server, "memory") == from_memory + 2
 
     response = commands.post(f"/tables/{game.table}/stop", headers=game.host)
     assert response.status_code == 200, response.text
@@ -330,6 +341,13 @@ def live_deal(
     assert opened["deal_id"] == deal and recorded["deal_id"] == deal
     totals = {side: b["total"] for side, b in stored[-1].scores.items()}
     assert recorded["scores"] == totals
+
+
+def catchups(server: Server, source: str) -> float:
+    """``canasta_stream_catchups_total{source=...}`` of the server (app/metrics.py)."""
+    text = httpx.get(f"{server.url}/metrics", timeout=10).text
+    line = f'canasta_stream_catchups_total{{source="{source}"}} '
+    return sum(float(row[len(line) :]) for row in text.splitlines() if row.startswith(line))
 
 
 def resumed_join(first: StreamReader, rest: StreamReader) -> StreamReader:

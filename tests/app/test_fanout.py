@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID
@@ -92,3 +93,55 @@ def test_every_stream_gets_each_new_event_once_in_order_from_one_read_per_batch(
     # Reads of the store: at most one per command written (each commit may wake the hub
     # once), never one per stream: 300 streams polling would have made thousands.
     assert 1 <= reads <= COMMANDS + 2
+
+
+def _await_position(hub: EventHub, app: CanastaApp) -> None:
+    """Until the follower has read the store up to its head."""
+    head = app.recorder.max_notification_id()
+    for _ in range(400):
+        if (hub._position or 0) >= (head or 0):
+            return
+        hub._wake.set()
+        threading.Event().wait(0.025)
+    raise AssertionError("the follower did not reach the store's head")
+
+
+def test_a_stream_opening_on_a_deal_begun_while_streams_were_open_takes_its_history_from_memory(
+    store: tuple[CanastaApp, EventHub],
+) -> None:
+    """The next deal's streams (every spectator of a game opens one at once) need no read of
+    the store: the follower holds the deal's events from its first, in order, exactly as
+    stored, and shares them (with their encodings) between the streams. A deal begun before
+    any stream was open, or while none was, is read from the store as before."""
+    app, hub = store
+    loop = asyncio.new_event_loop()
+    try:
+        early_table = new_table(app, "classic", 2)
+        early = app.start_game(early_table, HOST)  # before the follower ran: not held
+        table_id = new_table(app, "classic", 4)
+        watching = hub.subscribe(table_id, loop)  # a table stream keeps the follower reading
+        deal_id = app.start_game(table_id, HOST)
+        play_commands(app, deal_id, random.Random(3), 12)
+        _await_position(hub, app)
+
+        first = hub.subscribe(deal_id, loop)
+        second = hub.subscribe(deal_id, loop)
+        stored = list(app.events.get(deal_id))
+        assert first.history is not None and second.history is not None
+        assert [d.step for d in first.history] == [e.originator_version for e in stored]
+        assert [d.event for d in first.history] == stored  # decoded, the same events
+        assert all(a is b for a, b in zip(first.history, second.history, strict=True))
+        assert hub.last_of_history(deal_id) == (True, stored[-1])
+        late = hub.subscribe(early, loop)
+        assert late.history is None
+        assert hub.last_of_history(early) == (False, None)
+
+        # With no stream open the follower stops reading: what it held may have holes.
+        for sub in (watching, first, second, late):
+            sub.close()
+        assert hub.streams == 0
+        play_commands(app, deal_id, random.Random(4), 2)
+        _await_position(hub, app)
+        assert hub.subscribe(deal_id, loop).history is None
+    finally:
+        loop.close()
