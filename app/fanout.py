@@ -7,7 +7,11 @@ once per process:
 - on PostgreSQL it holds one connection of its own that ``LISTEN``s on the events table's
   channel (the library ``NOTIFY``s it on every insert) and reads the new notifications when
   woken, or after ``poll_seconds`` at the latest (a safety net, e.g. after a dropped
-  connection); on SQLite and in memory it looks every ``poll_seconds``;
+  connection), but not twice within ``read_interval`` seconds (the commits of that time are
+  read in one query); on SQLite and in memory it looks every ``poll_seconds``;
+- while streams are open and there is no replica, a read is one query: the new
+  notifications themselves (the store's head is read only to skip ahead when no stream is
+  open, or to know what the replica must have replayed);
 - each new event whose aggregate has an open stream in this process is decoded once and put
   on the queue of every such stream (``Subscription``), in the event loop the stream runs in.
 
@@ -47,8 +51,9 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 from uuid import UUID
 
@@ -146,7 +151,7 @@ class EventHub:
     """The process's follower of the store (see the module's documentation).
 
     Started by the first ``subscribe``; ``close()`` stops it (the application's shutdown).
-    ``reads`` counts the notification reads it made (the benchmark and the tests look at it).
+    ``reads`` counts the notification reads that found new events (the tests look at it).
     """
 
     def __init__(
@@ -156,12 +161,15 @@ class EventHub:
         connect: Callable[[], psycopg.Connection[Any]] | None = None,
         channel: str = "",
         reads: Reads | None = None,
+        read_interval: float = 0.0,
     ) -> None:
         """``reads``: where the new events are read from once the primary says they exist
         (its replica, when it has one: ``Reads.replica_log``)."""
         self.canasta = canasta
         self.read_from = reads
         self.poll_seconds = poll_seconds
+        self.read_interval = read_interval
+        self._last_read = 0.0
         self._connect = connect if channel else None
         self._channel = channel
         self._lock = threading.Lock()
@@ -185,7 +193,14 @@ class EventHub:
         if channel:
             pool = canasta.factory.datastore.pool  # type: ignore[attr-defined]
             connect = postgres_connector(pool, "canasta streams")
-        return cls(canasta, settings.stream_poll_seconds, connect, channel, reads)
+        return cls(
+            canasta,
+            settings.stream_poll_seconds,
+            connect,
+            channel,
+            reads,
+            read_interval=settings.stream_read_interval_ms / 1000,
+        )
 
     # --- streams ---------------------------------------------------------------------------
     def subscribe(self, aggregate_id: UUID, loop: asyncio.AbstractEventLoop) -> Subscription:
@@ -246,6 +261,9 @@ class EventHub:
             try:
                 if self._connect is not None and conn is None:
                     conn = self._listen()
+                if conn is not None:  # the commits NOTIFYd meanwhile come in the same read
+                    self._stopping.wait(self._last_read + self.read_interval - time.monotonic())
+                    self._last_read = time.monotonic()
                 self._read_new()
                 if conn is not None:
                     self._wait_for_notify(conn)
@@ -279,8 +297,20 @@ class EventHub:
 
     def _read_new(self) -> None:
         recorder = self.canasta.recorder
+        decode = self.canasta.mapper.to_domain_event
         while not self._stopping.is_set():
             start = (self._position or 0) + 1
+            with self._lock:
+                streams = bool(self._subscribers)
+            if streams and self.read_from is None:  # one query: the new notifications
+                batch = recorder.select_notifications(start, BATCH)
+                if not batch:
+                    return
+                self.reads += 1
+                self._deliver(batch, decode)
+                if len(batch) < BATCH:
+                    return
+                continue
             head = recorder.max_notification_id() or 0
             if head < start:
                 return
@@ -297,30 +327,34 @@ class EventHub:
             source = self._source(head)
             batch = source.recorder.select_notifications(start, BATCH)
             self.reads += 1
-            # One hand-over per event loop for the whole batch (waking a loop from another
-            # thread costs a system call): each loop then puts each event on its streams.
-            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Subscription, Delivered]]] = {}
-            decode = self.canasta.mapper.to_domain_event
-            for note in batch:
-                # The position, the history and the subscribers together: a stream that
-                # subscribes meanwhile gets every note after its ``position`` on its queue,
-                # and its ``history`` up to it.
-                aggregate_id = cast("UUID", note.originator_id)
-                with self._lock:
-                    self._position = note.id
-                    item = self._remember_locked(note, decode)
-                    subs = list(self._subscribers.get(aggregate_id, ()))
-                if not subs:
-                    continue
-                if item is None:
-                    item = Delivered(note, decode)
-                for sub in subs:
-                    by_loop.setdefault(sub.loop, []).append((sub, item))
-            for loop, deliveries in by_loop.items():
-                with contextlib.suppress(RuntimeError):  # that loop is closed: it is leaving
-                    loop.call_soon_threadsafe(_hand_over, deliveries)
+            self._deliver(batch, decode)
             if len(batch) < BATCH:
                 return
+
+    def _deliver(self, batch: Sequence[Any], decode: Callable[[Any], Any]) -> None:
+        """Each notification of ``batch`` (in order) into the history and onto the queue of
+        every stream of its aggregate."""
+        # One hand-over per event loop for the whole batch (waking a loop from another
+        # thread costs a system call): each loop then puts each event on its streams.
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Subscription, Delivered]]] = {}
+        for note in batch:
+            # The position, the history and the subscribers together: a stream that
+            # subscribes meanwhile gets every note after its ``position`` on its queue, and
+            # its ``history`` up to it.
+            aggregate_id = cast("UUID", note.originator_id)
+            with self._lock:
+                self._position = note.id
+                item = self._remember_locked(note, decode)
+                subs = list(self._subscribers.get(aggregate_id, ()))
+            if not subs:
+                continue
+            if item is None:
+                item = Delivered(note, decode)
+            for sub in subs:
+                by_loop.setdefault(sub.loop, []).append((sub, item))
+        for loop, deliveries in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # that loop is closed: it is leaving
+                loop.call_soon_threadsafe(_hand_over, deliveries)
 
     def _remember_locked(self, note: Any, decode: Callable[[Any], Any]) -> Delivered | None:
         """Add ``note`` to its aggregate's history, if the follower keeps it (it saw its

@@ -73,6 +73,10 @@ class Settings(BaseSettings):
     #: the live streams on SQLite and in memory (PostgreSQL wakes it with NOTIFY; this is then
     #: the longest it waits).
     stream_poll_seconds: float = Field(default=0.2, gt=0, le=10)
+    #: On PostgreSQL, the least time in milliseconds between two reads of that follower:
+    #: the commits NOTIFYd meanwhile are read together (fewer queries, at most this much
+    #: later to the streams); 0 reads at every NOTIFY.
+    stream_read_interval_ms: float = Field(default=20.0, ge=0, le=1000)
     #: How long a live stream may stay silent before it sends a heartbeat comment.
     stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=300)
     #: Aggregates kept in the application's LRU cache; 0 disables the cache.
