@@ -79,6 +79,7 @@ from app.schemas_events import DealEventView, TableEventView
 from app.watch import WATCH_DEAL, WATCH_TABLE
 from domain.clock import deadline
 from domain.deal import Deal
+from domain.table import Table
 from projections.seat_views import SeatFollower
 from projections.visibility import Viewer, event_view
 
@@ -175,13 +176,17 @@ async def deal_stream(
     start = last_event_id if last_event_id is not None else after
     canasta = await _resumable(reads, store, deal_id, start)
     hub: EventHub = request.app.state.hub
+    # What the check that the requester may watch read from the same store a moment ago.
+    watched_deal, watched_table = _watched(request, canasta is store)
+    if watched_deal is not None and watched_deal.version < start:  # a replica behind then
+        watched_deal = None
 
     def opening() -> tuple[Deal, SeatFollower, Callable[[Any], datetime | None] | None, int | None]:
-        deal = canasta.get_deal(deal_id)
+        deal = watched_deal if watched_deal is not None else canasta.get_deal(deal_id)
         # Each event as the requester could see it then: a seat's player may change (a leave,
         # a seat taken back or given: docs/tables.md), and his private cards go with the seat.
         follower = follower_of(canasta, deal, account, view_as, start)
-        clock = _clock(canasta, deal, start)
+        clock = _clock(canasta, deal, start, watched_table)
         return deal, follower, clock, final_step(canasta, hub, deal_id, DEAL_FINAL_KINDS)
 
     # What opening the stream reads, in one worker thread of the streams' own (a thread
@@ -216,12 +221,27 @@ async def _resumable(reads: Reads, store: CanastaApp, aggregate_id: UUID, start:
     return store
 
 
-def _clock(canasta: CanastaApp, deal: Deal, start: int) -> Callable[[Any], datetime | None] | None:
+def _watched(request: Request, same_store: bool) -> tuple[Deal | None, Table | None]:
+    """The deal and table ``app.watch`` read for this request, if it read them from the
+    store the route reads (``same_store``)."""
+    if not same_store:
+        return None, None
+    state = request.state
+    return getattr(state, "watched_deal", None), getattr(state, "watched_table", None)
+
+
+def _clock(
+    canasta: CanastaApp, deal: Deal, start: int, table: Table | None = None
+) -> Callable[[Any], datetime | None] | None:
     """The turn clock's deadline after each event of the deal from step ``start + 1`` on,
     given the events in order (docs/tables.md): the deal as it was at ``start`` folds each
     event it is given, and its deadline is read from the recorded facts. None at a table
-    without a clock (its messages have no ``deadline``)."""
-    turn_seconds = canasta.get_table(UUID(deal.state.table_id)).turn_seconds
+    without a clock (its messages have no ``deadline``). ``table``: the deal's table, if it
+    was just read."""
+    table_id = UUID(deal.state.table_id)
+    if table is None or table.id != table_id:
+        table = canasta.get_table(table_id)
+    turn_seconds = table.turn_seconds
     if turn_seconds is None:
         return None
     folded: list[Any] = [
@@ -256,9 +276,11 @@ async def table_stream(
     start = last_event_id if last_event_id is not None else after
     canasta = await _resumable(reads, store, table_id, start)
     hub: EventHub = request.app.state.hub
+    _deal, watched_table = _watched(request, canasta is store)
 
     def opening() -> int | None:
-        canasta.get_table(table_id)  # 404 unless it is a table
+        if watched_table is None:
+            canasta.get_table(table_id)  # 404 unless it is a table
         return final_step(canasta, hub, table_id, GAME_FINAL_KINDS)
 
     final = await _in_stream_thread(opening)

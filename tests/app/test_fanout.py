@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID
@@ -145,3 +146,44 @@ def test_a_stream_opening_on_a_deal_begun_while_streams_were_open_takes_its_hist
         assert hub.subscribe(deal_id, loop).history is None
     finally:
         loop.close()
+
+
+@pytest.mark.postgres
+def test_on_postgres_the_commits_of_a_read_interval_are_read_in_one_query(
+    migrated_postgres_url: str,
+) -> None:
+    """The follower is woken by every commit's NOTIFY but reads at most once per
+    ``stream_read_interval_ms``: its queries follow the time, not the commits, and every
+    event still reaches the stream, in order."""
+    settings = Settings(
+        database_url=migrated_postgres_url, postgres_pool_size=4, stream_read_interval_ms=400
+    )
+    app = CanastaApp(env=eventsourcing_env(settings))
+    hub = EventHub.for_settings(app, settings)
+    loop = asyncio.new_event_loop()
+    try:
+        deal_id = app.start_game(new_table(app, "classic", 4), HOST)
+        sub = hub.subscribe(deal_id, loop)
+        before = len(list(app.events.get(deal_id)))
+        reads_before = hub.reads
+        started = time.monotonic()
+        play_commands(app, deal_id, random.Random(8), COMMANDS)
+        head = len(list(app.events.get(deal_id)))
+
+        async def steps() -> list[int]:
+            got: list[int] = []
+            while len(got) < head - before:
+                item = await asyncio.wait_for(sub.queue.get(), 10)
+                assert isinstance(item, Delivered)
+                got.append(item.step)
+            return got
+
+        assert loop.run_until_complete(steps()) == list(range(before + 1, head + 1))
+        elapsed = time.monotonic() - started
+        reads = hub.reads - reads_before
+        assert reads <= 2 + elapsed / 0.4 < COMMANDS, (reads, elapsed)
+        sub.close()
+    finally:
+        loop.close()
+        hub.close()
+        app.close()
