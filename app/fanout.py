@@ -216,15 +216,13 @@ class EventHub:
             sub.history = None if history is None else list(history)
         return sub
 
-    def last_of_history(self, aggregate_id: UUID) -> tuple[bool, Any]:
-        """``(True, the aggregate's newest event)`` if the follower holds its whole history
-        (its newest as of the follower's position), else ``(False, None)``."""
+    def newest_held(self, aggregate_id: UUID) -> Any | None:
+        """The aggregate's newest event as of the follower's position, if the follower holds
+        its whole history (a history is never empty: it begins with step 1); else None."""
         with self._lock:
             history = self._history.get(aggregate_id)
-            if history is None:
-                return False, None
-            newest = history[-1]
-        return True, newest.event
+            newest = None if history is None else history[-1]
+        return None if newest is None else newest.event
 
     def _unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
@@ -302,30 +300,25 @@ class EventHub:
             start = (self._position or 0) + 1
             with self._lock:
                 streams = bool(self._subscribers)
-            if streams and self.read_from is None:  # one query: the new notifications
-                batch = recorder.select_notifications(start, BATCH)
-                if not batch:
+            source = self.canasta
+            if not streams or self.read_from is not None:  # else one query: the new ones
+                head = recorder.max_notification_id() or 0
+                if head < start:
                     return
-                self.reads += 1
-                self._deliver(batch, decode)
-                if len(batch) < BATCH:
-                    return
-                continue
-            head = recorder.max_notification_id() or 0
-            if head < start:
-                return
-            with self._lock:
-                if not self._subscribers:
-                    # Nobody to tell: only move to the head, read BEFORE looking at the
-                    # subscribers, so a stream that subscribes meanwhile reads everything up
-                    # to it itself (its catch-up read comes after its subscription, and its
-                    # ``position`` says how far that read must reach). The histories would
-                    # have holes: they start again.
-                    self._position = head
-                    self._history.clear()
-                    return
-            source = self._source(head)
+                with self._lock:
+                    if not self._subscribers:
+                        # Nobody to tell: only move to the head, read BEFORE looking at the
+                        # subscribers, so a stream that subscribes meanwhile reads everything
+                        # up to it itself (its catch-up read comes after its subscription, and
+                        # its ``position`` says how far that read must reach). The histories
+                        # would have holes: they start again.
+                        self._position = head
+                        self._history.clear()
+                        return
+                source = self._source(head)
             batch = source.recorder.select_notifications(start, BATCH)
+            if not batch:
+                return
             self.reads += 1
             self._deliver(batch, decode)
             if len(batch) < BATCH:

@@ -303,8 +303,10 @@ def final_step(
     """The step of the stream's final event, if it has been recorded (as far as the
     process's follower has read, when it holds the aggregate's history: a final event
     recorded after that comes to the stream like any other)."""
-    held, newest_held = hub.last_of_history(aggregate_id)
-    newest = [newest_held] if held else list(canasta.events.get(aggregate_id, desc=True, limit=1))
+    held = hub.newest_held(aggregate_id)
+    newest = (
+        [held] if held is not None else list(canasta.events.get(aggregate_id, desc=True, limit=1))
+    )
     if newest and type(newest[0]).__name__ in final_kinds:
         step: int = newest[0].originator_version
         return step

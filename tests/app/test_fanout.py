@@ -132,10 +132,10 @@ def test_a_stream_opening_on_a_deal_begun_while_streams_were_open_takes_its_hist
         assert [d.step for d in first.history] == [e.originator_version for e in stored]
         assert [d.event for d in first.history] == stored  # decoded, the same events
         assert all(a is b for a, b in zip(first.history, second.history, strict=True))
-        assert hub.last_of_history(deal_id) == (True, stored[-1])
+        assert hub.newest_held(deal_id) == stored[-1]
         late = hub.subscribe(early, loop)
         assert late.history is None
-        assert hub.last_of_history(early) == (False, None)
+        assert hub.newest_held(early) is None
 
         # With no stream open the follower stops reading: what it held may have holes.
         for sub in (watching, first, second, late):
