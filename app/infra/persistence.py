@@ -125,7 +125,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
 
     def _simple_head(self, conn: Connection[Any]) -> str:
         """``SET LOCAL lock_timeout ...; LOCK TABLE ...; NOTIFY ...; INSERT ... VALUES ``"""
-        statements = [*self.lock_table_statements, self._notify(), self._insert_head()]
+        statements = [*self.lock_table_statements, self._notify_statement(), self._insert_head()]
         texts = [st.as_string(conn) if isinstance(st, Composable) else str(st) for st in statements]
         return "; ".join(texts)
 
@@ -148,9 +148,9 @@ class PostgresRecorder(PostgresApplicationRecorder):
             curs.execute(text, prepare=True)
 
     def _notify_channel(self, curs: Cursor[DictRow]) -> None:
-        curs.execute(self._text(curs.connection, "notify", self._notify))
+        curs.execute(self._text(curs.connection, "notify", self._notify_statement))
 
-    def _notify(self) -> Composable:
+    def _notify_statement(self) -> Composable:
         return SQL("NOTIFY {0}").format(Identifier(self.channel_name))
 
     def _insert_rows(self, curs: RawCursor[Any], stored_events: Sequence[StoredEvent]) -> None:
