@@ -299,8 +299,17 @@ class Game:
             table = self.api.choose_teams(self.host, self.table_id, teams)
             assert table["sides"]["A"] == teams[0]
 
-    def start(self, scores_before: dict[str, int] | None = None) -> str:
-        body = {"scores_before": scores_before} if scores_before else None
+    def start(
+        self,
+        scores_before: dict[str, int] | None = None,
+        *,
+        deck: list[str] | None = None,
+        dealer: int | None = None,
+    ) -> str:
+        """Start the game; the fixed earlier scores, deck and first dealer need a server set
+        up for tests (R-DEAL-3)."""
+        fixed = {"scores_before": scores_before, "deck": deck, "dealer": dealer}
+        body = {key: value for key, value in fixed.items() if value is not None} or None
         self.deals.append(self.api.start(self.host, self.table_id, body))
         return self.deals[-1]
 

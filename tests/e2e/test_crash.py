@@ -18,17 +18,20 @@ then restarted on the same store. Afterwards:
   once: they equal a rebuild from scratch.
 
 The server is set up for tests so that the games can start with side A past the target
-(``scores_before``): each game ends with its first deal, which keeps the test short.
+(``scores_before``): each game ends with its first deal, which keeps the test short. Each game's
+deck and first dealer are fixed too, so that the deals are long enough to reach the kill.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from uuid import UUID
 
+from domain.cards import full_deck
 from domain.command_log import KEEP_ANSWERS, command_log_id
 from tests.e2e.checks import (
     check_game_over,
@@ -46,6 +49,16 @@ LOAD_SECONDS = 60.0  # the load must reach KILL_AFTER within this
 # Side A starts past the target: the game ends with the deal in which the server is killed,
 # whatever that deal scores (R-GAME-1 checks the target after each complete deal).
 PAST_TARGET = {"A": 9000, "B": 0}
+
+
+def crash_deck(index: int) -> list[str]:
+    """Game ``index``'s fixed deck. With it (and the first dealer fixed) each game is the same
+    every run: its players' choices are seeded too. The three decks make deals of 75, 77 and
+    83 commands, so the load always reaches KILL_AFTER with commands still to play; with
+    shuffled decks a deal can end within 40 commands and the three could all end first."""
+    deck = full_deck(2)  # classic
+    random.Random(f"crash deck {index}").shuffle(deck)
+    return deck
 
 
 def drive(game: Game) -> None:
@@ -163,7 +176,7 @@ def test_sigkill_mid_load_keeps_every_acknowledged_command_and_no_half_command_r
     for index in range(GAMES):
         game = Game(backend.api(), backend.shadow(), seed=index, prefix=f"crash{index}p")
         game.set_up()
-        game.start(scores_before=PAST_TARGET)
+        game.start(scores_before=PAST_TARGET, deck=crash_deck(index), dealer=0)
         games.append(game)
 
     with ThreadPoolExecutor(max_workers=GAMES) as pool:
