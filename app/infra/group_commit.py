@@ -37,19 +37,38 @@ Record = Callable[[Sequence["Pending"]], None]
 class Pending:
     """One command's events and aggregates, waiting to be saved."""
 
-    __slots__ = ("aggregates", "done", "error", "events", "wake")
+    __slots__ = ("aggregates", "done", "error", "events", "loop", "saved")
 
     def __init__(self, events: list[Any], aggregates: dict[Any, Any]) -> None:
         self.events = events
         self.aggregates = aggregates
         self.done = threading.Event()
         self.error: BaseException | None = None
-        self.wake: Callable[[], None] | None = None  # called (committer thread) when done
+        # An asynchronous waiter's event loop and future (``save_async``), resolved from the
+        # committer's thread with one hand-off per loop and transaction (``finish``).
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.saved: asyncio.Future[None] | None = None
 
-    def finish(self) -> None:
-        self.done.set()
-        if self.wake is not None:
-            self.wake()
+
+def _resolve(futures: list[asyncio.Future[None]]) -> None:
+    """In a waiter's event loop: the saved commands' futures are done."""
+    for future in futures:
+        if not future.done():
+            future.set_result(None)
+
+
+def finish(batch: Sequence[Pending]) -> None:
+    """Wake the waiters of ``batch`` (saved, or failed with their ``error``): the threads
+    at once, the coroutines with one ``call_soon_threadsafe`` per event loop, not one per
+    command (each is a write to the loop's self-pipe and, most often, a wake-up of it)."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+    for pending in batch:
+        pending.done.set()
+        if pending.loop is not None and pending.saved is not None:
+            by_loop.setdefault(pending.loop, []).append(pending.saved)
+    for loop, futures in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # the loop was closed meanwhile
+            loop.call_soon_threadsafe(_resolve, futures)
 
 
 class GroupCommit:
@@ -103,17 +122,8 @@ class GroupCommit:
         """Queue ``pending`` and wait (this coroutine, not the event loop) until it is
         saved."""
         loop = asyncio.get_running_loop()
-        saved: asyncio.Future[None] = loop.create_future()
-
-        def resolve() -> None:
-            if not saved.done():
-                saved.set_result(None)
-
-        def wake() -> None:
-            with contextlib.suppress(RuntimeError):  # the loop was closed meanwhile
-                loop.call_soon_threadsafe(resolve)
-
-        pending.wake = wake
+        pending.loop = loop
+        pending.saved = saved = loop.create_future()
         self._enqueue(pending)
         await saved
         if pending.error is not None:
@@ -179,7 +189,7 @@ class GroupCommit:
                 # Some command conflicts: save each alone, so that only the conflicting fail.
                 for pending in batch:
                     self._commit_alone(pending)
-                    pending.finish()
+                    finish([pending])
                 self._saved([pending for pending in batch if pending.error is None])
                 return
         except BaseException as exc:
@@ -191,8 +201,7 @@ class GroupCommit:
         else:
             self.batches += 1
             self.commands += len(batch)
-        for pending in batch:
-            pending.finish()
+        finish(batch)
         self._saved([pending for pending in batch if pending.error is None])
 
     def _saved(self, saved: list[Pending]) -> None:

@@ -216,3 +216,85 @@ def test_work_after_a_save_sees_only_saved_commands_whose_senders_were_already_a
         assert "after saving 1 commands" in caplog.text
     finally:
         commit.close()
+
+
+def test_coroutines_saved_together_are_woken_with_one_hand_off_per_event_loop() -> None:
+    """Commands awaited by coroutines (``save_async``, the command lane's path) and saved in
+    one transaction are woken by one ``call_soon_threadsafe`` per event loop, not one per
+    command; each gets its own outcome, a conflicting one its ``IntegrityError``."""
+    import asyncio
+
+    from eventsourcing.persistence import IntegrityError
+
+    from app.infra.group_commit import GroupCommit
+
+    hold, release = threading.Event(), threading.Event()
+    sizes: list[int] = []
+
+    def record(batch: Sequence[Pending]) -> None:
+        if hold.is_set():
+            hold.clear()
+            assert release.wait(TIMEOUT)
+        sizes.append(len(batch))
+        if any("loser" in p.events for p in batch):
+            raise IntegrityError("version taken")
+
+    commit = GroupCommit(record, max_batch=8)
+    loop = asyncio.new_event_loop()
+    hand_offs = 0
+    call_soon_threadsafe = loop.call_soon_threadsafe
+
+    def counted(callback: Any, *args: Any, **kwargs: Any) -> Any:
+        nonlocal hand_offs
+        if callback.__module__ == GroupCommit.__module__:  # not the executor's hand-offs
+            hand_offs += 1
+        return call_soon_threadsafe(callback, *args, **kwargs)
+
+    loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+
+    async def save(name: str) -> str:
+        try:
+            await commit.save_async(Pending([name], {}))
+        except IntegrityError:
+            return f"{name}: refused"
+        return f"{name}: saved"
+
+    def release_when_queued(count: int) -> None:
+        wait_for(lambda: len(commit._pending) == count)
+        release.set()
+
+    async def main() -> list[str]:
+        hold.set()
+        held = loop.run_in_executor(None, commit.save_pending, Pending(["held"], {}))
+        await asyncio.to_thread(wait_for, lambda: not hold.is_set())  # the held save began
+        releasing = loop.run_in_executor(None, release_when_queued, 4)
+        outcomes = await asyncio.gather(*(save(n) for n in ("a", "b", "c", "d")))
+        await held
+        await releasing
+        return list(outcomes)
+
+    try:
+        assert loop.run_until_complete(main()) == [f"{n}: saved" for n in "abcd"]
+        assert sizes == [1, 4]  # the held save, then the four coroutines' commands at once
+        assert hand_offs == 1  # one wake-up of the loop for the four
+
+        sizes.clear()
+        hand_offs = 0
+
+        async def with_a_loser() -> list[str]:
+            hold.set()
+            held = loop.run_in_executor(None, commit.save_pending, Pending(["held"], {}))
+            await asyncio.to_thread(wait_for, lambda: not hold.is_set())
+            release.clear()
+            releasing = loop.run_in_executor(None, release_when_queued, 3)
+            outcomes = await asyncio.gather(*(save(n) for n in ("e", "loser", "f")))
+            await held
+            await releasing
+            return list(outcomes)
+
+        assert loop.run_until_complete(with_a_loser()) == ["e: saved", "loser: refused", "f: saved"]
+        assert sizes == [1, 3, 1, 1, 1]  # the batch failed; each of its commands alone
+        assert hand_offs == 3  # then each was answered as soon as it was saved or refused
+    finally:
+        commit.close()
+        loop.close()
