@@ -250,7 +250,7 @@ def test_coroutines_saved_together_are_woken_with_one_hand_off_per_event_loop() 
             hand_offs += 1
         return call_soon_threadsafe(callback, *args, **kwargs)
 
-    loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+    loop.call_soon_threadsafe = counted  # type: ignore[method-assign,assignment]
 
     async def save(name: str) -> str:
         try:
