@@ -184,6 +184,9 @@ async function play(command, { check = false } = {}) {
   if (!menu || state.busy) return;
   clearError();
   state.busy = true;
+  // The cards this command was composed from; a card selected while it is on its way (the
+  // live log may show the move before its answer comes) stays selected for the next one.
+  const sent = [...state.selected];
   render();
   try {
     if (check) {
@@ -194,7 +197,7 @@ async function play(command, { check = false } = {}) {
     }
     const answer = await api("POST", `/deals/${dealId}/commands`, { body: { seq: menu.next_seq, expect: menu.expect, command } });
     if (dealId === state.dealId) state.sentStep = Math.max(state.sentStep, answer.step);
-    state.selected.clear();
+    for (const code of sent) state.selected.delete(code);
   } catch (error) {
     showError(error);
   } finally {
