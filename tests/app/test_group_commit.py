@@ -263,36 +263,28 @@ def test_coroutines_saved_together_are_woken_with_one_hand_off_per_event_loop() 
         wait_for(lambda: len(commit._pending) == count)
         release.set()
 
-    async def main() -> list[str]:
+    async def saved_together(names: Sequence[str]) -> list[str]:
+        """Hold a transaction, queue ``names`` behind it, then let them all go."""
+        release.clear()
         hold.set()
         held = loop.run_in_executor(None, commit.save_pending, Pending(["held"], {}))
         await asyncio.to_thread(wait_for, lambda: not hold.is_set())  # the held save began
-        releasing = loop.run_in_executor(None, release_when_queued, 4)
-        outcomes = await asyncio.gather(*(save(n) for n in ("a", "b", "c", "d")))
+        releasing = loop.run_in_executor(None, release_when_queued, len(names))
+        outcomes = await asyncio.gather(*(save(name) for name in names))
         await held
         await releasing
         return list(outcomes)
 
     try:
-        assert loop.run_until_complete(main()) == [f"{n}: saved" for n in "abcd"]
+        outcomes = loop.run_until_complete(saved_together("abcd"))
+        assert outcomes == [f"{n}: saved" for n in "abcd"]
         assert sizes == [1, 4]  # the held save, then the four coroutines' commands at once
         assert hand_offs == 1  # one wake-up of the loop for the four
 
         sizes.clear()
         hand_offs = 0
-
-        async def with_a_loser() -> list[str]:
-            hold.set()
-            held = loop.run_in_executor(None, commit.save_pending, Pending(["held"], {}))
-            await asyncio.to_thread(wait_for, lambda: not hold.is_set())
-            release.clear()
-            releasing = loop.run_in_executor(None, release_when_queued, 3)
-            outcomes = await asyncio.gather(*(save(n) for n in ("e", "loser", "f")))
-            await held
-            await releasing
-            return list(outcomes)
-
-        assert loop.run_until_complete(with_a_loser()) == ["e: saved", "loser: refused", "f: saved"]
+        outcomes = loop.run_until_complete(saved_together(["e", "loser", "f"]))
+        assert outcomes == ["e: saved", "loser: refused", "f: saved"]
         assert sizes == [1, 3, 1, 1, 1]  # the batch failed; each of its commands alone
         assert hand_offs == 3  # then each was answered as soon as it was saved or refused
     finally:
