@@ -28,6 +28,7 @@ from fastapi.testclient import TestClient
 from app.application import CanastaApp
 from app.routes.views import BEHIND_HEADER, READ_MODEL_WAIT_SECONDS
 from domain.bot_names import bot_level
+from domain.cards import full_deck
 from domain.events import CardsDrawn
 from domain.legal import legal_command, seat_to_act
 from domain.table import OPEN
@@ -166,8 +167,19 @@ def play(game: Game, canasta: CanastaApp, seed: int, **kwargs: Any) -> int:
 
 @pytest.fixture(params=["memory", "sqlite"])
 def http(request: pytest.FixtureRequest, make_client: Callable[..., TestClient]) -> TestClient:
-    """A started client on the in-memory store, or on SQLite in ``tmp_path``."""
-    return make_client(database_url="memory" if request.param == "memory" else None)
+    """A started client on the in-memory store, or on SQLite in ``tmp_path``; it takes stacked
+    decks, for the tests that need every seat to have drawn from the stock."""
+    return make_client(
+        database_url="memory" if request.param == "memory" else None, allow_stacked_decks=True
+    )
+
+
+def stacked_deck(seed: str) -> list[str]:
+    """Two decks in an order fixed by ``seed``: with a server shuffle, the random player may
+    take the pile on each of a seat's turns and the deal end before he drew from the stock."""
+    deck = full_deck(2)
+    random.Random(seed).shuffle(deck)
+    return deck
 
 
 def canasta_of(client: TestClient) -> CanastaApp:
@@ -178,7 +190,8 @@ def canasta_of(client: TestClient) -> CanastaApp:
 @pytest.fixture
 def played(http: TestClient) -> Game:
     """A finished four-player classic deal, played through HTTP."""
-    game = open_table(http, ("ann", "bob", "cyd", "dee"))
+    start = {"deck": stacked_deck("played"), "dealer": 0}
+    game = open_table(http, ("ann", "bob", "cyd", "dee"), start_body=start)
     play(game, canasta_of(http), seed=31)
     return game
 
@@ -265,7 +278,9 @@ def test_a_draw_log_needs_a_token_401_and_a_seat_at_the_table_403_r_view_3(
 
 def test_a_player_sitting_the_deal_out_has_an_empty_draw_log_r_seat_4(http: TestClient) -> None:
     names = ("ann", "bob", "cyd", "dee", "eve")
-    game = open_table(http, names, teams=[[0, 2, 4]])
+    # Seat 0 sits the first deal out when seat 1 deals (R-SEAT-4).
+    start = {"deck": stacked_deck("sitting out"), "dealer": 1}
+    game = open_table(http, names, teams=[[0, 2, 4]], start_body=start)
     canasta = canasta_of(http)
     play(game, canasta, seed=32)
     st = canasta.get_deal(UUID(str(game.deal))).state
