@@ -36,7 +36,8 @@ from tests.support.replica import Replica
 
 pytestmark = pytest.mark.postgres
 
-WAIT = 0.3  # read_replica_wait_seconds in these tests
+WAIT = 1.0  # read_replica_wait_seconds in these tests: long enough that a read which does not
+# wait is told from one that does on a busy machine
 AUDITOR = "audrey"
 
 
