@@ -28,6 +28,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
+from app.autoplay import SeededRandom
 from app.main import create_app
 from app.settings import Settings
 from domain.cards import full_deck
@@ -48,7 +49,14 @@ def canasta_of(http: TestClient) -> CanastaApp:
 
 def new_game(http: TestClient, seed: int = 1) -> Game:
     """A 4-player classic table of ``PLAYERS`` (the first hosts) with deal 1 played to its end
-    over HTTP; the auditor and an outsider are registered too."""
+    over HTTP; the auditor and an outsider are registered too.
+
+    The server's chance (the first dealer, the shuffle's seed) is drawn from ``seed`` as well,
+    so that the deal is the same every run: the tests tamper with its third discard, its second
+    draw or its first meld, and compare its scores with a forged deal's, which a deal shuffled
+    anew each run need not have or may equal. It is still a shuffle by the server, with a seed
+    and a commitment for the audit (R-DEAL-3)."""
+    canasta_of(http).random = SeededRandom(random.Random(f"audit chance:{seed}"))
     game = open_table(http, PLAYERS)
     for name in (AUDITOR, "olga"):
         game.headers[name] = register_player(http, name)

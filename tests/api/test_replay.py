@@ -1,7 +1,7 @@
 """Replays: ``GET /deals/{id}/replay?step=N`` (R-HIST-2, with R-VIEW-1..4 and R-SEAT-4).
 
-A whole deal is played through HTTP (in process, in-memory store) by the random legal player;
-then, for every step N of it, each viewer's replay must equal the deal rebuilt from the store at
+A whole deal is played through HTTP (in process, in-memory store) by the random legal player,
+from a deck stacked by a seed so that it is the same deal every run; then, for every step N of it, each viewer's replay must equal the deal rebuilt from the store at
 that step (``canasta.get_deal(id, version=N)``) passed through ``deal_view`` for that viewer: a
 seated player sees his own hand as it was at step N and no other, a spectator (or a player who
 asks ``?as=spectator``, or one sitting the deal out) no hand at all, and nobody the stock.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -19,6 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
+from domain.cards import full_deck
 from domain.deal import Deal
 from domain.state import DealState
 from projections.visibility import Viewer, deal_view
@@ -27,8 +28,28 @@ from tests.support.http import Game, open_table, state_reader
 Played = tuple[Game, CanastaApp, int]
 
 
-def play_whole_deal(client: TestClient, names: tuple[str, ...], seed: int, **table: Any) -> Played:
-    game = open_table(client, names, **table)
+@pytest.fixture
+def client(make_client: Callable[..., TestClient]) -> TestClient:
+    """A started client on the in-memory store that takes stacked decks."""
+    return make_client(allow_stacked_decks=True)
+
+
+def stacked_deck(seed: int) -> list[str]:
+    """Two decks in an order fixed by ``seed``: a server shuffle would make the deal differ
+    from run to run, and a short one might not change the hands often enough for the test of
+    R-VIEW-1 below."""
+    deck = full_deck(2)
+    random.Random(f"replay deck {seed}").shuffle(deck)
+    return deck
+
+
+def play_whole_deal(
+    client: TestClient, names: tuple[str, ...], seed: int, dealer: int = 0, **table: Any
+) -> Played:
+    """A deal dealt by ``dealer`` from a deck stacked by ``seed``, played to its end by the
+    random legal player seeded by ``seed``: the same deal every run."""
+    start = {"deck": stacked_deck(seed), "dealer": dealer}
+    game = open_table(client, names, start_body=start, **table)
     canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
     game.play_deal(state_reader(canasta), random.Random(seed))
     assert game.deal is not None
@@ -170,7 +191,8 @@ def test_r_hist_2_a_player_sitting_the_deal_out_replays_it_as_a_spectator_r_seat
     client: TestClient,
 ) -> None:
     names = ("ann", "bob", "cyd", "dee", "eve", "fay")
-    game, canasta, final = play_whole_deal(client, names, seed=22, teams=[[0, 2, 4]])
+    # Seats 0 and 1 sit the first deal out (R-SEAT-4): seat 2 deals it.
+    game, canasta, final = play_whole_deal(client, names, seed=22, dealer=2, teams=[[0, 2, 4]])
     assert game.deal is not None
     order = state_at(canasta, game.deal, 1).order
     sitting_out = [seat for seat in range(6) if seat not in order]

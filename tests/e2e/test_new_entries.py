@@ -2,25 +2,29 @@
 own table settings, played by legal players, spectated, replayed and audited (issue 4 item 6).
 
 The server runs set up for tests (``CANASTA_ALLOW_STACKED_DECKS``) so that a ponytail game can
-start near its 50000 target and end within one deal, and with an operator-granted auditor
-(``CANASTA_AUDITORS``, R-VIEW-4).
+start near its 50000 target, from a stacked deck, and end within one deal, and with an
+operator-granted auditor (``CANASTA_AUDITORS``, R-VIEW-4).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID
 
 import pytest
 
+from domain.cards import full_deck
+from domain.variants import get_variant
 from tests.e2e.checks import check_spectator_view
 from tests.e2e.client import JSON, Game, Player
 from tests.e2e.conftest import BACKENDS, Backend, started_backend
 
 AUDITOR = "e2e-auditor"
 # Ponytail sides' scores before the deal: the best side's deal total was 6,585 or more in 150
-# random deals, so one deal takes a side past 50000 and ends the game (R-PT-GAME-1).
+# random deals, so one deal takes a side past 50000 and ends the game (R-PT-GAME-1). The deal
+# is dealt from a stacked deck, so that it is the same every run and that holds each time.
 BEFORE = 48000
 
 
@@ -109,7 +113,9 @@ def test_ponytail_is_created_played_spectated_replayed_and_audited_over_http(
     game = Game(entries_backend.api(), entries_backend.shadow(), entry="ponytail", seed=3)
     game.set_up()
     auditor = game.api.register(AUDITOR)
-    deal_id = game.start(scores_before={"A": BEFORE, "B": BEFORE})
+    deck = full_deck(get_variant("ponytail").decks)
+    random.Random("ponytail deck").shuffle(deck)
+    deal_id = game.start(scores_before={"A": BEFORE, "B": BEFORE}, deck=deck, dealer=0)
     view = game.api.deal(deal_id)
     assert view["cutter"] == view["order"][(view["order"].index(view["dealer"]) - 1) % 4]
     game.play_command(deal_id)  # the cut

@@ -65,9 +65,10 @@ class Game:
         self.deal = response.json()["deal"]
         return self.deal
 
-    def next_deal(self) -> str:
-        """``POST /tables/{id}/deals`` by the host; returns (and remembers) the new deal's id."""
-        response = self.http.post(f"/tables/{self.table}/deals", headers=self.host)
+    def next_deal(self, body: dict[str, Any] | None = None) -> str:
+        """``POST /tables/{id}/deals`` by the host (``body``: e.g. a stacked ``deck``, which
+        only a server set up for tests accepts); returns (and remembers) the new deal's id."""
+        response = self.http.post(f"/tables/{self.table}/deals", json=body, headers=self.host)
         assert response.status_code == 201, response.text
         self.deal = response.json()["deal"]
         return self.deal

@@ -321,7 +321,8 @@ def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
     new_context: NewContext, web_server: Backend, played: Played
 ) -> None:
     with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
-        game = play(web_server, http, "t", seed=3)
+        # A stacked deck: the same deal every run, with a third discard to tamper with.
+        game = play(web_server, http, "t", seed=3, stacked=True)
         auditor = played.auditor
         db = Path(web_server.settings.sqlite_path)
         version, state = sqlite_row(db, game.deal_id, "CardDiscarded", 3)
