@@ -440,7 +440,9 @@ def test_two_servers_on_one_postgresql_show_every_write_at_once_through_the_othe
     write: each process runs its own projection runners on the shared database."""
     # Few connections: each process's projection runners take about 20 more, and the shared
     # test cluster has 100 in all.
-    few = {"CANASTA_POSTGRES_POOL_SIZE": "3"}
+    # Stacked decks: two deals shuffled by the server end the game about once in 2,500 (a side
+    # past 5,000), and the test opens a second deal.
+    few = {"CANASTA_POSTGRES_POOL_SIZE": "3", "CANASTA_ALLOW_STACKED_DECKS": "true"}
     writer_server = uvicorn_server(database_url=migrated_postgres_url, env=few)
     reader_server = uvicorn_server(database_url=migrated_postgres_url, env=few)
     canasta = store_reader(writer_server.settings.model_copy(update={"postgres_pool_size": 2}))
@@ -453,7 +455,7 @@ def test_two_servers_on_one_postgresql_show_every_write_at_once_through_the_othe
         entry = lobby_entry(reader, game.table, "open")
         assert entry == expected_lobby_entry(canasta, game.table)
         assert entry is not None and entry["seats"] == list(names)
-        game.start()
+        game.start({"deck": stacked_deck("two servers 1"), "dealer": 0})
         assert lobby_entry(reader, game.table, "open") is None
         check_views(reader, game, canasta, status="playing")
 
@@ -467,7 +469,7 @@ def test_two_servers_on_one_postgresql_show_every_write_at_once_through_the_othe
 
         play(game, canasta, seed=37, after_each=check)
         check_views(reader, game, canasta, status="playing")
-        game.next_deal()
+        game.next_deal({"deck": stacked_deck("two servers 2")})
         play(game, canasta, seed=38)
         stopped = writer.post(f"/tables/{game.table}/stop", headers=game.host)
         assert stopped.status_code == 200, stopped.text
