@@ -13,7 +13,7 @@ from playwright.sync_api import Request, expect
 
 from app.replica import MIN_STEP_HEADER
 from tests.web.conftest import NewContext
-from tests.web.test_table import CUT, move, open_page, player, start, table_of_two, web_server
+from tests.web.test_table import CUT, bob_on_a_new_deal, move, web_server
 
 __all__ = ["web_server"]  # the stacked-deck server of the table page's tests
 
@@ -23,11 +23,7 @@ pytestmark = pytest.mark.slow
 def test_the_table_page_reads_the_deal_at_least_at_its_players_last_step(
     new_context: NewContext, web_server: Any
 ) -> None:
-    _ann, ann_token = player(new_context, "ann")
-    bob, bob_token = player(new_context, "bob")
-    table = table_of_two(web_server, ann_token, bob_token)
-    deal = start(web_server, table, ann_token)
-    open_page(bob, f"/deals/{deal}")
+    bob, deal = bob_on_a_new_deal(new_context, web_server)
     reads: list[Request] = []
     bob.on(
         "request",

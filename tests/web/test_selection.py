@@ -12,16 +12,7 @@ import pytest
 from playwright.sync_api import Route, expect
 
 from tests.web.conftest import NewContext
-from tests.web.test_table import (
-    CUT,
-    card,
-    move,
-    open_page,
-    player,
-    start,
-    table_of_two,
-    web_server,
-)
+from tests.web.test_table import CUT, bob_on_a_new_deal, card, move, web_server
 
 __all__ = ["web_server"]  # the stacked-deck server of the table page's tests
 
@@ -31,11 +22,7 @@ pytestmark = pytest.mark.slow
 def test_a_card_selected_before_the_answer_comes_stays_selected(
     new_context: NewContext, web_server: Any
 ) -> None:
-    _ann, ann_token = player(new_context, "ann")
-    bob, bob_token = player(new_context, "bob")
-    table = table_of_two(web_server, ann_token, bob_token)
-    deal = start(web_server, table, ann_token)
-    open_page(bob, f"/deals/{deal}")
+    bob, deal = bob_on_a_new_deal(new_context, web_server)
     bob.locator("#cut-n").fill(str(CUT))
     move(bob, "cut").click()
     expect(bob.locator("#hand [data-card]")).to_have_count(15)

@@ -101,6 +101,17 @@ def open_page(page: Page, path: str) -> None:
     expect(page.locator("body[data-ready=true]")).to_be_attached()
 
 
+def bob_on_a_new_deal(new_context: NewContext, server: Backend) -> tuple[Page, str]:
+    """ann's table of two started on the stacked deck (seat 0 deals, so bob cuts first);
+    bob's browser on the deal's page. Returns his page and the deal's id."""
+    _ann, ann_token = player(new_context, "ann")
+    bob, bob_token = player(new_context, "bob")
+    table = table_of_two(server, ann_token, bob_token)
+    deal = start(server, table, ann_token)
+    open_page(bob, f"/deals/{deal}")
+    return bob, deal
+
+
 def card(page: Page, code: str) -> Any:
     return page.locator(f'#hand [data-card="{code}"]')
 
