@@ -23,11 +23,15 @@ def test_the_host_adds_bots_to_free_seats(new_context: NewContext, http: httpx.C
     card = page.get_by_role("article", name="Classic table of 2, host bea")
     bots = card.get_by_role("group", name="Add a bot")
     expect(bots).to_be_visible(timeout=LIVE_MS)
-    bots.get_by_label("Bot level").select_option("random")
+    level = bots.get_by_label("Bot level")
+    # The list describes each level; the seat names it only (it follows the name everywhere).
+    expect(level.locator("option[value=strong]")).to_have_text("strong (searches each move)")
+    level.select_option("strong")
     bots.get_by_role("button", name="Add a bot to seat 2").click()
     expect(page.get_by_role("status")).to_have_text("A bot took seat 2.")
-    expect(card).to_contain_text("Seat 2: bot:random:1 (bot, random)", timeout=LIVE_MS)
-    assert http.get(f"/tables/{table['id']}").json()["bots"] == [None, "random"]
+    seat = card.get_by_text("Seat 2: bot:strong:1 (bot, strong)", exact=True)
+    expect(seat).to_be_visible(timeout=LIVE_MS)
+    assert http.get(f"/tables/{table['id']}").json()["bots"] == [None, "strong"]
     expect(card.get_by_role("button", name="Add a bot to seat 1")).to_be_visible()
     screenshot(page, "lobby-bots")
 
