@@ -43,13 +43,14 @@ run: venv
 # Installs Debian's chromium for the browser tests when missing (scripts/chromium.sh), starts a
 # throwaway PostgreSQL and a streaming standby of it (pg_basebackup: the read-replica tests,
 # docs/scaling.md), runs pytest against them (in TEST_WORKERS processes), always stops them
-# again, and exits with pytest's exit code.
+# again, and exits with pytest's exit code. The 15 slowest tests are listed at the end (where a
+# slow CI run spent its time).
 test: venv
 	@scripts/chromium.sh >/dev/null
 	@$(PG) start
 	@trap '$(PG) stop' EXIT; $(PG) replica-start && \
 	TEST_DATABASE_URL="$$($(PG) url)" TEST_READ_DATABASE_URL="$$($(PG) replica-url)" \
-		$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+		$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=15 $(PYTEST_ARGS)
 
 # The pure, fast tests without PostgreSQL: the domain, the rule scenarios, the properties and
 # the docs, slow ones deselected (under a minute). `make test` still runs everything.
