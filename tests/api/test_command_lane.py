@@ -12,9 +12,9 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.command_lane import CommandLane
-from domain.cards import full_deck
 from domain.command_log import command_log_id
 from domain.legal import candidates, legal_command, seat_to_act
+from tests.support.games import stacked_deck
 from tests.support.http import Game, open_table, state_reader
 
 
@@ -32,8 +32,7 @@ def play(client: TestClient, steps: int) -> list[tuple[int, Any]]:
     could send (a possibly illegal command, a retry, a stale one, a bad token, a malformed
     body); returns every (status, body)."""
     rng = random.Random(11)
-    deck = full_deck(2)
-    random.Random(5).shuffle(deck)
+    deck = stacked_deck(5)
     game: Game = open_table(client, start_body={"deck": deck, "dealer": 0})
     state_of = state_reader(client.app.state.canasta)  # type: ignore[attr-defined]
     seen: list[tuple[int, Any]] = []
@@ -99,8 +98,7 @@ def test_a_players_first_command_at_a_table_takes_the_lane_and_its_retry_is_answ
         canasta = client.app.state.canasta  # type: ignore[attr-defined]
         lane = lane_of(client)
         assert lane is not None
-        deck = full_deck(2)
-        random.Random(5).shuffle(deck)
+        deck = stacked_deck(5)
         game = open_table(client, start_body={"deck": deck, "dealer": 0})
         state_of = state_reader(canasta)
         answered = lane.answered

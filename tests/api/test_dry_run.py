@@ -16,24 +16,19 @@ from app.application import CanastaApp
 from app.settings import Settings, eventsourcing_env
 from domain import commands as c
 from domain import deal_events as ev
-from domain.cards import CARDS, full_deck
+from domain.cards import CARDS
 from domain.errors import RuleViolation
 from domain.legal import candidates, legal_command, seat_to_act
 from domain.rules import decide
 from domain.state import DealState
 from tests.api.test_command_lane import lane_of
 from tests.e2e.server import CARD_PATTERN
+from tests.support.games import stacked_deck
 from tests.support.http import PLAYERS, Game, open_table, state_reader
 
 Client = Callable[..., TestClient]
 #: What differs between two deals whatever their cards: their ids and seed commitments.
 IDS = ("id", "table", "commitment")
-
-
-def shuffled(seed: int, decks: int = 2) -> list[str]:
-    deck = full_deck(decks)
-    random.Random(seed).shuffle(deck)
-    return deck
 
 
 def stacked(make_client: Client, deck: list[str], **start: Any) -> tuple[Game, TestClient]:
@@ -108,7 +103,7 @@ def twin_deals(
 def test_an_accepted_dry_run_tells_the_events_as_the_sender_would_see_them(
     make_client: Client,
 ) -> None:
-    game, http = stacked(make_client, shuffled(1))
+    game, http = stacked(make_client, stacked_deck(1))
     assert game.send("bob", c.Cut(40)).status_code == 200  # seat 1 cuts
     seat = turn(http, game)
     name = game.names[seat]
@@ -135,7 +130,7 @@ def test_an_accepted_dry_run_tells_the_events_as_the_sender_would_see_them(
 def test_a_refused_dry_run_answers_200_with_the_code_the_command_would_get(
     make_client: Client,
 ) -> None:
-    game, _http = stacked(make_client, shuffled(2))
+    game, _http = stacked(make_client, stacked_deck(2))
     url = f"/deals/{game.deal_id}/commands/check"
     not_yours = game.check("ann", c.Cut(10))  # seat 1 cuts (R-TURN-1)
     assert not_yours.status_code == 200
@@ -167,7 +162,7 @@ def test_a_refused_dry_run_answers_200_with_the_code_the_command_would_get(
 def test_a_dry_run_checks_a_given_seq_as_the_command_would_and_uses_none(
     make_client: Client,
 ) -> None:
-    game, http = stacked(make_client, shuffled(3))
+    game, http = stacked(make_client, stacked_deck(3))
     table = f"/tables/{game.table}"
     assert game.check("bob", c.Cut(10), seq=1).json()["accepted"] is True
     assert game.check("bob", c.Cut(10), seq=1000).json()["accepted"] is True
@@ -188,7 +183,7 @@ def test_a_dry_run_checks_a_given_seq_as_the_command_would_and_uses_none(
 def test_a_dry_run_cut_tells_the_same_whatever_the_deck_holds(make_client: Client) -> None:
     answers, reals = [], []
     for seed in (4, 5):  # before the cut every card is hidden from the cutter
-        game, _http = stacked(make_client, shuffled(seed))
+        game, _http = stacked(make_client, stacked_deck(seed))
         answer = game.check("bob", c.Cut(30))
         assert answer.status_code == 200, answer.text
         answers.append(answer.json())
@@ -212,7 +207,7 @@ def test_a_dry_run_cut_tells_the_same_whatever_the_deck_holds(make_client: Clien
 def test_a_dry_run_draw_tells_the_same_whatever_the_hidden_cards_are(
     make_client: Client,
 ) -> None:
-    deck = shuffled(6)
+    deck = stacked_deck(6)
     first, http = stacked(make_client, deck)
     assert first.send("bob", c.Cut(25)).status_code == 200
     seat = turn(http, first)
@@ -238,7 +233,7 @@ def test_a_dry_run_draw_does_not_tell_whether_a_red_three_would_be_laid(
     """R-DRAW-2: a red three drawn is laid and replaced at once, so the real draw's answer
     tells it; the dry run's is the same whether the stock's top card is a red three or not."""
     for seed in range(20):
-        deck = shuffled(300 + seed)
+        deck = stacked_deck(300 + seed)
         first, http = stacked(make_client, deck)
         assert first.send("bob", c.Cut(33)).status_code == 200
         st = state(http, first)
@@ -277,7 +272,7 @@ def going_out_deal(
             table = canasta.create_table(names[0], "classic", 4)
             for seat, name in enumerate(names):
                 canasta.join_table(table, name, seat)
-            deck = shuffled(100 + seed)
+            deck = stacked_deck(100 + seed)
             deal_id = canasta.start_game(table, names[0], dealer=0, deck=deck)
             rng = random.Random(seed)
             sent: list[tuple[int, c.Command]] = []
@@ -339,7 +334,7 @@ def opening_meld(game: Game, http: TestClient) -> tuple[str, c.Command, int]:
 def deck_with_a_triple(make_client: Client) -> list[str]:
     """A deck whose first player holds three naturals of a rank after his first draw."""
     for seed in range(50):
-        deck = shuffled(200 + seed)
+        deck = stacked_deck(200 + seed)
         game, http = stacked(make_client, deck)
         try:
             opening_meld(game, http)
@@ -379,7 +374,7 @@ def test_an_initial_meld_short_of_the_minimum_tells_its_points_and_the_minimum(
 
 
 def test_the_command_lane_leaves_dry_runs_to_their_route(make_client: Client) -> None:
-    game, http = stacked(make_client, shuffled(7))
+    game, http = stacked(make_client, stacked_deck(7))
     lane = lane_of(http)
     assert lane is not None
     assert game.send("bob", c.Cut(12)).status_code == 200  # the lane's kind of request

@@ -19,10 +19,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
-from domain.cards import full_deck
 from domain.deal import Deal
 from domain.state import DealState
 from projections.visibility import Viewer, deal_view
+from tests.support.games import stacked_deck
 from tests.support.http import Game, open_table, state_reader
 
 Played = tuple[Game, CanastaApp, int]
@@ -34,21 +34,14 @@ def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client(allow_stacked_decks=True)
 
 
-def stacked_deck(seed: int) -> list[str]:
-    """Two decks in an order fixed by ``seed``: a server shuffle would make the deal differ
-    from run to run, and a short one might not change the hands often enough for the test of
-    R-VIEW-1 below."""
-    deck = full_deck(2)
-    random.Random(f"replay deck {seed}").shuffle(deck)
-    return deck
-
-
 def play_whole_deal(
     client: TestClient, names: tuple[str, ...], seed: int, dealer: int = 0, **table: Any
 ) -> Played:
     """A deal dealt by ``dealer`` from a deck stacked by ``seed``, played to its end by the
-    random legal player seeded by ``seed``: the same deal every run."""
-    start = {"deck": stacked_deck(seed), "dealer": dealer}
+    random legal player seeded by ``seed``: the same deal every run (a server shuffle would
+    make it differ from run to run, and a short one might not change the hands often enough
+    for the test of R-VIEW-1 below)."""
+    start = {"deck": stacked_deck(f"replay deck {seed}"), "dealer": dealer}
     game = open_table(client, names, start_body=start, **table)
     canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
     game.play_deal(state_reader(canasta), random.Random(seed))

@@ -25,8 +25,8 @@ from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
 from app.autoplay import SeededRandom, default_teams
-from domain.cards import full_deck
 from domain.legal import legal_command, seat_to_act
+from tests.support.games import stacked_deck
 from tests.support.http import PLAYERS, Game, open_table, register_player, state_reader
 from tests.support.openapi import CheckedClient, Contract, untyped
 
@@ -219,8 +219,7 @@ def test_a_stacked_deck_and_a_finished_game_match_the_served_schema(
     client = make_client(auditors=[AUDITOR], allow_stacked_decks=True)
     http = CheckedClient(client, Contract(client.get("/openapi.json").json()))
     auditor = register_player(http, AUDITOR)
-    deck = full_deck(2)
-    random.Random(3).shuffle(deck)
+    deck = stacked_deck(3)
     start = {"deck": deck, "dealer": 0, "scores_before": {"A": 9000}}
     game = open_table(http, PLAYERS[:2], start_body=start)
     canasta = canasta_of(client)

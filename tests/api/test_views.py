@@ -28,12 +28,12 @@ from fastapi.testclient import TestClient
 from app.application import CanastaApp
 from app.routes.views import BEHIND_HEADER, READ_MODEL_WAIT_SECONDS
 from domain.bot_names import bot_level
-from domain.cards import full_deck
 from domain.events import CardsDrawn
 from domain.legal import legal_command, seat_to_act
 from domain.table import OPEN
 from projections.discard_log import public_discard_log
 from tests.api.conftest import Server
+from tests.support.games import stacked_deck
 from tests.support.http import Game, Headers, open_table, register_player, state_reader
 
 Http = Any  # a TestClient or an httpx.Client
@@ -173,14 +173,6 @@ def http(request: pytest.FixtureRequest, make_client: Callable[..., TestClient])
     return make_client(
         database_url="memory" if request.param == "memory" else None, allow_stacked_decks=True
     )
-
-
-def stacked_deck(seed: str) -> list[str]:
-    """Two decks in an order fixed by ``seed``: with a server shuffle, the random player may
-    take the pile on each of a seat's turns and the deal end before he drew from the stock."""
-    deck = full_deck(2)
-    random.Random(seed).shuffle(deck)
-    return deck
 
 
 def canasta_of(client: TestClient) -> CanastaApp:

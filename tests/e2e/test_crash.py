@@ -24,14 +24,12 @@ deck and first dealer are fixed too, so that the deals are long enough to reach 
 
 from __future__ import annotations
 
-import random
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from uuid import UUID
 
-from domain.cards import full_deck
 from domain.command_log import KEEP_ANSWERS, command_log_id
 from tests.e2e.checks import (
     check_game_over,
@@ -42,6 +40,7 @@ from tests.e2e.checks import (
 )
 from tests.e2e.client import Game, Sent, ServerGone
 from tests.e2e.conftest import Backend
+from tests.support.games import stacked_deck
 
 GAMES = 3
 KILL_AFTER = 120  # acknowledged commands, over all games, before the kill
@@ -56,9 +55,7 @@ def crash_deck(index: int) -> list[str]:
     every run: its players' choices are seeded too. The three decks make deals of 75, 77 and
     83 commands, so the load always reaches KILL_AFTER with commands still to play; with
     shuffled decks a deal can end within 40 commands and the three could all end first."""
-    deck = full_deck(2)  # classic
-    random.Random(f"crash deck {index}").shuffle(deck)
-    return deck
+    return stacked_deck(f"crash deck {index}")  # classic: two decks
 
 
 def drive(game: Game) -> None:

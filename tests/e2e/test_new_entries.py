@@ -8,18 +8,17 @@ operator-granted auditor (``CANASTA_AUDITORS``, R-VIEW-4).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID
 
 import pytest
 
-from domain.cards import full_deck
 from domain.variants import get_variant
 from tests.e2e.checks import check_spectator_view
 from tests.e2e.client import JSON, Game, Player
 from tests.e2e.conftest import BACKENDS, Backend, started_backend
+from tests.support.games import stacked_deck
 
 AUDITOR = "e2e-auditor"
 # Ponytail sides' scores before the deal: the best side's deal total was 6,585 or more in 150
@@ -113,8 +112,7 @@ def test_ponytail_is_created_played_spectated_replayed_and_audited_over_http(
     game = Game(entries_backend.api(), entries_backend.shadow(), entry="ponytail", seed=3)
     game.set_up()
     auditor = game.api.register(AUDITOR)
-    deck = full_deck(get_variant("ponytail").decks)
-    random.Random("ponytail deck").shuffle(deck)
+    deck = stacked_deck("ponytail deck", get_variant("ponytail").decks)
     deal_id = game.start(scores_before={"A": BEFORE, "B": BEFORE}, deck=deck, dealer=0)
     view = game.api.deal(deal_id)
     assert view["cutter"] == view["order"][(view["order"].index(view["dealer"]) - 1) % 4]

@@ -8,8 +8,18 @@ from uuid import UUID
 
 from app.application import CanastaApp
 from app.autoplay import play_deal
+from domain.cards import full_deck
 from domain.deal import Deal
 from domain.legal import seat_to_act
+
+
+def stacked_deck(seed: int | str, decks: int = 2) -> list[str]:
+    """``decks`` full decks in an order fixed by ``seed`` (``random.Random(seed)``'s shuffle),
+    for a table started with a stacked deck (``allow_stacked_decks``): the same deal every run.
+    A test whose assertions depend on how a deal goes needs that (docs/architecture.md)."""
+    deck = full_deck(decks)
+    random.Random(seed).shuffle(deck)
+    return deck
 
 
 def play_to_end(app: CanastaApp, deal_id: UUID, rng: random.Random, limit: int = 5000) -> Deal:

@@ -21,8 +21,8 @@ import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from domain.cards import full_deck
 from tests.e2e.conftest import Backend, make_backend, running
+from tests.support.games import stacked_deck
 from tests.support.http import Game, Headers, open_table, register_player, state_reader
 from tests.support.store import sqlite_row, sqlite_tamper
 from tests.web.conftest import PHONE, NewContext, screenshot
@@ -63,8 +63,7 @@ def play(
     whole deal is known in advance (ann deals)."""
     body = None
     if stacked:
-        deck = full_deck(2)
-        random.Random(seed).shuffle(deck)
+        deck = stacked_deck(seed)
         body = {"deck": deck, "dealer": 0}
     game = open_table(http, [f"{prefix}-ann", f"{prefix}-bob"], start_body=body)
     game.play_deal(state_reader(backend.shadow()), random.Random(seed))
