@@ -3,6 +3,7 @@
 // back (#take-back); the host gives a vacant seat to another player (#give-player-N with
 // #give-seat-N). The server refuses anything else anyway.
 
+import { botNote } from "./bots.js";
 import { element, t } from "./common.js";
 import { playerText, seatName } from "./words.js";
 
@@ -31,7 +32,7 @@ export function renderSeats(panel, table, me, act) {
     parts.push(element("ul", { class: "seats" }, ...table.playing.map((playing, seat) => {
       const since = playing.since ? ` · ${t("seats_since", { time: new Date(playing.since).toLocaleTimeString() })}` : "";
       return element("li", { "data-seat-play": String(seat), "data-away": String(playing.away) },
-        `${seatName(seat)}: ${table.seats[seat] ?? ""}${awayNote(table, seat)}${since}`);
+        `${seatName(seat)}: ${table.seats[seat] ?? ""}${botNote(table, seat)}${awayNote(table, seat)}${since}`);
     })));
   }
   const buttons = [];
