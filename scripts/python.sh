@@ -15,7 +15,7 @@
 # On the 2-core machine this project is benchmarked on, Debian's 3.11.2 against pyenv's
 # 3.11.7: the server used 8-27% less CPU per command (median 11%, six interleaved pairs of
 # benchmark runs), the load generator 2-18% less, and the engine played 15-23% more deals
-# per second (README, "Performance").
+# per second (docs/performance.md).
 #
 # Prints nothing and exits 1 if neither will do.
 set -euo pipefail
