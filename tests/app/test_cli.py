@@ -1,4 +1,5 @@
-"""The ``canasta scenario`` command's contract (docs/scenarios.md): exit 0, 1 or 2."""
+"""The ``canasta scenario`` command's contract (docs/scenarios.md): exit 0, 1 or 2; and the
+command line's answers to bad input: a line on stderr and exit 2, never a traceback."""
 
 from __future__ import annotations
 
@@ -173,3 +174,10 @@ def test_a_later_deal_s_dealer_and_sit_out_are_expectations(
     data["deals"][1]["deal"][key] = wrong
     assert main(["scenario", str(write(tmp_path, data))]) == 1
     assert message in capsys.readouterr().out
+
+
+def test_a_malformed_file_is_named_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, {"entry": "bridge", "players": 4})
+    assert main(["scenario", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count(str(path)) == 1, err
