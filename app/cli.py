@@ -43,7 +43,15 @@ def _scenario(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from app.demo import play_demo
+    from domain.errors import SetupError
+    from domain.table import Table
 
+    options = {"always_frozen": True} if args.always_frozen else {}
+    try:  # before anything is printed or opened, as the arena checks its set-up
+        Table.check_setup(args.entry, args.players, options, None)
+    except SetupError as exc:
+        print(f"canasta demo: error: {exc.message}", file=sys.stderr)
+        return 2
     return play_demo(
         entry=args.entry,
         players=args.players,

@@ -181,3 +181,19 @@ def test_a_malformed_file_is_named_once(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["scenario", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count(str(path)) == 1, err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--entry", "bridge"], "unknown entry 'bridge'"),
+        (["--players", "9"], "classic is played by 2, 3, 4, 5, 6 players, not 9"),
+    ],
+)
+def test_the_demo_refuses_a_bad_set_up_in_a_line_exit_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["demo", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("canasta demo: error: ") and message in err
+    assert "Traceback" not in err
