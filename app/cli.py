@@ -13,6 +13,8 @@ from app import cli_keys, cli_read_models, scenario
 from app.cli_store import add_retry_argument, open_store, store_name
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from domain.audit import AuditReport
 
 
@@ -312,9 +314,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _settings_problems(exc: ValidationError) -> str:
+    """What is wrong with the ``CANASTA_*`` environment, by variable (``app.settings``)."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        name = str(error["loc"][0]) if error["loc"] else ""
+        variable = name if name.isupper() else f"CANASTA_{name.upper()}"
+        problems.append(f"{variable}: {error['msg']}" if name else error["msg"])
+    return "; ".join(problems)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from pydantic import ValidationError
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except ValidationError as exc:  # the commands that read app.settings.Settings
+        if exc.title != "Settings":
+            raise
+        problems = _settings_problems(exc)
+        print(f"canasta: a setting of the environment is wrong: {problems}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -197,3 +197,31 @@ def test_the_demo_refuses_a_bad_set_up_in_a_line_exit_2(
     err = capsys.readouterr().err
     assert err.startswith("canasta demo: error: ") and message in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"CANASTA_LOG_LEVEL": "loud"}, "CANASTA_LOG_LEVEL: Input should be 'debug'"),
+        ({"CANASTA_CORS_ORIGINS": "*"}, "CANASTA_CORS_ORIGINS: Value error, CORS origin '*'"),
+        (
+            {"DATABASE_URL": "", "CANASTA_READ_DATABASE_URL": "postgresql://h/db"},
+            "CANASTA_READ_DATABASE_URL needs a PostgreSQL primary",
+        ),
+    ],
+)
+def test_a_bad_setting_in_the_environment_is_named_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    env: dict[str, str],
+    message: str,
+) -> None:
+    monkeypatch.setenv("CANASTA_DATA_DIR", str(tmp_path))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for command in (["audit", "00000000-0000-0000-0000-000000000000"], ["keys", "list"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("canasta: a setting of the environment is wrong: "), err
+        assert message in err, err
