@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def store_name(settings: Settings) -> str:
     """Where the settings point, without credentials."""
-    from app.settings import MEMORY
+    from app.settings import MEMORY, is_postgres
 
     url = settings.database_url
     if url is None:
@@ -23,6 +23,10 @@ def store_name(settings: Settings) -> str:
     if url == MEMORY:
         return "memory"
     parts = urlsplit(url)
+    if not is_postgres(url):  # refused when opened: say what it is, not what it is not
+        port = f":{parts.port}" if parts.port else ""
+        where = f"{parts.hostname or ''}{port}{parts.path}"
+        return f"{parts.scheme}://{where}" if parts.scheme else "a database URL without a scheme"
     return f"PostgreSQL {parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
 
 

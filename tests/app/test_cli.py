@@ -225,3 +225,13 @@ def test_a_bad_setting_in_the_environment_is_named_exit_2(
         err = capsys.readouterr().err
         assert err.startswith("canasta: a setting of the environment is wrong: "), err
         assert message in err, err
+
+
+def test_an_unsupported_database_url_is_not_called_postgresql(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", "mysql://ann:secret@db.example/games")
+    assert main(["grant-auditor", "ann"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot open the store (mysql://db.example/games)" in err, err
+    assert "PostgreSQL" not in err and "secret" not in err
