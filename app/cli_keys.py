@@ -105,7 +105,10 @@ def add_parser(sub: Any) -> None:
         "retired keys' public halves (CANASTA_RETIRED_KEYS_DIR) keep old signatures "
         "verifiable.",
     )
-    commands = keys.add_subparsers(dest="keys_command", required=True)
+    # the metavar names the commands in the error when none is given (else "keys_command")
+    commands = keys.add_subparsers(
+        dest="keys_command", required=True, metavar="{new,public,rotate,list}"
+    )
     p = commands.add_parser("new", help="write a new key file (0600); never overwrites")
     p.add_argument("--out", required=True, metavar="FILE")
     p.set_defaults(func=_new)

@@ -235,3 +235,11 @@ def test_an_unsupported_database_url_is_not_called_postgresql(
     err = capsys.readouterr().err
     assert "cannot open the store (mysql://db.example/games)" in err, err
     assert "PostgreSQL" not in err and "secret" not in err
+
+
+def test_keys_without_a_command_names_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["keys"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "required: {new,public,rotate,list}" in err and "keys_command" not in err
