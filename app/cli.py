@@ -219,6 +219,10 @@ def _bots(args: argparse.Namespace) -> int:
         canasta.close()
 
 
+#: The ``--entry`` of the commands that play games.
+ENTRIES = "classic, extra_six, modern_american or ponytail (default classic)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="canasta", description="canasta-ledger tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -230,14 +234,20 @@ def build_parser() -> argparse.ArgumentParser:
         "*.json file under it. Exit 0: every expectation holds; 1: one failed; 2: a file is "
         "malformed.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE_OR_DIR")
+    p.add_argument("files", nargs="+", metavar="FILE_OR_DIR", help="scenario files or folders")
     p.add_argument("--json", action="store_true", help="also print final views and scores")
     p.set_defaults(func=_scenario)
 
-    p = sub.add_parser("demo", help="play one random legal game and print its logs")
-    p.add_argument("--entry", default="classic")
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--always-frozen", action="store_true")
+    p = sub.add_parser(
+        "demo",
+        help="play one random legal game and print its logs",
+        description="Play one game between random legal players, deal after deal, and print "
+        "each deal's public discard log and scores and the game's totals. Exit 0; 2 for a "
+        "set-up the entry does not allow.",
+    )
+    p.add_argument("--entry", default="classic", help=ENTRIES)
+    p.add_argument("--players", type=int, default=4, help="a count the entry allows (default 4)")
+    p.add_argument("--always-frozen", action="store_true", help="the option always_frozen")
     p.add_argument("--seed", type=int, default=None, help="seed of the random players")
     p.add_argument("--data-dir", type=Path, default=None, help="keep the store here")
     p.add_argument("--max-deals", type=int, default=100, help="stop the game after this many")
@@ -252,10 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
         "score margin and the CPU per move. Exit 0; 1 if a game did not end (a safety cap); "
         "2 for a bad argument.",
     )
-    p.add_argument("--entry", default="classic")
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--entry", default="classic", help=ENTRIES)
+    p.add_argument("--players", type=int, default=4, help="a count the entry allows (default 4)")
     p.add_argument("--bots", default="basic,random", help="levels, comma-separated")
-    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--games", type=int, default=20, help="whole games to play (default 20)")
     p.add_argument("--seed", type=int, default=0, help="the run's seed (same seed, same games)")
     p.add_argument("--jobs", type=int, default=None, help="processes (default: one per core)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -110,10 +110,10 @@ def add_parser(sub: Any) -> None:
         dest="keys_command", required=True, metavar="{new,public,rotate,list}"
     )
     p = commands.add_parser("new", help="write a new key file (0600); never overwrites")
-    p.add_argument("--out", required=True, metavar="FILE")
+    p.add_argument("--out", required=True, metavar="FILE", help="the new key file")
     p.set_defaults(func=_new)
     p = commands.add_parser("public", help="print a key file's public half (JSON)")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="a key file, or a retired key's public file")
     p.set_defaults(func=_public)
     p = commands.add_parser(
         "rotate",

@@ -3,14 +3,17 @@ command line's answers to bad input: a line on stderr and exit 2, never a traceb
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from app.cli import main
+from app.cli import build_parser, main
 
 GOOD = Path(__file__).parents[1] / "scenarios" / "classic" / "pile_frozen_needs_pair.json"
 
@@ -243,3 +246,22 @@ def test_keys_without_a_command_names_the_commands(capsys: pytest.CaptureFixture
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "required: {new,public,rotate,list}" in err and "keys_command" not in err
+
+
+def test_every_option_of_every_command_says_what_it_is() -> None:
+    """``canasta COMMAND --help`` explains each argument (docs/operations.md, docs/bots.md)."""
+
+    def commands(parser: argparse.ArgumentParser, prefix: str) -> Iterator[tuple[str, Any]]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from commands(sub, f"{prefix} {name}")
+            elif not isinstance(action, argparse._HelpAction):
+                yield prefix, action
+
+    silent = [
+        f"{command}: {action.option_strings or action.dest}"
+        for command, action in commands(build_parser(), "canasta")
+        if not action.help
+    ]
+    assert not silent, silent
