@@ -47,7 +47,9 @@ def describe(entry: dict[str, Any]) -> str:
     if kind == "discarded":
         return f"seat {entry['seat']} discarded {entry['card']}"
     if kind == "pile_taken":
-        return f"seat {entry['seat']} took the pile: {entry['size']} cards, top {entry['top']}"
+        size = entry["size"]
+        cards = "1 card" if size == 1 else f"{size} cards"
+        return f"seat {entry['seat']} took the pile: {cards}, top {entry['top']}"
     if kind == "asked":
         return f"seat {entry['seat']} asked seat {entry['partner']}: may I go out?"
     if kind == "answered":

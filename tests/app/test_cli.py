@@ -135,6 +135,19 @@ def test_the_console_script_is_installed() -> None:
     assert done.returncode == 0, done.stderr
 
 
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """``canasta demo | head -3``: the demo's output outgrows the pipe and head leaves."""
+    done = subprocess.run(
+        f"{Path(sys.executable).parent / 'canasta'} demo --seed 5 --max-deals 3 | head -3",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert len(done.stdout.splitlines()) == 3
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "sides"),
     [(["--players", "4"], ["A", "B"]), (["--entry", "extra_six", "--players", "6"], ["A", "B"])],
