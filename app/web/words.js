@@ -132,7 +132,7 @@ export const DESCRIBE = {
   PartnerAnswered: (e, who, names) =>
     t(e.yes ? "event_PartnerAnswered_yes" : "event_PartnerAnswered_no", { who, asker: seatName(e.asker, names) }),
   PileTaken: (e, who, _names, next) => {
-    const values = { who, size: e.size, top: cardText(e.top) };
+    const values = { who, count: e.size, top: cardText(e.top) };
     const mates = pileMates(e, next);
     return mates.length ? t("event_PileTaken_with", { ...values, cards: cardsText(mates) }) : t("event_PileTaken", values);
   },

@@ -169,7 +169,8 @@ def test_every_step_of_a_finished_deal_renders_through_the_controls(
             top, melded = card_text(event["top"]), list(by_step[step + 1]["cards"])
             melded.remove(event["top"])
             mates = " with " + " ".join(map(card_text, melded)) if melded else ""
-            assert f"took the pile ({event['size']} cards, {top} on top){mates}." in words, words
+            size = "1 card" if event["size"] == 1 else f"{event['size']} cards"
+            assert f"took the pile ({size}, {top} on top){mates}." in words, words
         elif event["kind"] == "CardsDrawn" and event["seat"] == 0:
             # his own draw, with its card(s): the player sees what he drew
             assert all(card_text(card) in words for card in event["cards"]), words
@@ -397,6 +398,7 @@ def test_events_in_words_say_what_the_viewer_may_see(
             {"step": 6, "kind": "PileTaken", "seat": 1, "top": "9H/1", "size": 7},
             nine | {"cards": ["9C/1", "9H/1", "9D/2"]},
         ),
+        ({"step": 6, "kind": "PileTaken", "seat": 1, "top": "9H/1", "size": 1}, None),
         ({"step": 6, "kind": "MeldLaid", "seat": 1} | {"cards": ["QH/1", "QC/1", "QS/2"]}, None),
         ({"step": 8, "kind": "CardDiscarded", "seat": 2, "card": "7D/1"}, None),
         ({"step": 3, "kind": "CardTurnedUp", "card": "BJ/1", "crosswise": True}, None),
@@ -414,6 +416,7 @@ def test_events_in_words_say_what_the_viewer_may_see(
         "Ann drew 2 cards.",
         "Ann drew 7♦ to replace a red three.",  # the drawer's own view: his card
         "Bob took the pile (7 cards, 9♥ on top) with 9♣ 9♦.",
+        "Bob took the pile (1 card, 9♥ on top).",
         "Bob melded Q♥ Q♣ Q♠.",
         "Seat 3 discarded 7♦.",
         "The pile was started with ★, laid crosswise: the pile is frozen.",
@@ -423,5 +426,5 @@ def test_events_in_words_say_what_the_viewer_may_see(
     ]
     page.get_by_label("Language").select_option("zh")
     expect(page.locator("html")).to_have_attribute("lang", "zh")
-    assert page.evaluate(DESCRIBE, [cases[5:6], names]) == ["3号座位弃出7♦。"]
+    assert page.evaluate(DESCRIBE, [cases[6:7], names]) == ["3号座位弃出7♦。"]
     expect(page.locator("#words")).to_contain_text("第1步：")  # the page redrew its words
