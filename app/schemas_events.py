@@ -82,10 +82,16 @@ class Breakdown(BaseModel):
 # --- a deal's events as players and spectators see them --------------------------------------
 
 
-class EventBase(Shown):
+class Stepped(Shown):
     """What every event shows: its step (and, in each model, its ``kind``)."""
 
     step: Step
+
+
+class EventBase(Stepped):
+    """A deal's event on a deal's stream or in a deal's events: at a table with a turn clock,
+    with the deadline after it too (a table's events and the audit's records have none)."""
+
     deadline: datetime | None = Field(
         None,
         description="deal streams at a table with a turn clock only: when the seat to act "
@@ -299,7 +305,7 @@ class DealEventView(RootModel[_DealEventView]):
 # --- a table's events (GET /tables/{id}/stream) ----------------------------------------------
 
 
-class TableCreated(EventBase):
+class TableCreated(Stepped):
     kind: Literal["Created"]
     host: str
     entry: Entry
@@ -312,24 +318,24 @@ class TableCreated(EventBase):
     turn_seconds: int | None = Field(None, description="the turn clock, in seconds; null: none")
 
 
-class TablePlayerSeated(EventBase):
+class TablePlayerSeated(Stepped):
     kind: Literal["PlayerSeated"]
     seat: SeatNo
     player: str
 
 
-class TableTeamsChosen(EventBase):
+class TableTeamsChosen(Stepped):
     kind: Literal["TeamsChosen"]
     sides: dict[Side, list[SeatNo]]
 
 
-class TableGameStarted(EventBase):
+class TableGameStarted(Stepped):
     kind: Literal["GameStarted"]
     sides: dict[Side, list[SeatNo]]
     totals: dict[Side, int]
 
 
-class TableDealOpened(EventBase):
+class TableDealOpened(Stepped):
     kind: Literal["DealOpened"]
     deal_id: str = Field(description="the new deal's id: watch GET /deals/{deal_id}/stream")
     number: Annotated[int, Field(ge=1)]
@@ -342,57 +348,57 @@ class TableDealOpened(EventBase):
     )
 
 
-class TableDealRecorded(EventBase):
+class TableDealRecorded(Stepped):
     kind: Literal["DealRecorded"]
     deal_id: str
     scores: dict[Side, int] = Field(description="the deal's total per side")
     totals: dict[Side, int] = Field(description="each side's total after it")
 
 
-class TableGameEnded(EventBase):
+class TableGameEnded(Stepped):
     kind: Literal["GameEnded"]
     winners: list[Side]
 
 
-class TableGameStopped(EventBase):
+class TableGameStopped(Stepped):
     kind: Literal["GameStopped"]
     completed_deals: Count
 
 
-class TableInviteRotated(EventBase):
+class TableInviteRotated(Stepped):
     """The host replaced the invite code of his private table (the code is never shown)."""
 
     kind: Literal["InviteRotated"]
 
 
-class TableTurnClockSet(EventBase):
+class TableTurnClockSet(Stepped):
     kind: Literal["TurnClockSet"]
     turn_seconds: int | None = Field(description="the turn clock, in seconds; null: none")
 
 
-class TableSpectatorsSet(EventBase):
+class TableSpectatorsSet(Stepped):
     kind: Literal["SpectatorsSet"]
     allowed: bool
 
 
-class TableRematchOpened(EventBase):
+class TableRematchOpened(Stepped):
     kind: Literal["RematchOpened"]
     table_id: str = Field(description="the rematch's table: GET /tables/{table_id}")
 
 
-class TableMissedTurnsLimitSet(EventBase):
+class TableMissedTurnsLimitSet(Stepped):
     kind: Literal["MissedTurnsLimitSet"]
     limit: Count
 
 
-class TableSeatLeft(EventBase):
+class TableSeatLeft(Stepped):
     kind: Literal["SeatLeft"]
     seat: SeatNo
     player: str
     freed: bool = Field(description="the game had not started: the seat is free again")
 
 
-class TableSeatTakenOver(EventBase):
+class TableSeatTakenOver(Stepped):
     kind: Literal["SeatTakenOver"]
     seat: SeatNo
     player: str = Field(description="the seat's player, away")
@@ -401,14 +407,14 @@ class TableSeatTakenOver(EventBase):
     since: str
 
 
-class TableSeatTakenBack(EventBase):
+class TableSeatTakenBack(Stepped):
     kind: Literal["SeatTakenBack"]
     seat: SeatNo
     player: str
     since: str
 
 
-class TableSeatGiven(EventBase):
+class TableSeatGiven(Stepped):
     kind: Literal["SeatGiven"]
     seat: SeatNo
     player: str = Field(description="who sits and plays there from now on")

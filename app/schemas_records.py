@@ -16,14 +16,14 @@ from app.schemas_events import (
     Card,
     Count,
     Entry,
-    EventBase,
     MeldRank,
     SeatNo,
     Side,
+    Stepped,
 )
 
 
-class _Record(EventBase):
+class _Record(Stepped):
     chain: str = Field(description="the hash-chain link of this event to its predecessor")
     at: datetime = Field(description="when the event was recorded (covered by the chain)")
 

@@ -123,3 +123,20 @@ def test_every_operation_with_a_body_documents_the_size_limit(client: TestClient
         answer = client.request(method.upper(), path, json=big)
         assert answer.status_code == 413, (method, path)
         assert answer.json()["error"]["code"] == "body_too_large"
+
+
+def test_only_a_deal_s_events_declare_a_deadline(client: TestClient) -> None:
+    """A turn clock's ``deadline`` rides on a deal's events (its stream, ``/events``); a
+    table's stream and the audit's records never carry one, and their schemas do not offer it."""
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    table_stream = schemas["TableEventView"]["oneOf"]
+    assert len(table_stream) >= 10
+    for ref in table_stream:
+        name = ref["$ref"].rsplit("/", 1)[1]
+        assert "deadline" not in schemas[name]["properties"], name
+    records = [name for name in schemas if name.endswith("Record")]
+    assert "StartedRecord" in records
+    for name in records:
+        assert "deadline" not in schemas[name].get("properties", {}), name
+    for name in ("CardDiscardedView", "StartedView", "TurnTimedOutView"):
+        assert "deadline" in schemas[name]["properties"], name
