@@ -27,7 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 # --- the values events hold ------------------------------------------------------------------
 
-Step = Annotated[int, Field(ge=1, description="the event's step: its version in the deal")]
+Step = Annotated[
+    int,
+    Field(
+        ge=1,
+        description="the event's step: its version in its deal (or, for a table's event, its table)",
+    ),
+]
 SeatNo = Annotated[int, Field(ge=0, le=5, description="a room seat")]
 Card = Annotated[
     str,
