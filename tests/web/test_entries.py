@@ -87,3 +87,24 @@ def test_modern_american_calls_its_threes_threes(
         scores,
     )
     assert rows == ["Threes", "Red threes"]
+
+
+def test_the_draw_hint_names_the_pile_only_when_it_may_be_taken(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    # modern_american's pile starts empty (no card is turned up): the first player may only
+    # draw, and the hint must not tell him to take the pile (R-PILE-1: an empty pile cannot
+    # be taken).
+    deck = _deck("modern_american", 4, 3, CUT, {}, [])
+    game = open_table(http, ["eva", "fay", "gil", "hal"], entry="modern_american", start=False)
+    game.start({"dealer": 3, "deck": deck})
+    cut(http, game, "eva")
+
+    page = table_page(open_lobby(new_context())[0], game, "eva")
+    expect(page.locator(".pile .empty")).to_be_visible()
+    expect(page.locator("#moves [data-move=draw]")).to_be_visible()
+    expect(page.locator("#moves [data-move=take_pile]")).to_have_count(0)
+    expect(page.locator("#move-hint")).to_contain_text(
+        "Draw from the stock: the pile cannot be taken now."
+    )
+    expect(page.locator("#move-hint")).not_to_contain_text("take the pile")
