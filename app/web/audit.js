@@ -201,7 +201,7 @@ function brokenNote(step) {
   return note;
 }
 
-function eventRow(record, broken, next = null) {
+function eventRow(record, broken, next = null, previous = null) {
   const step = record.step;
   const at = record.at ? new Date(record.at) : null;
   const row = element(
@@ -211,7 +211,7 @@ function eventRow(record, broken, next = null) {
       "div",
       { class: "event-head" },
       element("span", { class: "step-no", text: t("audit_step", { step }) }),
-      element("span", { class: "words", text: describeEvent(record, names, next) }),
+      element("span", { class: "words", text: describeEvent(record, names, next, previous) }),
       at && !Number.isNaN(at.getTime())
         ? element("time", { datetime: record.at, class: "muted", text: at.toLocaleTimeString() })
         : "",
@@ -239,7 +239,7 @@ function eventRow(record, broken, next = null) {
 function showHistory() {
   const broken = brokenSteps(audit.audit);
   const records = audit.events ?? [];
-  const rows = records.map((record, i) => eventRow(record, broken.includes(record.step), records[i + 1]));
+  const rows = records.map((record, i) => eventRow(record, broken.includes(record.step), records[i + 1], records[i - 1]));
   const unreadable = audit.unreadable_step;
   if (unreadable && !records.some((record) => record.step === unreadable)) {
     rows.push(eventRow({ step: unreadable, kind: "?" }, true));

@@ -166,6 +166,12 @@ function centerSection(view) {
 
 // --- each side's melds and threes -------------------------------------------------------------
 
+// modern_american lays every three, red or black, in the side's threes area and scores them
+// per colour (R-MA-THREE-1, R-MA-THREE-2): "Threes" there, "Red threes" elsewhere.
+function threesKey(variant, prefix) {
+  return variant === "modern_american" ? `${prefix}_threes` : `${prefix}_red_threes`;
+}
+
 function meldLabel(meld) {
   const kind = canastaKind(meld);
   const rank = meld.rank === "W" ? t("meld_wild") : meld.rank === "3" ? t("meld_black_threes") : rankText(meld.rank);
@@ -209,8 +215,9 @@ function sideSection(view, side, names, onMeldClick) {
   section.append(element("p", { class: "opened", text: t(view.opened[side] ? "table_opened" : "table_not_opened") }));
   const threes = view.red_threes[side] ?? [];
   if (threes.length) {
+    const caption = t(threesKey(view.variant, "table"));
     section.append(element("div", { class: "red-threes" },
-      element("span", { class: "caption", text: t("table_red_threes") }), cards(threes, t("table_red_threes"))));
+      element("span", { class: "caption", text: caption }), cards(threes, caption)));
   }
   const melds = view.melds[side] ?? [];
   const seen = {};
@@ -258,12 +265,13 @@ function endSection(view, names) {
     section.append(element("p", { text: t(key, { name: seatName(view.went_out, names) }) }));
   }
   if (view.end_reason) section.append(element("p", { class: "reason", text: t(`table_end_${view.end_reason}`) }));
-  if (view.scores) section.append(breakdownTable(view.scores));
+  if (view.scores) section.append(breakdownTable(view.scores, view.variant));
   return section;
 }
 
-// The R-SCORE-1 breakdown, one column per side (the deal's `scores`).
-export function breakdownTable(scores) {
+// The R-SCORE-1 breakdown, one column per side (the deal's `scores`); `variant`, the entry
+// (modern_american's threes row is "Threes").
+export function breakdownTable(scores, variant = null) {
   const sides = Object.keys(scores).sort();
   const table = element("table", { class: "breakdown" },
     element("caption", { text: t("score_heading") }),
@@ -272,7 +280,8 @@ export function breakdownTable(scores) {
   const body = element("tbody");
   SCORE_PARTS.forEach((part, index) => {
     if (index >= ALWAYS_SHOWN && sides.every((side) => !scores[side][part])) return;
-    const row = element("tr", {}, element("th", { scope: "row", text: t(`score_${part}`) }));
+    const label = part === "red_threes" ? threesKey(variant, "score") : `score_${part}`;
+    const row = element("tr", {}, element("th", { scope: "row", text: t(label) }));
     row.dataset.part = part;
     for (const side of sides) {
       let text = String(scores[side][part] ?? 0);

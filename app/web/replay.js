@@ -18,7 +18,7 @@ let refusal = null; // the server's refusal, when it refused
 
 function wordsAt(n) {
   const event = events.get(n);
-  return event ? describeEvent(event, names, events.get(n + 1)) : secretStep();
+  return event ? describeEvent(event, names, events.get(n + 1), events.get(n - 1)) : secretStep();
 }
 
 function clamp(n) {

@@ -146,7 +146,7 @@ function render() {
 // absent player is "the basic bot (for bob)" (seats.js).
 function renderLog() {
   const names = logNamesByEvent(state.events, logNames(), standInsNow());
-  $("log").replaceChildren(...state.events.map((event, index) => logItem(event, names[index])));
+  $("log").replaceChildren(...state.events.map((event, index) => logItem(event, names[index], state.events[index - 1])));
 }
 
 // The current deal's seats played by the bot for absent players now (the table's `playing`).
@@ -320,7 +320,7 @@ function onDealEvent(message) {
     renderLog(); // the lines before it may have named the seat's player wrongly (seats.js)
   } else {
     const names = logNamesByEvent(state.events, logNames(), standInsNow());
-    log.append(logItem(event, names[names.length - 1]));
+    log.append(logItem(event, names[names.length - 1], state.events[state.events.length - 2]));
   }
   if (following) log.scrollTop = log.scrollHeight;
   refresh();

@@ -5,9 +5,10 @@
 import { element } from "./common.js";
 import { describeEvent } from "./words.js";
 
-// The log's line for one event (li[data-step][data-kind]); `names` per room seat.
-export function logItem(event, names) {
-  const item = element("li", { text: describeEvent(event, names) });
+// The log's line for one event (li[data-step][data-kind]); `names` per room seat; `previous`,
+// the event before it (a replacement says which three it replaced).
+export function logItem(event, names, previous = null) {
+  const item = element("li", { text: describeEvent(event, names, null, previous) });
   item.dataset.step = String(event.step);
   item.dataset.kind = event.kind;
   return item;

@@ -86,8 +86,12 @@ function hint(menu, view, names) {
   } else if (menu.phase === "cut") lines.push(t("move_hint_cut"));
   else if (menu.phase === "answer") {
     lines.push(t("move_hint_answer", { asker: seatName(view.question?.asker ?? 0, names) }));
-  } else if (menu.phase === "draw") lines.push(t("move_hint_draw"));
-  else lines.push(t("move_hint_play"));
+  } else if (menu.phase === "draw") {
+    // The pile is named only when the page offers to take it: an empty pile, or a wild card
+    // or a three on top, cannot be taken (R-PILE-1).
+    const stockOnly = byType(menu, "draw").length > 0 && !mayTake(menu, view);
+    lines.push(t(stockOnly ? "move_hint_draw_stock" : "move_hint_draw"));
+  } else lines.push(t("move_hint_play"));
   if (menu && menu.initial_minimum_left > 0) {
     lines.push(t("move_minimum", { minimum: menu.initial_minimum_left }));
   }

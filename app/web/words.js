@@ -92,15 +92,24 @@ function pileMates(taken, next) {
   return cards;
 }
 
-function drawn(event, who) {
+// A three laid is a red three, but for a black one (modern_american lays every three,
+// R-MA-THREE-1): its sentence, and that of the replacement drawn right after it, say so.
+function blackThree(event) {
+  return event?.kind === "RedThreeLaid" && /^3[SC]\//.test(String(event.card ?? ""));
+}
+
+function drawn(event, who, previous) {
   const cards = event.cards ?? [];
   const count = event.count ?? cards.length;
-  const prefix = event.replacement ? "event_CardsDrawn_replacement" : "event_CardsDrawn";
+  const replaced = blackThree(previous) && previous.seat === event.seat
+    ? "event_CardsDrawn_replacement_black" : "event_CardsDrawn_replacement";
+  const prefix = event.replacement ? replaced : "event_CardsDrawn";
   if (cards.length) return t(`${prefix}_cards`, { who, cards: cardsText(cards) });
   return count === 1 ? t(`${prefix}_one`, { who }) : t(`${prefix}_many`, { who, count });
 }
 
-// One describer per kind: (event, who = the acting seat's name, names, next event) -> sentence.
+// One describer per kind: (event, who = the acting seat's name, names, next event, previous
+// event) -> sentence.
 export const DESCRIBE = {
   // --- a deal's events --------------------------------------------------------------------
   Started: (e, _who, names) =>
@@ -124,8 +133,8 @@ export const DESCRIBE = {
     if (cards.length) return t("event_PonytailPickedUp_cards", { who, cards: cardsText(cards) });
     return t("event_PonytailPickedUp", { who, count: e.count ?? 0 });
   },
-  CardsDrawn: (e, who) => drawn(e, who),
-  RedThreeLaid: (e, who) => t("event_RedThreeLaid", { who, card: cardText(e.card) }),
+  CardsDrawn: (e, who, _names, _next, previous) => drawn(e, who, previous),
+  RedThreeLaid: (e, who) => t(blackThree(e) ? "event_BlackThreeLaid" : "event_RedThreeLaid", { who, card: cardText(e.card) }),
   CardTurnedUp: (e) => t(e.crosswise ? "event_CardTurnedUp_crosswise" : "event_CardTurnedUp", { card: cardText(e.card) }),
   PlayStarted: (_e, who) => t("event_PlayStarted", { who }),
   PartnerAsked: (e, who, names) => t("event_PartnerAsked", { who, partner: seatName(e.partner, names) }),
@@ -183,13 +192,14 @@ function sidesText(sides, names) {
 }
 
 // One event in words. `names`: the players' names by room seat (null: "seat N"). `next`, the
-// event after it when known, lets a pile taken name the hand cards that went with its top.
-export function describeEvent(event, names = null, next = null) {
+// event after it when known, lets a pile taken name the hand cards that went with its top;
+// `previous`, the event before it, lets a replacement say which three it replaced.
+export function describeEvent(event, names = null, next = null, previous = null) {
   const describe = DESCRIBE[event?.kind];
   const who = event?.seat === undefined || event?.seat === null ? "" : seatName(event.seat, names);
   if (!describe) return t("event_unknown", { kind: String(event?.kind ?? "?"), step: event?.step ?? "?" });
   try {
-    const sentence = describe(event, who, names, next);
+    const sentence = describe(event, who, names, next, previous);
     // "seat 3 drew a card" starts a sentence: "Seat 3 ..." (a player's name stays as it is).
     const named = Boolean(names?.[event.seat]);
     return !named && who && sentence.startsWith(who) ? sentence.charAt(0).toUpperCase() + sentence.slice(1) : sentence;

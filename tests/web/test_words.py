@@ -36,11 +36,16 @@ def test_every_event_kind_has_words() -> None:
 def test_every_key_the_words_use_is_in_the_catalogue() -> None:
     english = catalogue("en")
     used = set(re.findall(r'"(event_\w+)"', WORDS))
-    used -= {"event_CardsDrawn", "event_CardsDrawn_replacement"}  # prefixes, not keys
+    # prefixes, not keys
+    used -= {
+        "event_CardsDrawn",
+        "event_CardsDrawn_replacement",
+        "event_CardsDrawn_replacement_black",
+    }
     # keys built from parts: the drawn-card sentences and the deal's end reasons
     used |= {
         f"event_CardsDrawn{kind}_{n}"
-        for kind in ("", "_replacement")
+        for kind in ("", "_replacement", "_replacement_black")
         for n in ("one", "many", "cards")
     }
     used |= {

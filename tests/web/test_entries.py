@@ -1,0 +1,110 @@
+"""The table page for the entries other than classic of four (docs/rules/, docs/web.md): what
+it says must fit the entry being played. ``modern_american`` lays every three, red or black,
+in the side's threes area and scores them per colour (R-MA-THREE-1, R-MA-THREE-2), so the page
+calls that area and its row of the breakdown "Threes", and its log says "black three" for a
+black one and for the card drawn to replace it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import Backend, make_backend, running
+from tests.support.http import Game, open_table
+from tests.web.conftest import NewContext, screenshot
+from tests.web.deals import _deck
+from tests.web.pages import open_lobby, signed_in
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+CUT = 54
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    """This module's server deals stacked decks, to deal the threes the tests need."""
+    extra = {"CANASTA_ALLOW_STACKED_DECKS": "true"}
+    yield from running(make_backend("sqlite", tmp_path_factory.mktemp("entries"), extra_env=extra))
+
+
+def cut(http: httpx.Client, game: Game, name: str) -> None:
+    """``name`` cuts the deck as it was stacked, lifting CUT cards (the menu's own move)."""
+    headers = game.headers[name]
+    menu = http.get(f"/deals/{game.deal_id}/moves", headers=headers).json()
+    move: dict[str, Any] = next(m for m in menu["moves"] if m == {"type": "cut", "n": CUT})
+    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": move}
+    response = http.post(f"/deals/{game.deal_id}/commands", json=body, headers=headers)
+    assert response.status_code == 200, response.text
+
+
+def table_page(page: Page, game: Game, name: str) -> Page:
+    page = signed_in(page, game.headers[name])
+    page.goto(f"/tables/{game.table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    return page
+
+
+def test_modern_american_calls_its_threes_threes(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    # Seat 3 deals, seat 0 (ann, side A) cuts and is dealt a black and a red three: both are
+    # laid at once and replaced, by K♠ and K♥ (R-MA-THREE-1).
+    hands = {0: ["3C/1", "3H/1"]}
+    deck = _deck("modern_american", 4, 3, CUT, hands, ["KS/1", "KH/1"])
+    game = open_table(http, ["ann", "bob", "cyd", "dee"], entry="modern_american", start=False)
+    game.start({"dealer": 3, "deck": deck})
+    cut(http, game, "ann")
+
+    page = table_page(open_lobby(new_context())[0], game, "ann")
+    threes = page.locator(".side[data-side=A] .red-threes")
+    expect(threes.locator("[data-card]")).to_have_count(2)
+    expect(threes.locator(".caption")).to_have_text("Threes")
+    log = page.locator("#log")
+    expect(log).to_contain_text("ann laid down the black three 3♣.")
+    expect(log).to_contain_text("ann laid down the red three 3♥.")
+    expect(log).to_contain_text("ann drew K♠ to replace a black three.")
+    expect(log).to_contain_text("ann drew K♥ to replace a red three.")
+    screenshot(page, "table-modern-american-threes")
+
+    # The breakdown's row (the deal would have to be played out to be scored): the table
+    # page's own renderer, given a deal's scores.
+    scores = {
+        side: {"melds": 0, "canasta_bonus": 0, "going_out": 0, "red_threes": 300, "hands": 0}
+        | {"total": 300}
+        for side in ("A", "B")
+    }
+    rows = page.evaluate(
+        """async (scores) => {
+            const { breakdownTable } = await import("/web/deal_render.js");
+            const row = (variant) => breakdownTable(scores, variant)
+                .querySelector("tr[data-part=red_threes] th").textContent;
+            return [row("modern_american"), row("classic")];
+        }""",
+        scores,
+    )
+    assert rows == ["Threes", "Red threes"]
+
+
+def test_the_draw_hint_names_the_pile_only_when_it_may_be_taken(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    # modern_american's pile starts empty (no card is turned up): the first player may only
+    # draw, and the hint must not tell him to take the pile (R-PILE-1: an empty pile cannot
+    # be taken).
+    deck = _deck("modern_american", 4, 3, CUT, {}, [])
+    game = open_table(http, ["eva", "fay", "gil", "hal"], entry="modern_american", start=False)
+    game.start({"dealer": 3, "deck": deck})
+    cut(http, game, "eva")
+
+    page = table_page(open_lobby(new_context())[0], game, "eva")
+    expect(page.locator(".pile .empty")).to_be_visible()
+    expect(page.locator("#moves [data-move=draw]")).to_be_visible()
+    expect(page.locator("#moves [data-move=take_pile]")).to_have_count(0)
+    expect(page.locator("#move-hint")).to_contain_text(
+        "Draw from the stock: the pile cannot be taken now."
+    )
+    expect(page.locator("#move-hint")).not_to_contain_text("take the pile")
