@@ -172,7 +172,10 @@ function threesKey(variant, prefix) {
   return variant === "modern_american" ? `${prefix}_threes` : `${prefix}_red_threes`;
 }
 
-function meldLabel(meld) {
+// A meld in words: its rank and size, its wild cards, its canasta and, once a capped meld is
+// complete, that it takes no more cards; in modern_american a natural canasta also closes its
+// rank to both sides (R-MA-MELD-2), which the page says, since a mixed one does not.
+export function meldLabel(meld, variant = null) {
   const kind = canastaKind(meld);
   const rank = meld.rank === "W" ? t("meld_wild") : meld.rank === "3" ? t("meld_black_threes") : rankText(meld.rank);
   const parts = [t("meld_of", { rank, count: meld.cards.length })];
@@ -180,11 +183,12 @@ function meldLabel(meld) {
   if (wilds && meld.rank !== "W") parts.push(t("meld_wilds", { count: wilds }));
   if (kind) parts.push(t(`meld_canasta_${kind}`));
   if (meld.closed) parts.push(t("meld_closed"));
+  if (variant === "modern_american" && kind === "natural") parts.push(t("meld_rank_closed"));
   return parts.join(" · ");
 }
 
-function meldItem(meld, side, index, onMeldClick) {
-  const label = meldLabel(meld);
+function meldItem(meld, side, index, onMeldClick, variant) {
+  const label = meldLabel(meld, variant);
   const kind = canastaKind(meld);
   const tag = onMeldClick ? "button" : "div";
   const box = element(tag, {
@@ -223,7 +227,7 @@ function sideSection(view, side, names, onMeldClick) {
   const seen = {};
   const items = melds.map((meld) => {
     seen[meld.rank] = (seen[meld.rank] ?? -1) + 1;
-    return meldItem(meld, side, seen[meld.rank], mine ? onMeldClick : null);
+    return meldItem(meld, side, seen[meld.rank], mine ? onMeldClick : null, view.variant);
   });
   section.append(items.length
     ? element("ul", { class: "melds", "aria-label": t("table_melds") }, ...items)

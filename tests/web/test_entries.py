@@ -108,3 +108,30 @@ def test_the_draw_hint_names_the_pile_only_when_it_may_be_taken(
         "Draw from the stock: the pile cannot be taken now."
     )
     expect(page.locator("#move-hint")).not_to_contain_text("take the pile")
+
+
+def test_a_complete_meld_says_it_takes_no_more_and_a_natural_canasta_closes_its_rank_in_modern_american(
+    new_context: NewContext,
+) -> None:
+    """A capped meld at seven takes no more cards (R-MA-MELD-1); in modern_american only a
+    natural canasta closes its rank to both sides (R-MA-MELD-2): after a mixed one a side may
+    start that rank again, so the page must not make both look alike."""
+    page, _ = open_lobby(new_context())
+    natural = {"rank": "8", "cards": [f"8{s}/1" for s in "HDCSHDC"], "closed": True}
+    mixed = {"rank": "8", "cards": [f"8{s}/1" for s in "HDCSHD"] + ["2C/1"], "closed": True}
+    said = page.evaluate(
+        """async ([natural, mixed]) => {
+          const { meldLabel } = await import("/web/deal_render.js");
+          return [
+            meldLabel(natural, "modern_american"), meldLabel(mixed, "modern_american"),
+            meldLabel(natural, "ponytail"),
+          ];
+        }""",
+        [natural, mixed],
+    )
+    assert said == [
+        "8 ×7 · natural canasta · complete: takes no more cards"
+        " · its rank is closed: nobody may meld it again",
+        "8 ×7 · 1 wild · mixed canasta · complete: takes no more cards",
+        "8 ×7 · natural canasta · complete: takes no more cards",
+    ]
