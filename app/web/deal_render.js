@@ -13,6 +13,8 @@
 //                 Enter or Space: they are real buttons).
 //   onMeldClick:  (side, rank, index) => void; when given, the melds of the viewer's side are
 //                 buttons calling it (index: the side's meld of that rank, 0 first).
+//   ownSeat:      the viewer's room seat when he sits this deal out (the view's `seat` is
+//                 null then): his seat is still marked as his.
 //
 // The root is `<div class="deal" data-step=N data-phase=... data-deal=id>`. Hooks for tests:
 // seats `li[data-seat]` (with data-turn, data-sits-out), melds `[data-meld=<rank>][data-side]
@@ -84,8 +86,10 @@ function cards(codes, label, classes = "cards") {
 
 // --- the seats ---------------------------------------------------------------------------------
 
-function seatItem(view, seat, names) {
-  const me = view.seat;
+// `ownSeat`: the viewer's room seat when the view gives none because he sits this deal out
+// (he sees what a spectator sees, but his own seat is still his).
+function seatItem(view, seat, names, ownSeat = null) {
+  const me = view.seat ?? ownSeat;
   const side = view.sides[String(seat)];
   const item = element("li", { class: "seat-box" });
   item.dataset.seat = String(seat);
@@ -119,9 +123,9 @@ function seatItem(view, seat, names) {
   return item;
 }
 
-function seatsSection(view, names) {
+function seatsSection(view, names, ownSeat) {
   return element("section", { class: "seats-area", "aria-label": t("table_seats") },
-    element("ul", { class: "seat-list" }, ...roomSeats(view, names).map((s) => seatItem(view, s, names))));
+    element("ul", { class: "seat-list" }, ...roomSeats(view, names).map((s) => seatItem(view, s, names, ownSeat))));
 }
 
 // --- the stock and the pile --------------------------------------------------------------------
@@ -318,7 +322,7 @@ function questionLine(view, names) {
 }
 
 export function renderDeal(container, view, options = {}) {
-  const { names = [], onMeldClick = null } = options;
+  const { names = [], onMeldClick = null, ownSeat = null } = options;
   const focused = document.activeElement;
   const focusCard = container.contains(focused) ? focused.dataset?.card : undefined;
   const focusMeld = container.contains(focused) && focused.dataset?.meld !== undefined
@@ -332,7 +336,7 @@ export function renderDeal(container, view, options = {}) {
   root.append(element("h2", { class: "deal-title",
     text: t("table_deal_title", { number: view.number, entry: t(`entry_${view.variant}`) }) }));
   if (view.phase === "over" || view.scores) root.append(endSection(view, names));
-  root.append(seatsSection(view, names));
+  root.append(seatsSection(view, names, ownSeat));
   const question = questionLine(view, names);
   if (question) root.append(question);
   root.append(centerSection(view));

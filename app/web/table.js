@@ -121,8 +121,10 @@ function render() {
     // Cards stay selectable while a command is on its way (only the move buttons wait).
     const canPlay = menu !== null && menu.moves.length > 0;
     const meldable = canPlay && mayMeld(menu);
+    const mine = state.table?.seats.indexOf(state.me) ?? -1;
     renderDeal($("deal"), view, {
       names: names(),
+      ownSeat: view.seat === null && view.sitting_out.includes(mine) ? mine : null,
       selectable: view.hand !== null && canPlay,
       selected: state.selected,
       onCardToggle: toggle,

@@ -135,3 +135,21 @@ def test_a_complete_meld_says_it_takes_no_more_and_a_natural_canasta_closes_its_
         "8 ×7 · 1 wild · mixed canasta · complete: takes no more cards",
         "8 ×7 · natural canasta · complete: takes no more cards",
     ]
+
+
+def test_a_player_sitting_the_deal_out_still_sees_his_own_seat_marked(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """classic for five: one player sits each deal out (R-SEAT rules of docs/rules/classic.md)
+    and sees what a spectator sees, but his seat is still his: "(you)" on it, as for the others."""
+    names = ["ivy", "jon", "kim", "lee", "max"]
+    game = open_table(http, names, entry="classic", teams=[[0, 2, 4]])
+    view = http.get(f"/deals/{game.deal_id}").json()
+    (out,) = view["sitting_out"]
+    page = table_page(open_lobby(new_context())[0], game, names[out])
+    expect(page.get_by_text("You sit this deal out")).to_be_visible()
+    mine = page.locator(f"li.seat-box[data-seat='{out}']")
+    expect(mine).to_have_attribute("data-sits-out", "true")
+    expect(mine.locator(".marks")).to_contain_text("you")
+    expect(page.locator("li.seat-box .marks", has_text="you")).to_have_count(1)
+    screenshot(page, "table-sitting-out")
