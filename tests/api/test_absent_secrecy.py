@@ -88,3 +88,68 @@ def test_a_player_away_sees_none_of_what_the_bot_draws_for_him(
     assert client.post(f"/tables/{table}/seats", json={}, headers=bob).status_code == 200
     hand = client.get(base, headers=bob).json()["hand"]
     assert hidden <= set(hand)  # his seat's hand, the bot's draws included
+
+
+def test_a_draw_log_holds_only_the_draws_made_while_its_reader_played_the_seat(
+    make_client: Callable[..., TestClient], register: Callable[[Any, str], Headers]
+) -> None:
+    """R-VIEW-3 with seats changing players (docs/tables.md): the draw log, like the history
+    and the replays, shows a draw only to whoever played the seat when it was made. Bob back
+    from a leave does not get the bot's draws of his absence; eve, given the seat, gets none
+    of the draws made there before her (bob's, the bot's)."""
+    client = make_client(run_bots=False)  # the test plays every seat itself
+    canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
+    people = {name: register(client, name) for name in ("ann", "bob", "cy", "di", "eve")}
+    bob, eve = people["bob"], people["eve"]
+    table = client.post(
+        "/tables", json={"entry": "classic", "players": 4}, headers=people["ann"]
+    ).json()["id"]
+    for seat, name in enumerate(("ann", "bob", "cy", "di")):
+        client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=people[name])
+    deal_id = UUID(client.post(f"/tables/{table}/start", headers=people["ann"]).json()["deal"])
+    rng = random.Random(8)
+    drawn: set[int] = set()  # the steps of seat 1's draws so far
+
+    def next_draws() -> set[int]:
+        """Plays until seat 1 has drawn again; the steps of its new draws."""
+        for _ in range(300):
+            deal = play_commands(canasta, deal_id, rng, 1)
+            assert deal.state.phase != "over", "the deal ended first: choose another seed"
+            events: list[Any] = list(canasta.events.get(deal_id))
+            steps = {
+                event.originator_version
+                for event in events
+                if type(event).__name__ == "CardsDrawn" and event.seat == 1
+            }
+            if steps - drawn:
+                new = steps - drawn
+                drawn.update(new)
+                return new
+        raise AssertionError("seat 1 drew nothing")
+
+    def logged(headers: Headers) -> set[int]:
+        answer = client.get(f"/deals/{deal_id}/draw-log", headers=headers)
+        assert answer.status_code == 200, answer.text
+        return {row["step"] for row in answer.json()}
+
+    def seen_drawing(headers: Headers) -> set[int]:
+        """The steps of the draws whose cards his history shows him (GET /events)."""
+        history = client.get(f"/deals/{deal_id}/events", headers=headers).json()
+        return {e["step"] for e in history if e["kind"] == "CardsDrawn" and "cards" in e}
+
+    by_bob = next_draws()
+    assert client.post(f"/tables/{table}/leave", headers=bob).status_code == 200
+    by_bot = next_draws()
+    assert client.post(f"/tables/{table}/seats", json={}, headers=bob).status_code == 200
+    by_bob |= next_draws()
+    assert logged(bob) == by_bob == seen_drawing(bob)  # not the bot's draws (by_bot)
+
+    assert client.post(f"/tables/{table}/leave", headers=bob).status_code == 200
+    by_bot |= next_draws()
+    given = client.post(
+        f"/tables/{table}/seats/1/give", json={"player": "eve"}, headers=people["ann"]
+    )
+    assert given.status_code == 200, given.text
+    by_eve = next_draws()
+    assert logged(eve) == by_eve == seen_drawing(eve)  # neither bob's nor the bot's
+    assert by_bob.isdisjoint(by_eve) and by_bot.isdisjoint(by_eve) and by_bot
