@@ -103,10 +103,13 @@ def install(api: FastAPI) -> None:
 
     @api.exception_handler(RequestValidationError)
     async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        where = "; ".join(
+        # Each problem once, in order: a path parameter that the route and its dependencies
+        # all read is reported by each of them.
+        problems = dict.fromkeys(
             f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}"
-            for e in exc.errors()[:5]
+            for e in exc.errors()
         )
+        where = "; ".join(list(problems)[:5])
         return JSONResponse(error_body("malformed", where or "malformed request"), 422)
 
     @api.exception_handler(StarletteHTTPException)

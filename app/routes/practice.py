@@ -15,8 +15,9 @@ def start_practice(body: PracticeIn, account: AccountDep, canasta: CanastaDep) -
     """The sender hosts a table of ``entry`` and sits in seat 0; bots of level ``bot`` take
     the other seats (teams: the even seats against the odd ones where the host chooses them);
     the game starts at once. ``private``: left out of the lobby (nobody else may sit; there
-    is no invite code to give); ``spectators: false``: only its player watches. The bots play their turns from the bot process (``canasta bots``
-    or the server's own, ``CANASTA_RUN_BOTS``)."""
+    is no invite code to give); ``spectators: false``: only its player watches;
+    ``turn_seconds``: the turn clock, as for any table. The bots play their turns from the
+    bot process (``canasta bots`` or the server's own, ``CANASTA_RUN_BOTS``)."""
     table_id, deal_id = canasta.start_practice(
         account.name,
         body.entry,
@@ -26,5 +27,6 @@ def start_practice(body: PracticeIn, account: AccountDep, canasta: CanastaDep) -
         body.target,
         private=body.private,
         spectators=body.spectators,
+        turn_seconds=body.turn_seconds,
     )
     return PracticeOut(table=table_id, deal=deal_id)

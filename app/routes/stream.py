@@ -29,8 +29,9 @@ describes the messages for people.
 
 Resumption: a client sends back the last id it saw as the ``Last-Event-ID`` header (browsers'
 ``EventSource`` does so by itself on reconnection) or as ``?after=N``; the stream continues with
-the first event after that step (the header wins when both are given). A client that resumes
-after the end gets ``event: end`` at once.
+the first event after that step (the header wins when both are given); a deal's stream given
+a step past the deal's, which it never sent, continues after the deal's step. A client that
+resumes after the end gets ``event: end`` at once.
 
 No stream polls the store on its own: the process's ``EventHub`` (``app.fanout``) follows
 the store once (``LISTEN`` on PostgreSQL, a poll every ``stream_poll_seconds`` on SQLite) and
@@ -181,17 +182,23 @@ async def deal_stream(
     if watched_deal is not None and watched_deal.version < start:  # a replica behind then
         watched_deal = None
 
-    def opening() -> tuple[Deal, SeatFollower, Callable[[Any], datetime | None] | None, int | None]:
+    def opening() -> tuple[
+        Deal, SeatFollower, Callable[[Any], datetime | None] | None, int | None, int
+    ]:
         deal = watched_deal if watched_deal is not None else canasta.get_deal(deal_id)
+        # Nothing was sent past the deal's step: a later id resumes from there. The follower
+        # and the clock fold every event after the step they start from, none may be skipped.
+        begin = min(start, deal.version)
         # Each event as the requester could see it then: a seat's player may change (a leave,
         # a seat taken back or given: docs/tables.md), and his private cards go with the seat.
-        follower = follower_of(canasta, deal, account, view_as, start)
-        clock = _clock(canasta, deal, start, watched_table)
-        return deal, follower, clock, final_step(canasta, hub, deal_id, DEAL_FINAL_KINDS)
+        follower = follower_of(canasta, deal, account, view_as, begin)
+        clock = _clock(canasta, deal, begin, watched_table)
+        final = final_step(canasta, hub, deal_id, DEAL_FINAL_KINDS)
+        return deal, follower, clock, final, begin
 
     # What opening the stream reads, in one worker thread of the streams' own (a thread
     # hand-off costs as much as a read, and the commands' threads are not the streams' to take).
-    deal, follower, clock, final = await _in_stream_thread(opening)
+    deal, follower, clock, final, start = await _in_stream_thread(opening)
     seating = deal.state
 
     def viewer_of_event(event: Any) -> object:

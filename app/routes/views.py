@@ -21,6 +21,7 @@ first. Otherwise they come from the primary as above.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
@@ -42,6 +43,8 @@ from projections.read_models import (
     ReadModelProjection,
     ScoreTableProjection,
 )
+from projections.seat_views import SeatFollower
+from projections.visibility import Viewer
 
 log = logging.getLogger("canasta.api")
 router = APIRouter(tags=["read models"])
@@ -287,13 +290,29 @@ def draw_log(
 ) -> list[dict[str, Any]]:
     """The requester's OWN draws from the stock in this deal (R-VIEW-3), oldest first: his
     seat comes from his token, never from the request. A seat sitting the deal out drew
-    nothing (R-SEAT-4)."""
+    nothing (R-SEAT-4). Of a seat whose player changed (docs/tables.md, absent players), only
+    the draws made while he played it: as the deal's history shows them to him."""
     deal = canasta.get_deal(deal_id)
     player_ids = deal.state.player_ids
     if account.name not in player_ids:
         raise Forbidden("R-VIEW-3", "a draw log is private to its player: you have no seat here")
     seat = player_ids.index(account.name)
-    return serving(reads, canasta, response, DrawLogProjection).draw_log(deal_id, seat)
+    rows = serving(reads, canasta, response, DrawLogProjection).draw_log(deal_id, seat)
+    # Read after the rows, the history holds every step they name.
+    mine = drawn_by(canasta.events.get(deal_id), account.name, player_ids, seat)
+    return [row for row in rows if row["step"] in mine]
+
+
+def drawn_by(events: Iterable[Any], name: str, player_ids: Sequence[str], seat: int) -> set[int]:
+    """The steps of ``seat``'s draws that ``name`` made himself (he played the seat then:
+    ``SeatFollower``, as for the history), not those of a bot or a player before him."""
+    follower = SeatFollower(name, player_ids)
+    player = Viewer.player(seat)
+    return {
+        event.originator_version
+        for event in events
+        if follower.advance(event) == player and type(event).__name__ == "CardsDrawn"
+    }
 
 
 @router.get(

@@ -50,15 +50,24 @@ class BotSeatService(TableService):
         *,
         private: bool = False,
         spectators: bool = True,
+        turn_seconds: int | None = None,
     ) -> tuple[UUID, UUID]:
         """A practice table: ``player`` hosts it and sits in seat 0, bots of ``level`` in the
         other seats, the default teams where the host chooses them (team A on the even
         seats), started at once; ``private`` leaves it out of the lobby (its invite code is
-        not shown: nobody else can join it). Returns the table's and the first deal's ids."""
+        not shown: nobody else can join it); ``turn_seconds``: the turn clock (None: none).
+        Returns the table's and the first deal's ids."""
         check_level(level)
         Table.check_setup(entry, players, dict(options or {}), target)  # before any write
         table_id, _code = self.open_table(
-            player, entry, players, options, target, private=private, spectators=spectators
+            player,
+            entry,
+            players,
+            options,
+            target,
+            private=private,
+            spectators=spectators,
+            turn_seconds=turn_seconds,
         )
         table = self.get_table(table_id)
         table.join(player, 0)

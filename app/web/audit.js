@@ -5,11 +5,30 @@
 // the server's refusal (401: sign in; 403: not an auditor).
 
 import { $, api, cardElement, element, errorText, setUpLanguage, t, whoAmI } from "./common.js";
+import { logNamesByEvent } from "./seats.js";
 import { describeEvent, scoresText, seatName } from "./words.js";
 
 const dealId = location.pathname.split("/")[3];
 let audit = null; // GET /audit/deals/{id}
-let names = null; // the players' names by room seat
+let names = null; // the players' names by room seat (the table's now)
+// Per record of the history, the seats' names as they were played then (a seat changes
+// players: docs/tables.md), from its Started and SeatPlayerChanged records; then after the last.
+let playedBy = [];
+
+function nameSeats() {
+  try {
+    playedBy = logNamesByEvent([...(audit?.events ?? []), { kind: "end" }], names ?? []);
+  } catch {
+    playedBy = []; // a record that cannot be read: the table's names
+  }
+}
+
+// The seats' names once the event of step `step` had happened.
+function namesAfter(step) {
+  const records = audit?.events ?? [];
+  const next = records.findIndex((record) => Number(record?.step) > step);
+  return playedBy[next === -1 ? records.length : next] ?? names;
+}
 let refusal = null; // the server's refusal, when it refused
 
 // --- small pieces -----------------------------------------------------------------------------
@@ -29,11 +48,11 @@ function cardRow(cards) {
 }
 
 // "seat 1: cards" for each seat of a {seat: cards} object.
-function handsBlock(hands) {
+function handsBlock(hands, who = names) {
   const list = element("dl", { class: "hands" });
   for (const [seat, cards] of Object.entries(hands ?? {})) {
     list.append(
-      element("dt", { text: t("audit_hand_of", { who: seatName(seat, names), count: cards?.length ?? 0 }) }),
+      element("dt", { text: t("audit_hand_of", { who: seatName(seat, who), count: cards?.length ?? 0 }) }),
       element("dd", {}, cardRow(cards)),
     );
   }
@@ -141,12 +160,12 @@ function showCards() {
   if (audit.deck) facts.append(cardsDetails(t("audit_deck"), audit.deck));
   if (audit.stock_after_cut) facts.append(cardsDetails(t("audit_stock_after_cut"), audit.stock_after_cut));
   if (audit.dealt) {
-    facts.append(element("h3", { text: t("audit_dealt") }), handsBlock(audit.dealt));
+    facts.append(element("h3", { text: t("audit_dealt") }), handsBlock(audit.dealt, namesAfter(1)));
   }
   if (audit.final) {
     facts.append(
       element("h3", { text: t("audit_hands_at", { step: audit.folded_to }) }),
-      handsBlock(audit.final.hands),
+      handsBlock(audit.final.hands, namesAfter(Number(audit.folded_to))),
       cardsDetails(t("audit_stock"), audit.final.stock),
       cardsDetails(t("audit_pile"), audit.final.pile_cards),
     );
@@ -163,7 +182,7 @@ async function loadState(step, box) {
     const state = await api("GET", `/audit/deals/${dealId}/replay?step=${step}`);
     box.replaceChildren(
       element("h4", { text: t("audit_hands_at", { step }) }),
-      handsBlock(state.hands),
+      handsBlock(state.hands, namesAfter(step)),
       cardsDetails(t("audit_stock"), state.stock),
       cardsDetails(t("audit_pile"), state.pile_cards),
     );
@@ -201,7 +220,7 @@ function brokenNote(step) {
   return note;
 }
 
-function eventRow(record, broken, next = null, previous = null) {
+function eventRow(record, broken, next = null, who = names, previous = null) {
   const step = record.step;
   const at = record.at ? new Date(record.at) : null;
   const row = element(
@@ -211,7 +230,7 @@ function eventRow(record, broken, next = null, previous = null) {
       "div",
       { class: "event-head" },
       element("span", { class: "step-no", text: t("audit_step", { step }) }),
-      element("span", { class: "words", text: describeEvent(record, names, next, previous) }),
+      element("span", { class: "words", text: describeEvent(record, who, next, previous) }),
       at && !Number.isNaN(at.getTime())
         ? element("time", { datetime: record.at, class: "muted", text: at.toLocaleTimeString() })
         : "",
@@ -239,7 +258,8 @@ function eventRow(record, broken, next = null, previous = null) {
 function showHistory() {
   const broken = brokenSteps(audit.audit);
   const records = audit.events ?? [];
-  const rows = records.map((record, i) => eventRow(record, broken.includes(record.step), records[i + 1], records[i - 1]));
+  const rows = records.map((record, i) =>
+    eventRow(record, broken.includes(record.step), records[i + 1], playedBy[i] ?? names, records[i - 1]));
   const unreadable = audit.unreadable_step;
   if (unreadable && !records.some((record) => record.step === unreadable)) {
     rows.push(eventRow({ step: unreadable, kind: "?" }, true));
@@ -302,6 +322,7 @@ async function start() {
       names = null; // seat numbers instead of names
     }
   }
+  nameSeats();
   draw();
   for (const id of ["verdict", "cards", "history"]) $(id).hidden = false;
   $("to-broken").addEventListener("click", goToBroken);

@@ -5,20 +5,39 @@
 
 import { $, api, element, errorText, setUpLanguage, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
+import { logNamesByEvent } from "./seats.js";
 import { describeEvent, secretStep } from "./words.js";
 
 const dealId = location.pathname.split("/")[2];
 const views = new Map(); // step -> the DealView at that step, a promise (it never changes)
 let deal = null; // the deal now (GET /deals/{id}): its last step, its table
 let events = new Map(); // step -> the event as this viewer sees it (secret steps absent)
-let names = null; // the players' names by room seat
+let names = null; // the players' names by room seat (the table's now)
+// The seats' names as they were played (a seat changes players: docs/tables.md), from the
+// deal's Started and SeatPlayerChanged events: at each event's step (its words), and after
+// the last event (`namesAfter`); a step's view is named as the next event's words are.
+let namesAt = new Map();
+let namesAfter = null;
 let last = 1;
 let step = 1;
 let refusal = null; // the server's refusal, when it refused
 
 function wordsAt(n) {
   const event = events.get(n);
-  return event ? describeEvent(event, names, events.get(n + 1), events.get(n - 1)) : secretStep();
+  return event ? describeEvent(event, namesAt.get(n) ?? names, events.get(n + 1), events.get(n - 1)) : secretStep();
+}
+
+// The seats' names in the view at step `n`: as played once its event happened.
+function viewNamesAt(n) {
+  for (const s of namesAt.keys()) if (s > n) return namesAt.get(s);
+  return namesAfter ?? names ?? [];
+}
+
+function nameSeats() {
+  const list = [...events.values()].sort((a, b) => a.step - b.step);
+  const byEvent = logNamesByEvent([...list, { kind: "end" }], names ?? []);
+  namesAt = new Map(list.map((event, i) => [event.step, byEvent[i]]));
+  namesAfter = byEvent[list.length];
 }
 
 function clamp(n) {
@@ -81,7 +100,7 @@ function viewAt(n) {
 function draw(view) {
   $("viewer-note").textContent = viewerNote(view);
   $("view").hidden = false;
-  renderDeal($("deal"), view, { names: names ?? [] });
+  renderDeal($("deal"), view, { names: viewNamesAt(step) });
   $("view").dataset.step = String(step);
   $("words").dataset.step = String(step);
 }
@@ -136,6 +155,7 @@ async function start() {
   } catch {
     names = null; // seat numbers instead of names
   }
+  nameSeats();
   last = Math.max(deal.step, ...events.keys());
   const slider = $("step");
   slider.max = String(last);

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from uuid import UUID
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
@@ -88,3 +89,117 @@ def test_a_player_away_sees_none_of_what_the_bot_draws_for_him(
     assert client.post(f"/tables/{table}/seats", json={}, headers=bob).status_code == 200
     hand = client.get(base, headers=bob).json()["hand"]
     assert hidden <= set(hand)  # his seat's hand, the bot's draws included
+
+
+def test_a_draw_log_holds_only_the_draws_made_while_its_reader_played_the_seat(
+    make_client: Callable[..., TestClient], register: Callable[[Any, str], Headers]
+) -> None:
+    """R-VIEW-3 with seats changing players (docs/tables.md): the draw log, like the history
+    and the replays, shows a draw only to whoever played the seat when it was made. Bob back
+    from a leave does not get the bot's draws of his absence; eve, given the seat, gets none
+    of the draws made there before her (bob's, the bot's)."""
+    client = make_client(run_bots=False)  # the test plays every seat itself
+    canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
+    people = {name: register(client, name) for name in ("ann", "bob", "cy", "di", "eve")}
+    bob, eve = people["bob"], people["eve"]
+    table = client.post(
+        "/tables", json={"entry": "classic", "players": 4}, headers=people["ann"]
+    ).json()["id"]
+    for seat, name in enumerate(("ann", "bob", "cy", "di")):
+        client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=people[name])
+    deal_id = UUID(client.post(f"/tables/{table}/start", headers=people["ann"]).json()["deal"])
+    rng = random.Random(8)
+    drawn: set[int] = set()  # the steps of seat 1's draws so far
+
+    def next_draws() -> set[int]:
+        """Plays until seat 1 has drawn again; the steps of its new draws."""
+        for _ in range(300):
+            deal = play_commands(canasta, deal_id, rng, 1)
+            assert deal.state.phase != "over", "the deal ended first: choose another seed"
+            events: list[Any] = list(canasta.events.get(deal_id))
+            steps = {
+                event.originator_version
+                for event in events
+                if type(event).__name__ == "CardsDrawn" and event.seat == 1
+            }
+            if steps - drawn:
+                new = steps - drawn
+                drawn.update(new)
+                return new
+        raise AssertionError("seat 1 drew nothing")
+
+    def logged(headers: Headers) -> set[int]:
+        answer = client.get(f"/deals/{deal_id}/draw-log", headers=headers)
+        assert answer.status_code == 200, answer.text
+        return {row["step"] for row in answer.json()}
+
+    def seen_drawing(headers: Headers) -> set[int]:
+        """The steps of the draws whose cards his history shows him (GET /events)."""
+        history = client.get(f"/deals/{deal_id}/events", headers=headers).json()
+        return {e["step"] for e in history if e["kind"] == "CardsDrawn" and "cards" in e}
+
+    by_bob = next_draws()
+    assert client.post(f"/tables/{table}/leave", headers=bob).status_code == 200
+    by_bot = next_draws()
+    assert client.post(f"/tables/{table}/seats", json={}, headers=bob).status_code == 200
+    by_bob |= next_draws()
+    assert logged(bob) == by_bob == seen_drawing(bob)  # not the bot's draws (by_bot)
+
+    assert client.post(f"/tables/{table}/leave", headers=bob).status_code == 200
+    by_bot |= next_draws()
+    given = client.post(
+        f"/tables/{table}/seats/1/give", json={"player": "eve"}, headers=people["ann"]
+    )
+    assert given.status_code == 200, given.text
+    by_eve = next_draws()
+    assert logged(eve) == by_eve == seen_drawing(eve)  # neither bob's nor the bot's
+    assert by_bob.isdisjoint(by_eve) and by_bot.isdisjoint(by_eve) and by_bot
+
+
+@pytest.mark.parametrize("turn_seconds", [None, 300])
+def test_a_stream_resumed_past_the_deal_s_step_follows_the_seat_and_the_clock(
+    make_client: Callable[..., TestClient],
+    register: Callable[[Any, str], Headers],
+    turn_seconds: int | None,
+) -> None:
+    """A ``Last-Event-ID`` beyond the deal's step (a client's own choice: nothing was sent up
+    to there) is taken as the deal's step: the stream then follows who plays the seat, and the
+    turn clock, through every event. It skipped the events up to the id unfolded: bob's leave
+    went unseen and his stream showed him the cards the bot drew for his seat after it; at a
+    table with a clock the stream broke off (OriginatorVersionError) at its first event."""
+    client = make_client(run_bots=False)
+    canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
+    people = {name: register(client, name) for name in ("ann", "bob", "cy", "di")}
+    bob = people["bob"]
+    body: dict[str, Any] = {"entry": "classic", "players": 4, "turn_seconds": turn_seconds}
+    table = client.post("/tables", json=body, headers=people["ann"]).json()["id"]
+    for seat, headers in enumerate(people.values()):
+        client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=headers)
+    deal_id = UUID(client.post(f"/tables/{table}/start", headers=people["ann"]).json()["deal"])
+    rng = random.Random(8)
+    play_commands(canasta, deal_id, rng, 8)
+    now = canasta.get_deal(deal_id).version
+    resume_after = now + 3  # past the deal's step: bob's leave falls in between
+    base = f"/deals/{deal_id}"
+    with ThreadPoolExecutor(1) as pool:
+        live = pool.submit(
+            fetch,
+            client,
+            f"{base}/stream",
+            headers={**bob, "Last-Event-ID": str(resume_after)},
+            idle_seconds=2.0,
+        )
+        time.sleep(0.5)
+        assert client.post(f"/tables/{table}/leave", headers=bob).status_code == 200
+        left = canasta.get_deal(deal_id).version
+        assert left <= resume_after
+        for _ in range(200):
+            deal = play_commands(canasta, deal_id, rng, 1)
+            assert deal.state.phase != "over", "the deal ended first: choose another seed"
+            hidden = held_since(canasta, deal_id, resume_after)
+            if hidden:
+                break
+        streamed = live.result(timeout=30)
+    assert hidden, "the bot drew nothing that it still holds"
+    assert f"id: {deal.version}" in streamed.text, streamed.text[-500:]  # it followed the deal
+    assert not hidden & set(card_tokens(streamed.text)), streamed.text[-500:]

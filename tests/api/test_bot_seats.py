@@ -91,6 +91,27 @@ def test_a_practice_table_in_one_call(
         assert client.get(f"/deals/{deal}", headers=ann).json()["hand"] is not None
 
 
+def test_a_practice_table_keeps_the_turn_clock_of_its_body(
+    make_client: Callable[..., TestClient], register: Callable[[Any, str], Headers]
+) -> None:
+    """``turn_seconds`` is part of the body of POST /tables that practice takes (the lobby's
+    Play now sends the create form's clock): kept, not silently dropped; refused as there."""
+    client = make_client(run_bots=False)
+    ann = register(client, "ann")
+    body = {"entry": "classic", "players": 2, "bot": "random", "turn_seconds": 60}
+    answer = client.post("/tables/practice", json=body, headers=ann)
+    assert answer.status_code == 201, answer.text
+    table, deal = answer.json()["table"], answer.json()["deal"]
+    assert client.get(f"/tables/{table}").json()["turn_seconds"] == 60
+    listed = {row["id"]: row for row in client.get("/tables?status=playing").json()}
+    assert listed[table]["turn_seconds"] == 60
+    assert "deadline" in client.get(f"/deals/{deal}").json()  # a deal at a table with a clock
+    too_short = client.post("/tables/practice", json={**body, "turn_seconds": 1}, headers=ann)
+    assert too_short.status_code == 400, too_short.text
+    assert too_short.json()["error"]["code"] == "R-SEAT-3"
+    assert len(client.get("/tables?status=playing").json()) == 1  # nothing more was opened
+
+
 def test_bots_at_a_private_table_and_in_its_rematch(
     make_client: Callable[..., TestClient], register: Callable[[Any, str], Headers]
 ) -> None:

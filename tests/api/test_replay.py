@@ -178,6 +178,12 @@ def test_r_hist_2_a_replay_needs_a_positive_whole_step(client: TestClient, playe
     assert response.status_code == 422
     missing = "00000000-0000-0000-0000-000000000000"
     assert client.get(f"/deals/{missing}/replay", params={"step": 1}).status_code == 404
+    # An id that is not one: said once, though the route and its checks all read it.
+    bad = client.get("/deals/not-a-deal/replay", params={"step": 1})
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "malformed"
+    message = bad.json()["error"]["message"]
+    assert message.startswith("path.deal_id: Input should be a valid UUID"), message
+    assert message.count("path.deal_id") == 1, message
 
 
 def test_r_hist_2_a_player_sitting_the_deal_out_replays_it_as_a_spectator_r_seat_4(

@@ -428,3 +428,51 @@ def test_events_in_words_say_what_the_viewer_may_see(
     expect(page.locator("html")).to_have_attribute("lang", "zh")
     assert page.evaluate(DESCRIBE, [cases[6:7], names]) == ["3号座位弃出7♦。"]
     expect(page.locator("#words")).to_contain_text("第1步：")  # the page redrew its words
+
+
+def test_the_replay_and_the_audit_name_each_seat_as_it_was_played_at_that_step(
+    new_context: NewContext, web_server: Backend, played: Played
+) -> None:
+    """A seat given to another player mid-deal (docs/tables.md, absent players): the replay's
+    and the audit's earlier steps name the player who played the seat then, as the table
+    page's log does, not the one who sits there now."""
+    with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
+        game = open_table(
+            http, ["n-ann", "n-bob"], start_body={"deck": stacked_deck(SHORT_SEED), "dealer": 0}
+        )
+        register_player(http, "n-eve")
+        view = http.get(f"/deals/{game.deal_id}").json()
+        assert view["cutter"] == 1  # n-bob cuts
+        expect_now = {"game": game.table, "deal": 1, "step": view["step"], "turn": None}
+        cut = http.post(
+            f"/deals/{game.deal_id}/commands",
+            json={
+                "seq": 1,
+                "expect": {**expect_now, "phase": view["phase"]},
+                "command": {"type": "cut", "n": 20},
+            },
+            headers=game.headers["n-bob"],
+        )
+        assert cut.status_code == 200, cut.text
+        assert http.post(f"/tables/{game.table}/leave", headers=game.headers["n-bob"]).is_success
+        given = http.post(
+            f"/tables/{game.table}/seats/1/give", json={"player": "n-eve"}, headers=game.host
+        )
+        assert given.status_code == 200, given.text
+        last = http.get(f"/deals/{game.deal_id}").json()["step"]
+
+    page = open_page(new_context(), f"/deals/{game.deal_id}/replay?step=3")
+    expect_step(page, 3, last)
+    expect(page.locator("#words")).to_have_text("Step 3: n-bob cut the deck, lifting 20.")
+    seat = page.locator("#deal li[data-seat='1'] .seat-name")
+    expect(seat).to_contain_text("n-bob")
+    page.get_by_role("button", name="Last").click()
+    expect_step(page, last, last)
+    expect(seat).to_contain_text("n-eve")
+
+    auditor = new_context()
+    sign_in(auditor, played.auditor)
+    audit = open_page(auditor, f"/audit/deals/{game.deal_id}")
+    expect(audit.locator("#audit-events li[data-step='3'] .words")).to_have_text(
+        "n-bob cut the deck, lifting 20."
+    )
