@@ -283,7 +283,12 @@ const refresh = serialised(async () => {
   const dealId = state.dealId;
   // A seated player's view and menu are asked for together (the menu's `expect` keeps a
   // command from a menu that trails the view harmless: it is refused as stale, R-CMD-1).
-  const seated = state.view ? state.view.seat !== null : (state.table?.seats ?? []).includes(state.me);
+  // Before the first view, the table says: his seat, unless he is away from it (a bot plays
+  // it; his menu would be refused with 403 seat_not_yours) or sits this deal out.
+  const mine = (state.table?.seats ?? []).indexOf(state.me);
+  const seated = state.view
+    ? state.view.seat !== null
+    : mine >= 0 && !state.table?.playing?.[mine]?.away;
   const asked = seated ? api("GET", `/deals/${dealId}/moves`) : null;
   asked?.catch(() => {});
   // Never older than his own last command, nor than the log (a server with a read replica).

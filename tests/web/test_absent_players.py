@@ -79,6 +79,16 @@ def test_a_player_leaves_his_seat_and_takes_it_back(
         if line.startswith("dot"):
             assert re.search(r"drew (a card|\d+ cards)", line), line
     screenshot(page, "table-away")
+    # His page opened while he is away asks for no move menu (it would be refused, 403).
+    again = page.context.new_page()
+    refused: list[str] = []
+    again.on("response", lambda r: refused.append(r.url) if r.status >= 400 else None)
+    again.goto(f"/tables/{table}")
+    expect(again.locator("#deal .deal")).to_be_attached(timeout=LIVE_MS)
+    expect(again.locator("#take-back")).to_be_visible()
+    again.wait_for_load_state("networkidle")
+    assert refused == [], refused
+    again.close()
 
     page.locator("#take-back").click()
     expect(page.locator("#leave-seat")).to_be_visible(timeout=LIVE_MS)
