@@ -21,7 +21,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 WEB_URL = "/web"
 WEB_DIR = Path(__file__).parent / "web"
-_ID = r"[0-9a-fA-F-]{36}"
+#: Any one path segment: a mistyped id gets the page too, which shows the API's refusal
+#: (422 malformed, 404) in words rather than leaving the browser on bare JSON.
+_ID = r"[^/]+"
 #: The pages a browser opens at an API address, by path.
 PAGES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^/tables/{_ID}$"), "table.html"),

@@ -57,6 +57,9 @@ def test_a_page_for_an_unknown_id_is_still_the_page_and_only_get_is_served(
     unknown = "00000000-0000-4000-8000-000000000000"
     assert client.get(f"/tables/{unknown}", headers={"Accept": BROWSER_ACCEPT}).status_code == 200
     assert client.get(f"/tables/{unknown}").status_code == 404
+    # A mistyped id too; an API client still gets the refusal itself.
+    assert client.get("/tables/oops", headers={"Accept": BROWSER_ACCEPT}).status_code == 200
+    assert client.get("/tables/oops").json()["error"]["code"] == "malformed"
     # Other methods are the API's, whatever the Accept header says.
     answer = client.post(f"/tables/{game.table}/start", headers={"Accept": BROWSER_ACCEPT})
     assert answer.status_code in (401, 403)
