@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import docs_ui, errors, observability, openapi_contract, web_ui
 from app.application import CanastaApp
@@ -39,7 +40,41 @@ from app.routes import (
 from app.schemas_views import Health
 from app.sessions import CSRF_HEADER
 from app.settings import Settings, eventsourcing_env
-from app.signing import load_keyring
+from app.signing import SigningKeyError, load_keyring
+
+#: Start-up refusals the operator fixes from their message alone (docs/operations.md).
+REFUSALS = (SigningKeyError,)
+
+
+class StartupRefusals:
+    """A start-up refused for a reason the operator must fix (no or a bad signing key) is one
+    line in the server's log, not a traceback. Starlette reports a failed lifespan with the
+    whole traceback, which uvicorn logs; this holds that report until the exception that
+    caused it is known, and sends only its message for the refusals above."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        held: list[Message] = []
+
+        async def hold(message: Message) -> None:
+            if message["type"] == "lifespan.startup.failed":
+                held.append(message)
+            else:
+                await send(message)
+
+        try:
+            await self.app(scope, receive, hold)
+        except REFUSALS as exc:
+            held = [{**m, "message": f"canasta cannot start: {exc}"} for m in held]
+            raise
+        finally:
+            for message in held:
+                await send(message)
 
 
 def tune_gc(gen0_threshold: int) -> None:
@@ -148,6 +183,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api.include_router(router.router, responses=errors.RESPONSES)
     docs_ui.install(api)
     web_ui.install(api)
+    api.add_middleware(StartupRefusals)
     stream_docs.document_streams(api)
 
     @api.get("/health", tags=["operations"])
