@@ -50,3 +50,12 @@ def signed_in(page: Page, headers: dict[str, str]) -> Page:
     page.get_by_role("button", name="Sign in", exact=True).click()
     expect(page.get_by_text("Signed in as")).to_be_visible()
     return page
+
+
+def table_page(context: BrowserContext, headers: dict[str, str], table: str) -> Page:
+    """A player's table page: a new page of ``context`` signed in with the token of
+    ``headers`` (the lobby's form), then the table's address, ready."""
+    page = signed_in(open_lobby(context)[0], headers)
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    return page

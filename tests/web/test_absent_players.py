@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from tests.support.http import register_player
 from tests.web.conftest import NewContext, screenshot
-from tests.web.pages import LIVE_MS, open_lobby, signed_in
+from tests.web.pages import LIVE_MS, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -52,9 +52,7 @@ def test_a_player_leaves_his_seat_and_takes_it_back(
     for seat, who in enumerate((dot, eli)):
         assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
     deal = http.post(f"/tables/{table}/start", headers=dot).json()["deal"]
-    page = signed_in(open_lobby(new_context())[0], dot)
-    page.goto(f"/tables/{table}")
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    page = table_page(new_context(), dot, table)
     expect(page.locator("#deal .deal")).to_be_attached(timeout=LIVE_MS)
 
     page.locator("#leave-seat").click()

@@ -11,13 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import Game, open_table
 from tests.web.conftest import NewContext, screenshot
 from tests.web.deals import _deck
-from tests.web.pages import open_lobby, signed_in
+from tests.web.pages import open_lobby, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -41,13 +41,6 @@ def cut(http: httpx.Client, game: Game, name: str) -> None:
     assert response.status_code == 200, response.text
 
 
-def table_page(page: Page, game: Game, name: str) -> Page:
-    page = signed_in(page, game.headers[name])
-    page.goto(f"/tables/{game.table}")
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
-    return page
-
-
 def test_modern_american_calls_its_threes_threes(
     new_context: NewContext, http: httpx.Client
 ) -> None:
@@ -59,7 +52,7 @@ def test_modern_american_calls_its_threes_threes(
     game.start({"dealer": 3, "deck": deck})
     cut(http, game, "ann")
 
-    page = table_page(open_lobby(new_context())[0], game, "ann")
+    page = table_page(new_context(), game.headers["ann"], game.table)
     threes = page.locator(".side[data-side=A] .red-threes")
     expect(threes.locator("[data-card]")).to_have_count(2)
     expect(threes.locator(".caption")).to_have_text("Threes")
@@ -100,7 +93,7 @@ def test_the_draw_hint_names_the_pile_only_when_it_may_be_taken(
     game.start({"dealer": 3, "deck": deck})
     cut(http, game, "eva")
 
-    page = table_page(open_lobby(new_context())[0], game, "eva")
+    page = table_page(new_context(), game.headers["eva"], game.table)
     expect(page.locator(".pile .empty")).to_be_visible()
     expect(page.locator("#moves [data-move=draw]")).to_be_visible()
     expect(page.locator("#moves [data-move=take_pile]")).to_have_count(0)
@@ -146,7 +139,7 @@ def test_a_player_sitting_the_deal_out_still_sees_his_own_seat_marked(
     game = open_table(http, names, entry="classic", teams=[[0, 2, 4]])
     view = http.get(f"/deals/{game.deal_id}").json()
     (out,) = view["sitting_out"]
-    page = table_page(open_lobby(new_context())[0], game, names[out])
+    page = table_page(new_context(), game.headers[names[out]], game.table)
     expect(page.get_by_text("You sit this deal out")).to_be_visible()
     mine = page.locator(f"li.seat-box[data-seat='{out}']")
     expect(mine).to_have_attribute("data-sits-out", "true")

@@ -18,7 +18,7 @@ from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import register_player
 from tests.web.conftest import NewContext, screenshot
 from tests.web.deals import classic_four, play_step, start_table
-from tests.web.pages import LIVE_MS, open_lobby, signed_in
+from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -30,13 +30,6 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server deals stacked decks (tests/web/deals.py), to end a deal fast."""
     extra = {"CANASTA_ALLOW_STACKED_DECKS": "true"}
     yield from running(make_backend("sqlite", tmp_path_factory.mktemp("gaps"), extra_env=extra))
-
-
-def table_page(context_page: Page, who: Headers, table: str) -> Page:
-    page = signed_in(context_page, who)
-    page.goto(f"/tables/{table}")
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
-    return page
 
 
 def test_the_lobby_shows_the_clock_and_who_is_away(
@@ -71,8 +64,8 @@ def test_the_host_changes_the_clock_before_the_start(
     hal, ida = register_player(http, "hal"), register_player(http, "ida")
     table = http.post("/tables", json={"entry": "classic", "players": 2}, headers=hal).json()["id"]
     assert http.post(f"/tables/{table}/seats", json={"seat": 1}, headers=ida).is_success
-    host = table_page(open_lobby(new_context())[0], hal, table)
-    other = table_page(open_lobby(new_context())[0], ida, table)
+    host = table_page(new_context(), hal, table)
+    other = table_page(new_context(), ida, table)
     expect(host.locator("#clock-shown")).to_have_text("Turn clock: No clock")
     expect(other.locator("#clock-shown")).to_have_text("Turn clock: No clock")
     expect(other.locator("#clock-choice")).to_have_count(0)  # the host's alone
@@ -136,7 +129,7 @@ def test_while_the_host_is_away_a_player_opens_the_next_deal_and_the_log_names_t
     assert http.post(f"/tables/{game.table}/leave", headers=dee).json()["seat"] == 3
 
     # The host, away: no "Give" for his own seat, only for dee's.
-    host = table_page(open_lobby(new_context())[0], ann, game.table)
+    host = table_page(new_context(), ann, game.table)
     expect(host.locator("#give-seat-3")).to_be_visible(timeout=LIVE_MS)
     expect(host.locator("#give-seat-0")).to_have_count(0)
     expect(host.locator("#take-back")).to_be_visible()
@@ -152,7 +145,7 @@ def test_while_the_host_is_away_a_player_opens_the_next_deal_and_the_log_names_t
     expect(away.locator(f"article[data-table='{game.table}']")).to_contain_text("Seat 4: dee")
     expect(away.get_by_role("button", name="Next deal")).to_have_count(0)
 
-    page = table_page(open_lobby(new_context())[0], bob, game.table)
+    page = table_page(new_context(), bob, game.table)
     expect(page.locator("#host-controls")).to_contain_text("The host is away", timeout=LIVE_MS)
     expect(page.locator("#stop-game")).to_have_count(0)  # the host's alone
     # Deal 1 was played by dee herself: she left after its end, and its log says so.
