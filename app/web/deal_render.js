@@ -136,7 +136,12 @@ export function pileNotes(view) {
   const notes = [];
   if (pile.crosswise.length) notes.push(t("table_frozen_crosswise"));
   if (pile.always_frozen) notes.push(t("table_frozen_always"));
-  if (view.seat !== null && !view.opened[view.sides[String(view.seat)]]) notes.push(t("table_frozen_unopened"));
+  // R-PILE-2's freeze for a side without its initial meld matters only while there is a pile
+  // to take: not before the cut, over an empty pile, or once the deal is over.
+  const taking = ["draw", "play", "answer"].includes(view.phase) && pile.size > 0;
+  if (taking && view.seat !== null && !view.opened[view.sides[String(view.seat)]]) {
+    notes.push(t("table_frozen_unopened"));
+  }
   if (pile.top) {
     const top = parseCard(pile.top);
     if (isWild(pile.top) || top.rank === "3") notes.push(t("table_pile_blocked"));

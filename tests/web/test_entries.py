@@ -146,3 +146,33 @@ def test_a_player_sitting_the_deal_out_still_sees_his_own_seat_marked(
     expect(mine.locator(".marks")).to_contain_text("you")
     expect(page.locator("li.seat-box .marks", has_text="you")).to_have_count(1)
     screenshot(page, "table-sitting-out")
+
+
+def test_the_unopened_side_s_freeze_is_noted_only_while_a_pile_may_be_taken(
+    new_context: NewContext,
+) -> None:
+    """R-PILE-2: a side without its initial meld finds the pile frozen. The page says so
+    while there is a pile to take, not before the cut, over an empty pile (a modern_american
+    deal begins with one) or after the deal."""
+    page, _ = open_lobby(new_context())
+    base = {
+        "seat": 0,
+        "sides": {"0": "A", "1": "B"},
+        "opened": {"A": False, "B": False},
+        "pile": {"crosswise": [], "always_frozen": False, "top": "9H/1", "size": 4},
+    }
+    cases = [
+        base | {"phase": "draw"},
+        base | {"phase": "cut"},
+        base | {"phase": "over"},
+        base | {"phase": "draw", "pile": base["pile"] | {"top": None, "size": 0}},
+        base | {"phase": "draw", "opened": {"A": True, "B": False}},
+    ]
+    notes = page.evaluate(
+        """async (cases) => {
+          const { pileNotes } = await import("/web/deal_render.js");
+          return cases.map((view) => pileNotes(view).length);
+        }""",
+        cases,
+    )
+    assert notes == [1, 0, 0, 0, 0]
