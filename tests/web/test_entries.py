@@ -155,17 +155,14 @@ def test_the_unopened_side_s_freeze_is_noted_only_while_a_pile_may_be_taken(
     while there is a pile to take, not before the cut, over an empty pile (a modern_american
     deal begins with one) or after the deal."""
     page, _ = open_lobby(new_context())
-    base = {
-        "seat": 0,
-        "sides": {"0": "A", "1": "B"},
-        "opened": {"A": False, "B": False},
-        "pile": {"crosswise": [], "always_frozen": False, "top": "9H/1", "size": 4},
-    }
+    pile: dict[str, Any] = {"crosswise": [], "always_frozen": False, "top": "9H/1", "size": 4}
+    base = {"seat": 0, "sides": {"0": "A", "1": "B"}, "opened": {"A": False, "B": False}}
+    base["pile"] = pile
     cases = [
         base | {"phase": "draw"},
         base | {"phase": "cut"},
         base | {"phase": "over"},
-        base | {"phase": "draw", "pile": base["pile"] | {"top": None, "size": 0}},
+        base | {"phase": "draw", "pile": pile | {"top": None, "size": 0}},
         base | {"phase": "draw", "opened": {"A": True, "B": False}},
     ]
     notes = page.evaluate(
