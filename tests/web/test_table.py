@@ -306,18 +306,26 @@ def test_keyboard_play_a_dropped_stream_the_phone_and_the_host_controls(
     tab_to(dan, "#cut-n")
     dan.keyboard.press("Control+A")
     dan.keyboard.type(str(CUT))
+    # After each move the focus stays on the move panel (the button pressed is gone or
+    # disabled while the command is on its way): never lost to the page, so the next Tab
+    # goes on to the panel's next move.
+    panel = dan.locator("#moves")
     tab_to(dan, '[data-move="cut"]')
     dan.keyboard.press("Enter")
     expect(dan.locator("#hand [data-card]")).to_have_count(15)
-    tab_to(dan, '[data-move="draw"]')
+    expect(panel).to_be_focused()
+    dan.keyboard.press("Tab")
+    expect(move(dan, "draw")).to_be_focused()
     dan.keyboard.press("Enter")
     expect(dan.locator("#hand [data-card]")).to_have_count(17)
+    expect(panel).to_be_focused()
     tab_to(dan, '#hand [data-card="QC/1"]')
     dan.keyboard.press("Space")
     expect(card(dan, "QC/1")).to_have_attribute("aria-pressed", "true")
     tab_to(dan, '[data-move="discard"]')
     dan.keyboard.press("Enter")
     expect(dan.locator("#hand [data-card]")).to_have_count(16)
+    expect(panel).to_be_focused()
     screenshot(dan, "table-phone")
     fits = "() => document.scrollingElement.scrollWidth <= window.innerWidth"
     assert dan.evaluate(fits), dan.evaluate("() => document.scrollingElement.scrollWidth")
