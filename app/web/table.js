@@ -59,6 +59,7 @@ const state = {
   events: [], // the log's events, in order
   lastStep: 0, // the last deal step the log shows
   sentStep: 0, // the step of this player's last accepted command in the deal
+  seatInDoubt: false, // his seat timed out or changed player since the view was read
   busy: false,
   dealSource: null,
   tableSource: null,
@@ -286,9 +287,13 @@ const refresh = serialised(async () => {
   // Before the first view, the table says: his seat, unless he is away from it (a bot plays
   // it; his menu would be refused with 403 seat_not_yours) or sits this deal out.
   const mine = (state.table?.seats ?? []).indexOf(state.me);
+  // After a timeout of his turn or a change of who plays his seat (the bot takes it over
+  // right after the timeout that reaches the limit of missed turns), the view is read first:
+  // the menu is asked only if he still plays the seat.
   const seated = state.view
-    ? state.view.seat !== null
+    ? state.view.seat !== null && !state.seatInDoubt
     : mine >= 0 && !state.table?.playing?.[mine]?.away;
+  state.seatInDoubt = false;
   const asked = seated ? api("GET", `/deals/${dealId}/moves`) : null;
   asked?.catch(() => {});
   // Never older than his own last command, nor than the log (a server with a read replica).
@@ -320,6 +325,9 @@ function onDealEvent(message) {
   if (event.step <= state.lastStep) return; // already shown (a resent event)
   state.lastStep = event.step;
   state.events.push(event);
+  if ((event.kind === "TurnTimedOut" || event.kind === "SeatPlayerChanged") && event.seat === state.view?.seat) {
+    state.seatInDoubt = true;
+  }
   // The newest line stays in sight, unless the reader scrolled up to read older ones.
   const log = $("log");
   const following = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
