@@ -15,7 +15,8 @@
 //   #log li[data-step][data-kind]  one line per event (never twice, none missed);
 //   #error (role=alert) a refusal, "Refused: <message> (<code>)"; #status the situation;
 //   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals, #totals-table, #winner;
-//   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start);
+//   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start;
+//   #start-game, the host's);
 //   #seat-panel li[data-seat-play=N][data-away], #leave-seat, #take-back, #give-player-N and
 //   #give-seat-N  who plays each seat and the absent players' controls (seats.js);
 //   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start.
@@ -113,7 +114,7 @@ function statusText() {
 
 function render() {
   $("who").textContent = state.me ? t("signed_in_as", { name: state.me }) : t("table_signed_out");
-  renderWaiting(state);
+  renderWaiting(state, hostAction);
   renderClockChoice(state.table, state.me, clockAction);
   renderSeats($("seat-panel"), state.table, state.me, seatAction);
   renderGame(state, hostAction);
@@ -214,6 +215,7 @@ async function hostAction(kind) {
   try {
     if (kind === "next") await api("POST", `/tables/${state.tableId}/deals`);
     if (kind === "stop") await api("POST", `/tables/${state.tableId}/stop`);
+    if (kind === "start") await api("POST", `/tables/${state.tableId}/start`);
     if (kind === "rematch") {
       // The same players in the same seats, at a new open table (docs/tables.md, "Rematch").
       const { id } = await api("POST", `/tables/${state.tableId}/rematch`);
