@@ -19,13 +19,20 @@ export function botNote(table, index) {
   return level ? ` (${t("bot_seat", { level: t(`bot_short_${level}`) })})` : "";
 }
 
+// The level the host chose per table (table id -> level), kept across the lobby's refreshes.
+const levels = new Map();
+
 // The host's "Add a bot" controls for his open table: a level and one button per free seat.
 export function botControls(table, me, act, notice) {
   if (me === null || me !== table.host || table.status !== "open" || table.free_seats === 0) return [];
   const id = `bot-level-${table.id}`;
+  // The level he chose survives the lobby's refreshes, which rebuild the cards.
+  const select = levelSelect(id);
+  select.value = levels.get(table.id) ?? BOT_LEVELS[0];
+  select.addEventListener("change", () => levels.set(table.id, select.value));
   const form = element("fieldset", { class: "host-bots" },
     element("legend", { text: t("bot_add") }),
-    element("label", { for: id, text: t("bot_level") }), levelSelect(id));
+    element("label", { for: id, text: t("bot_level") }), select);
   table.seats.forEach((name, seat) => {
     if (name !== null) return;
     const add = element("button", { type: "button", text: t("bot_add_seat", { number: seat + 1 }) });

@@ -153,7 +153,8 @@ export async function hostedDetails(tables, me) {
   return new Map(answers.map((details) => [details.id, details]));
 }
 
-// Whether the host is choosing teams right now (a refresh would close his menu).
+// Whether the host is choosing teams or a bot's level right now (a refresh would close his
+// menu).
 export function choosing() {
-  return Boolean(document.activeElement?.closest?.(".host-teams select"));
+  return Boolean(document.activeElement?.closest?.(".host-teams select, .host-bots select"));
 }

@@ -58,7 +58,13 @@ export function renderSeats(panel, table, me, act) {
     });
   }
   parts.push(element("div", { class: "actions" }, ...buttons));
+  // The panel is drawn again on every event of the deal: what the host typed in a name field,
+  // and the keyboard focus, stay as they were.
+  const typed = new Map([...panel.querySelectorAll("input")].map((input) => [input.id, input.value]));
+  const focused = panel.contains(document.activeElement) ? document.activeElement.id : null;
   panel.replaceChildren(...parts);
+  for (const input of panel.querySelectorAll("input")) input.value = typed.get(input.id) ?? "";
+  if (focused) document.getElementById(focused)?.focus();
 }
 
 // The seats' names for each event of a deal's log (`events` in order), as they were played

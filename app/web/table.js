@@ -15,7 +15,8 @@
 //   #log li[data-step][data-kind]  one line per event (never twice, none missed);
 //   #error (role=alert) a refusal, "Refused: <message> (<code>)"; #status the situation;
 //   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals, #totals-table, #winner;
-//   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start);
+//   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start;
+//   #start-game, the host's);
 //   #seat-panel li[data-seat-play=N][data-away], #leave-seat, #take-back, #give-player-N and
 //   #give-seat-N  who plays each seat and the absent players' controls (seats.js);
 //   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start.
@@ -59,6 +60,7 @@ const state = {
   events: [], // the log's events, in order
   lastStep: 0, // the last deal step the log shows
   sentStep: 0, // the step of this player's last accepted command in the deal
+  seatInDoubt: false, // his seat timed out or changed player since the view was read
   busy: false,
   dealSource: null,
   tableSource: null,
@@ -112,7 +114,7 @@ function statusText() {
 
 function render() {
   $("who").textContent = state.me ? t("signed_in_as", { name: state.me }) : t("table_signed_out");
-  renderWaiting(state);
+  renderWaiting(state, hostAction);
   renderClockChoice(state.table, state.me, clockAction);
   renderSeats($("seat-panel"), state.table, state.me, seatAction);
   renderGame(state, hostAction);
@@ -213,6 +215,7 @@ async function hostAction(kind) {
   try {
     if (kind === "next") await api("POST", `/tables/${state.tableId}/deals`);
     if (kind === "stop") await api("POST", `/tables/${state.tableId}/stop`);
+    if (kind === "start") await api("POST", `/tables/${state.tableId}/start`);
     if (kind === "rematch") {
       // The same players in the same seats, at a new open table (docs/tables.md, "Rematch").
       const { id } = await api("POST", `/tables/${state.tableId}/rematch`);
@@ -286,9 +289,13 @@ const refresh = serialised(async () => {
   // Before the first view, the table says: his seat, unless he is away from it (a bot plays
   // it; his menu would be refused with 403 seat_not_yours) or sits this deal out.
   const mine = (state.table?.seats ?? []).indexOf(state.me);
+  // After a timeout of his turn or a change of who plays his seat (the bot takes it over
+  // right after the timeout that reaches the limit of missed turns), the view is read first:
+  // the menu is asked only if he still plays the seat.
   const seated = state.view
-    ? state.view.seat !== null
+    ? state.view.seat !== null && !state.seatInDoubt
     : mine >= 0 && !state.table?.playing?.[mine]?.away;
+  state.seatInDoubt = false;
   const asked = seated ? api("GET", `/deals/${dealId}/moves`) : null;
   asked?.catch(() => {});
   // Never older than his own last command, nor than the log (a server with a read replica).
@@ -320,6 +327,9 @@ function onDealEvent(message) {
   if (event.step <= state.lastStep) return; // already shown (a resent event)
   state.lastStep = event.step;
   state.events.push(event);
+  if ((event.kind === "TurnTimedOut" || event.kind === "SeatPlayerChanged") && event.seat === state.view?.seat) {
+    state.seatInDoubt = true;
+  }
   // The newest line stays in sight, unless the reader scrolled up to read older ones.
   const log = $("log");
   const following = log.scrollHeight - log.scrollTop - log.clientHeight < 40;

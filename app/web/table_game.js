@@ -4,19 +4,34 @@
 // anybody else anyway (R-SEAT-3).
 
 import { $, element, t } from "./common.js";
-import { standsInForHost } from "./host.js";
+import { standsInForHost, teamsFor } from "./host.js";
 
-// Before the start: who sits where (like the lobby), and a way back to the lobby.
-export function renderWaiting(state) {
+// Before the start: who sits where (like the lobby) and, for the host once every seat is
+// taken (and the teams chosen where he chooses them), "Start the game" (#start-game): the
+// way to start a rematch, which the lobby does not list when the table is private.
+// `act("start")` sends it.
+export function renderWaiting(state, act) {
   const { table, me } = state;
   const open = table?.status === "open";
   $("waiting").hidden = !open;
-  if (!open) return;
+  if (!open) {
+    $("waiting-start").replaceChildren();
+    return;
+  }
   $("waiting-seats").replaceChildren(...table.seats.map((name, index) => element(
     "li", { class: "seat" }, `${t("seat", { number: index + 1 })}: `,
     name === null ? element("span", { class: "free", text: t("free_seat") })
       : `${name}${name === me ? ` (${t("you")})` : ""}`,
   )));
+  const ready = !table.seats.includes(null) && (!teamsFor(table) || table.sides);
+  if (me === null || me !== table.host || !ready) {
+    $("waiting-start").replaceChildren();
+    return;
+  }
+  if ($("start-game")) return; // drawn already: a redraw would take the focus away
+  const start = element("button", { type: "button", id: "start-game", text: t("start") });
+  start.addEventListener("click", () => act("start"));
+  $("waiting-start").replaceChildren(start);
 }
 
 function sideNames(table, side) {

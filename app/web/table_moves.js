@@ -101,6 +101,10 @@ function hint(menu, view, names) {
   return lines.join(" ");
 }
 
+// The move whose button had the keyboard focus when a redraw took it away (see renderMoves),
+// or null.
+let lostFocus = null;
+
 // Fills the move panel. `ctx`: {menu, view, names, selected (Set), busy, play(command,
 // {check}), clear()}.
 export function renderMoves(ctx) {
@@ -113,7 +117,14 @@ export function renderMoves(ctx) {
     document.documentElement.lang]);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
-  const focusedMove = box.contains(document.activeElement) ? document.activeElement.dataset.move : null;
+  // The move button that has the keyboard focus, or had it before a redraw took it away (its
+  // button disabled while the command is on its way, or gone with the move): the focus
+  // returns to that move once it is offered again, and stays on the panel meanwhile (its
+  // heading and hint are read; Tab goes on to the moves), never lost to the page.
+  const active = document.activeElement;
+  if (box.contains(active)) lostFocus = active.dataset.move ?? "";
+  else if (active !== null && active !== document.body && active !== $("moves")) lostFocus = null;
+  const focusedMove = lostFocus;
   // A redraw keeps what the player typed in the cut's field, and his focus there.
   const typedCut = $("cut-n")?.value;
   const inCut = document.activeElement?.id === "cut-n";
@@ -181,7 +192,15 @@ export function renderMoves(ctx) {
   if (list) parts.push(element("p", { class: "caption", text: t("move_suggestions") }), list);
   box.replaceChildren(...parts);
   for (const node of box.querySelectorAll("button")) if (ctx.busy) node.disabled = true;
-  if (focusedMove) box.querySelector(`[data-move="${focusedMove}"]:not([disabled])`)?.focus();
+  if (focusedMove !== null && !inCut) {
+    const again = box.querySelector(`[data-move="${focusedMove}"]:not([disabled])`);
+    if (again) {
+      again.focus();
+      lostFocus = null;
+    } else if (document.activeElement !== $("moves")) {
+      $("moves").focus();
+    }
+  }
   if (inCut) $("cut-n")?.focus();
   if (mayMeld(menu) && menu.melds.length) {
     $("move-hint").append(" ", t("move_hint_add"));

@@ -94,3 +94,32 @@ def test_a_player_leaves_his_seat_and_takes_it_back(
     expect(changed.last).to_contain_text("dot is back and plays his seat again.", timeout=LIVE_MS)
     until(page, "#moves [data-move]", http, eli, deal)
     expect(page.locator("#moves [data-move]").first).to_be_visible()
+
+
+def test_the_host_s_typing_in_the_give_field_survives_the_game_going_on(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """The seat panel is drawn again on every event of the deal: the name the host is typing
+    to give a vacant seat, and his focus, stay."""
+    gil, hal, ida = (register_player(http, name) for name in ("gil", "hal", "ida"))
+    register_player(http, "jon")
+    table = http.post("/tables", json={"entry": "classic", "players": 3}, headers=gil).json()["id"]
+    for seat, who in enumerate((gil, hal, ida)):
+        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
+    assert http.post(f"/tables/{table}/start", headers=gil).is_success
+    assert http.post(f"/tables/{table}/leave", headers=hal).is_success
+    page = signed_in(open_lobby(new_context())[0], gil)
+    page.goto(f"/tables/{table}")
+    expect(page.locator("#deal .deal")).to_be_attached(timeout=LIVE_MS)
+    field = page.locator("#give-player-1")
+    field.click()
+    page.keyboard.type("jo")
+    # ida leaves too: the table and the deal change (the bot then plays her seat as well).
+    assert http.post(f"/tables/{table}/leave", headers=ida).is_success
+    expect(page.locator("li[data-seat-play='2'][data-away='true']")).to_be_visible(timeout=LIVE_MS)
+    expect(field).to_have_value("jo")
+    expect(field).to_be_focused()
+    page.keyboard.type("n")
+    page.locator("#give-seat-1").click()
+    expect(page.locator("li[data-seat-play='1']")).to_contain_text("jon", timeout=LIVE_MS)
+    assert http.get(f"/tables/{table}").json()["playing"][1]["player"] == "jon"

@@ -36,6 +36,28 @@ def test_the_host_adds_bots_to_free_seats(new_context: NewContext, http: httpx.C
     screenshot(page, "lobby-bots")
 
 
+def test_the_level_chosen_survives_the_lobby_s_refresh(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    headers = register_player(http, "bel")
+    table = http.post("/tables", json={"entry": "classic", "players": 2}, headers=headers).json()
+    page = signed_in(open_lobby(new_context())[0], headers)
+    card = page.get_by_role("article", name="Classic table of 2, host bel")
+    bots = card.get_by_role("group", name="Add a bot")
+    bots.get_by_label("Bot level").select_option("random")
+    # He goes on to the button by keyboard; the lobby refreshes (every 3 s) meanwhile.
+    add = bots.get_by_role("button", name="Add a bot to seat 1")
+    add.focus()
+    level = page.locator(f"#bot-level-{table['id']}")
+    level.evaluate("node => { node.dataset.before = 'refresh'; }")
+    expect(page.locator(f"#bot-level-{table['id']}:not([data-before])")).to_be_attached()
+    expect(level).to_have_value("random")
+    expect(add).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("status")).to_have_text("A bot took seat 1.")
+    assert http.get(f"/tables/{table['id']}").json()["bots"] == ["random", None]
+
+
 def test_practice_against_bots_opens_a_table_in_play(new_context: NewContext) -> None:
     page = open_lobby(new_context())[0]
     sign_up(page, "cal")

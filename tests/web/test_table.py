@@ -306,18 +306,26 @@ def test_keyboard_play_a_dropped_stream_the_phone_and_the_host_controls(
     tab_to(dan, "#cut-n")
     dan.keyboard.press("Control+A")
     dan.keyboard.type(str(CUT))
+    # After each move the focus stays on the move panel (the button pressed is gone or
+    # disabled while the command is on its way): never lost to the page, so the next Tab
+    # goes on to the panel's next move.
+    panel = dan.locator("#moves")
     tab_to(dan, '[data-move="cut"]')
     dan.keyboard.press("Enter")
     expect(dan.locator("#hand [data-card]")).to_have_count(15)
-    tab_to(dan, '[data-move="draw"]')
+    expect(panel).to_be_focused()
+    dan.keyboard.press("Tab")
+    expect(move(dan, "draw")).to_be_focused()
     dan.keyboard.press("Enter")
     expect(dan.locator("#hand [data-card]")).to_have_count(17)
+    expect(panel).to_be_focused()
     tab_to(dan, '#hand [data-card="QC/1"]')
     dan.keyboard.press("Space")
     expect(card(dan, "QC/1")).to_have_attribute("aria-pressed", "true")
     tab_to(dan, '[data-move="discard"]')
     dan.keyboard.press("Enter")
     expect(dan.locator("#hand [data-card]")).to_have_count(16)
+    expect(panel).to_be_focused()
     screenshot(dan, "table-phone")
     fits = "() => document.scrollingElement.scrollWidth <= window.innerWidth"
     assert dan.evaluate(fits), dan.evaluate("() => document.scrollingElement.scrollWidth")
@@ -441,13 +449,21 @@ def test_after_the_game_a_player_opens_its_rematch_and_the_other_finds_it(
     expect(lou.locator("#waiting-seats")).to_contain_text("Seat 2: lou (you)")
     screenshot(lou, "table-rematch")
 
-    # kit finds it on the old table's page, as a link (he starts it from the lobby).
+    expect(lou.locator("#start-game")).to_have_count(0)  # the host's
+
+    # kit finds it on the old table's page, as a link, and starts it on its page (a private
+    # table's rematch is not in the lobby, where he could start it too).
     open_page(kit, f"/tables/{table}")
     expect(kit.locator("#rematch")).to_have_count(0)
     kit.get_by_role("link", name="Go to the rematch").click()
     expect(kit).to_have_url(f"{web_server.server.url}/tables/{rematch}")
     seats = httpx.get(f"{web_server.server.url}/tables/{rematch}", timeout=15).json()["seats"]
     assert seats == ["kit", "lou"]
+    expect(kit.locator("body[data-ready=true]")).to_be_attached()
+    kit.get_by_role("button", name="Start the game").click()
+    expect(kit.locator("#deal .deal")).to_be_attached()
+    expect(lou.locator("#deal .deal")).to_be_attached()  # lou's page follows the start
+    assert httpx.get(f"{web_server.server.url}/tables/{rematch}").json()["status"] == "playing"
 
 
 def register(server: Backend, name: str) -> str:

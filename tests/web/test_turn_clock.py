@@ -59,3 +59,35 @@ def test_the_host_chooses_the_clock_and_the_table_page_counts_down(
     assert 0 <= left <= 3
     # The seat to act stalls (ann does not play either): the clock runs out and the log says so.
     expect(watcher.locator("#log")).to_contain_text("time ran out", timeout=15_000)
+
+
+def test_a_player_whose_missed_turns_make_him_away_is_not_asked_his_move_menu(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """di stalls with his page open: two of his turns time out (2 s a turn, the default
+    limit of two missed turns), the basic bot takes his seat over, and his page,
+    following the deal, never asks the menu it is then refused (403 seat_not_yours, an error
+    in the browser's console); he takes the seat back and plays."""
+    url = web_server.server.url
+    tokens = [httpx.post(f"{url}/players", json={"name": n}).json()["token"] for n in ("cy", "di")]
+    cy, di = ({"Authorization": f"Bearer {token}"} for token in tokens)
+    body = {"entry": "classic", "players": 2, "turn_seconds": 2}
+    table = httpx.post(f"{url}/tables", json=body, headers=cy).json()["id"]
+    for seat, who in enumerate((cy, di)):
+        httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
+    context = new_context()
+    assert context.request.post("/sessions", headers=di).ok
+    page = context.new_page()
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(r.url) if r.status >= 400 else None)
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    # Neither plays: whoever cuts and plays first, di misses two turns in a row in time.
+    assert httpx.post(f"{url}/tables/{table}/start", headers=cy).is_success
+    expect(page.locator("#take-back")).to_be_visible(timeout=30_000)
+    page.wait_for_load_state("networkidle")
+    assert refused == [], refused
+    page.locator("#take-back").click()
+    expect(page.locator("#leave-seat")).to_be_visible()
+    expect(page.locator("#hand [data-card]").first).to_be_visible()
+    assert refused == [], refused
