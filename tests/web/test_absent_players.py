@@ -108,8 +108,7 @@ def test_the_host_s_typing_in_the_give_field_survives_the_game_going_on(
         assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
     assert http.post(f"/tables/{table}/start", headers=gil).is_success
     assert http.post(f"/tables/{table}/leave", headers=hal).is_success
-    page = signed_in(open_lobby(new_context())[0], gil)
-    page.goto(f"/tables/{table}")
+    page = table_page(new_context(), gil, table)
     expect(page.locator("#deal .deal")).to_be_attached(timeout=LIVE_MS)
     field = page.locator("#give-player-1")
     field.click()
