@@ -62,6 +62,7 @@ const state = {
   sentStep: 0, // the step of this player's last accepted command in the deal
   seatInDoubt: false, // his seat timed out or changed player since the view was read
   busy: false,
+  invite: null, // a private table's new invite code, got on this page (its host only)
   dealSource: null,
   tableSource: null,
 };
@@ -216,6 +217,11 @@ async function hostAction(kind) {
     if (kind === "next") await api("POST", `/tables/${state.tableId}/deals`);
     if (kind === "stop") await api("POST", `/tables/${state.tableId}/stop`);
     if (kind === "start") await api("POST", `/tables/${state.tableId}/start`);
+    if (kind === "invite") {
+      // A private table's new invite code, shown this once (docs/tables.md): the old one stops
+      // working.
+      state.invite = (await api("POST", `/tables/${state.tableId}/invite`)).invite;
+    }
     if (kind === "rematch") {
       // The same players in the same seats, at a new open table (docs/tables.md, "Rematch").
       const { id } = await api("POST", `/tables/${state.tableId}/rematch`);

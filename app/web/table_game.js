@@ -23,6 +23,7 @@ export function renderWaiting(state, act) {
     name === null ? element("span", { class: "free", text: t("free_seat") })
       : `${name}${name === me ? ` (${t("you")})` : ""}`,
   )));
+  renderInvite(state, act);
   const ready = !table.seats.includes(null) && (!teamsFor(table) || table.sides);
   if (me === null || me !== table.host || !ready) {
     $("waiting-start").replaceChildren();
@@ -32,6 +33,44 @@ export function renderWaiting(state, act) {
   const start = element("button", { type: "button", id: "start-game", text: t("start") });
   start.addEventListener("click", () => act("start"));
   $("waiting-start").replaceChildren(start);
+}
+
+// A private table's host, while a seat is free: "New invitation link" (#new-invite), since the
+// link the lobby showed him once may be lost (POST /tables/{id}/invite: the old code stops
+// working); then the new link (#invite-link) to copy. `state.invite`: the code he got here.
+function renderInvite(state, act) {
+  const { table, me } = state;
+  const box = $("waiting-invite");
+  const wanted = me !== null && me === table.host && table.private && table.seats.includes(null);
+  const key = wanted ? `${table.id}:${state.invite ?? ""}` : "";
+  if (box.dataset.drawn === key) return; // drawn already: a redraw would take the focus away
+  box.dataset.drawn = key;
+  if (!wanted) {
+    box.replaceChildren();
+    return;
+  }
+  const parts = [];
+  if (state.invite) {
+    const link = new URL("/", window.location.href);
+    link.searchParams.set("invite", `${table.id}:${state.invite}`);
+    const field = element("input", {
+      id: "invite-link", type: "text", readonly: "", value: link.href, "aria-label": t("private_invite_link"),
+    });
+    const copy = element("button", { type: "button", class: "secondary", text: t("private_copy") });
+    copy.addEventListener("click", async () => {
+      field.select();
+      await navigator.clipboard?.writeText(field.value).catch(() => {});
+    });
+    parts.push(element("p", { class: "hint", text: t("table_invite_new") }), field, copy);
+  }
+  const again = element("button", { type: "button", id: "new-invite", class: "secondary", text: t("table_invite_button") });
+  again.addEventListener("click", () => act("invite"));
+  parts.push(element("p", {}, again, element("span", { class: "hint", text: ` ${t("table_invite_hint")}` })));
+  box.replaceChildren(...parts);
+  if (state.invite) {
+    $("invite-link").focus();
+    $("invite-link").select();
+  }
 }
 
 function sideNames(table, side) {
