@@ -32,7 +32,7 @@ export function renderSeats(panel, table, me, act) {
     parts.push(element("ul", { class: "seats" }, ...table.playing.map((playing, seat) => {
       const since = playing.since ? ` · ${t("seats_since", { time: new Date(playing.since).toLocaleTimeString() })}` : "";
       return element("li", { "data-seat-play": String(seat), "data-away": String(playing.away) },
-        `${seatName(seat)}: ${table.seats[seat] ?? ""}${botNote(table, seat)}${awayNote(table, seat)}${since}`);
+        `${t("seat", { number: seat + 1 })}: ${table.seats[seat] ?? ""}${botNote(table, seat)}${awayNote(table, seat)}${since}`);
     })));
   }
   const buttons = [];

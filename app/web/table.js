@@ -204,7 +204,10 @@ async function play(command, { check = false } = {}) {
     if (dealId === state.dealId) state.sentStep = Math.max(state.sentStep, answer.step);
     for (const code of sent) state.selected.delete(code);
   } catch (error) {
-    showError(error);
+    // R-CMD-1: the page was behind (a move from another tab or device, a dropped stream); the
+    // refresh below catches it up, and the player says it in his own words, not the rule's.
+    if (error instanceof Refused && error.code === "R-CMD-1") showError(t("table_stale"));
+    else showError(error);
   } finally {
     state.busy = false;
   }

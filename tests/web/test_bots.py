@@ -71,7 +71,7 @@ def test_practice_against_bots_opens_a_table_in_play(new_context: NewContext) ->
     expect(page.locator("body[data-ready=true]")).to_be_attached()
     expect(page.locator("#deal")).to_contain_text("bot:basic:1 (bot, basic)")
     # Who plays each seat says which are bots too.
-    expect(page.locator('[data-seat-play="1"]')).to_have_text("seat 2: bot:basic:1 (bot, basic)")
+    expect(page.locator('[data-seat-play="1"]')).to_have_text("Seat 2: bot:basic:1 (bot, basic)")
     # The bots play (the server's own bot runner) until it is cal's turn, or he is first.
     expect(page.locator("#moves [data-move]").first).to_be_visible(timeout=LIVE_MS)
     screenshot(page, "table-practice")
