@@ -204,8 +204,10 @@ function tableCard(table, details) {
     const side = Object.entries(table.sides ?? {}).find(([, members]) => members.includes(index));
     const team = side ? ` · ${t("side", { side: side[0] })}` : "";
     // A seat the bot plays for its absent player: the lobby's `away`, or (a table read with
-    // GET /tables/{id}) its `playing`.
-    const away = table.away ? table.away.includes(index) : Boolean(table.playing?.[index]?.away);
+    // GET /tables/{id}) its `playing`; only while the game goes on (once it is over nobody
+    // plays any more).
+    const live = table.status === "playing";
+    const away = live && (table.away ? table.away.includes(index) : Boolean(table.playing?.[index]?.away));
     const note = away ? [" · ", element("span", { class: "away", text: t("lobby_seat_away") })] : [];
     const item = element("li", { class: "seat" }, `${label}: `, who, ...note, team);
     if (away) item.dataset.away = "true";

@@ -106,6 +106,9 @@ function statusText() {
   const watching = view.seat === null;
   const mine = table?.seats.indexOf(state.me) ?? -1;
   if (watching && mine >= 0 && view.sitting_out.includes(mine)) return t("table_status_sitting_out");
+  if (watching && mine >= 0 && table.playing?.[mine]?.away && view.id === table.current_deal) {
+    return t("table_status_away"); // a bot plays his seat until he takes it back
+  }
   if (!watching && menu?.moves.length) return t("table_status_your_move");
   const asked = view.question && view.question.answer === null;
   const seat = asked ? view.question.partner : view.phase === "cut" ? view.cutter : view.turn;

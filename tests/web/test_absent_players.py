@@ -61,6 +61,10 @@ def test_a_player_leaves_his_seat_and_takes_it_back(
         "away: the basic bot (for dot) plays", timeout=LIVE_MS
     )
     expect(page.locator("#take-back")).to_be_visible()
+    expect(page.locator("#status")).to_have_text(
+        "You are away: the bot plays your seat until you take it back (Who plays).",
+        timeout=LIVE_MS,
+    )
     expect(page.locator("#hand [data-card]")).to_have_count(0, timeout=LIVE_MS)  # no hand
     changed = page.locator("#log li[data-kind=SeatPlayerChanged]")
     expect(changed).to_contain_text(

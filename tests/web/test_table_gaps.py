@@ -57,6 +57,14 @@ def test_the_lobby_shows_the_clock_and_who_is_away(
     http.post(f"/tables/{clocked}/seats", json={}, headers=gus)  # back: the lobby follows
     expect(card.locator("li.seat[data-away=true]")).to_have_count(0, timeout=LIVE_MS)
 
+    # Away again, and the host stops the game: the played games' card says nobody is away.
+    assert http.post(f"/tables/{clocked}/leave", headers=gus).is_success
+    expect(card.locator("li.seat[data-away=true]")).to_have_count(1, timeout=LIVE_MS)
+    assert http.post(f"/tables/{clocked}/stop", headers=fay).is_success
+    played = page.locator(f"#finished-tables article[data-table='{clocked}']")
+    expect(played).to_contain_text("Seat 2: gus", timeout=LIVE_MS)
+    expect(played).not_to_contain_text("away")
+
 
 def test_the_host_changes_the_clock_before_the_start(
     new_context: NewContext, http: httpx.Client
