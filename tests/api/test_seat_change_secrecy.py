@@ -28,8 +28,10 @@ at a random step, both logs, the move menu, the deal's stream from the start and
 ``Last-Event-ID`` and ``?after=``, ``?as=spectator``, the table, its scores and stream, the
 lobby of every status, ``/me``...), plus the dry run of a discard naming a card hidden from
 him (one his seat's bot drew, or one another seat holds, and one in the stock: the two
-answers must be the same but for the card). The answers to his own commands and seat changes
-are checked too.
+answers must be the same but for the card), and the move of the seat to act sent as his
+own by whoever plays no seat (refused, nothing recorded). The answers to his own commands
+and seat changes are checked too, and so is every log record (all loggers at DEBUG,
+``test_secrecy.LogWatch``) and printed line: no card hidden from a spectator, no seed.
 
 The truth is the auditor's history of each deal (``GET /audit/deals/{id}``, read by
 ``tests.web.secrecy.Secrets``): at step ``s`` a person may see the public cards and the
@@ -98,6 +100,7 @@ from tests.api.secrecy_support import (
     find_leaks,
     probes_for,
 )
+from tests.api.test_secrecy import LogWatch
 from tests.support.http import expectation, register_player
 from tests.web.secrecy import Secrets
 
@@ -131,7 +134,7 @@ SEAT_SECRECY_SETTINGS = settings(
     derandomize=True,
     database=None,
     phases=(Phase.explicit, Phase.generate),  # no shrinking: an example is a game over HTTP
-    suppress_health_check=[HealthCheck.too_slow],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     print_blob=False,
 )
 
@@ -153,6 +156,11 @@ class SeatGame:
     rng: random.Random
     #: how to play the same example again (the test's arguments)
     example: str = ""
+    #: every log record and printed line, scanned at each sweep (None: not watched)
+    logs: LogWatch | None = None
+    log_lines: int = 0
+    #: cards the viewers wrote in their own requests (a log may echo them)
+    log_exempt: set[str] = field(default_factory=set)
     people: dict[str, Person] = field(default_factory=dict)
     table: str = ""
     deals: list[str] = field(default_factory=list)
@@ -286,10 +294,14 @@ class SeatGame:
             return
         if self.table_now().status != PLAYING:
             return
-        opened = self.client.post(f"/tables/{self.table}/deals", headers=self.host.headers)
-        assert opened.status_code == 201, f"{self.where()} {opened.text}"
+        # while the host is away, a player who plays his own seat may open it (docs/tables.md)
+        host_away = "ann" not in self.present()
+        opener = self.rng.choice(self.present() or ["ann"]) if host_away else "ann"
+        url = f"/tables/{self.table}/deals"
+        opened = self.client.post(url, headers=self.people[opener].headers)
+        assert opened.status_code == 201, f"{self.where()} {opener}: {opened.text}"
         self.deals.append(opened.json()["deal"])
-        self.log.append(f"deal {len(self.deals)} opened, away: {self.away()}")
+        self.log.append(f"deal {len(self.deals)} opened by {opener}, away: {self.away()}")
 
     def seat_change(self, name: str, method: str, url: str, body: Any = None) -> None:
         answer = self.client.request(method, url, json=body, headers=self.people[name].headers)
@@ -408,6 +420,7 @@ class SeatGame:
                 f"...{text[-300:]}"
             )
         self.live.clear()
+        self.scan_logs(secrets, seeds)
 
         ctx = SweepContext(
             table_id=self.table,
@@ -452,6 +465,21 @@ class SeatGame:
                 self.positive(person, secrets, histories)
                 self.dry_run(person, secrets, check)
                 self.not_his_seat(person, secrets, check)
+
+    def scan_logs(self, secrets: dict[str, Secrets], seeds: list[str]) -> None:
+        """No log line (of any logger, at DEBUG) shows a card hidden from a spectator now, in
+        any deal of the table, nor a seed; the cards a viewer named himself excepted."""
+        if self.logs is None:
+            return
+        lines = self.logs.take()
+        self.log_lines += len(lines)
+        hidden = frozenset.intersection(
+            *(s.hidden_ever(None, s.last_step) for s in secrets.values())
+        ) - frozenset(self.log_exempt)
+        for line in lines:
+            leaks = find_leaks(line, secret_at=lambda _step: hidden, seeds=seeds)
+            assert not leaks, f"SECRECY LEAK {self.where()}: log line {line[:500]!r}: {leaks}"
+        self.log_exempt.clear()
 
     def positive(
         self, person: Person, secrets: dict[str, Secrets], histories: dict[str, Any]
@@ -509,6 +537,7 @@ class SeatGame:
             return
         answers = []
         for card in (in_hands[0], in_stock[-1]):
+            self.log_exempt.add(card)
             body = {"expect": expectation(deal), "command": {"type": "discard", "card": card}}
             got = self.client.post(
                 f"/deals/{deal.id}/commands/check", json=body, headers=person.headers
@@ -538,6 +567,7 @@ class SeatGame:
         if seat is None or person.name in state.player_ids:
             return
         command = legal_command(state, seat, random.Random(deal.version))
+        self.log_exempt.update(CARD_TOKEN.findall(str(command_body(command))))
         body = {
             "seq": self.canasta.last_seq(self.table, person.name) + 1,
             "expect": expectation(deal),
@@ -642,7 +672,14 @@ def _concerned(game: SeatGame, kind: str, arg: Any) -> list[str | None]:
 
 
 def play_example(
-    entry: str, players: int, *, seed: int, clock: bool, missed_limit: int, rounds: int
+    entry: str,
+    players: int,
+    *,
+    seed: int,
+    clock: bool,
+    missed_limit: int,
+    rounds: int,
+    logs: LogWatch | None = None,
 ) -> SeatGame:
     """One example of the property: a failure's message names its arguments, and this
     plays the same game again (the server's chance and every choice follow from ``seed``)."""
@@ -657,7 +694,9 @@ def play_example(
         with TestClient(create_app(config)) as client:
             canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
             canasta.random = SeededRandom(random.Random(seed))
-            game = SeatGame(client, entry, players, clock, random.Random(seed))
+            game = SeatGame(client, entry, players, clock, random.Random(seed), logs=logs)
+            if logs is not None:
+                logs.take()  # what an example before this one logged
             game.example = (
                 f"play_example({entry!r}, {players}, seed={seed}, clock={clock}, "
                 f"missed_limit={missed_limit}, rounds={rounds})"
@@ -671,6 +710,17 @@ def play_example(
             return game
 
 
+@pytest.fixture
+def log_watch(
+    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> Iterator[LogWatch]:
+    """Every logger at DEBUG, and whatever is printed, for the sweeps to scan."""
+    watch = LogWatch(caplog, capsys)
+    watch.start()
+    yield watch
+    watch.stop()
+
+
 @pytest.mark.parametrize(("entry", "players"), CONFIGS, ids=[f"{e}-{n}p" for e, n in CONFIGS])
 @SEAT_SECRECY_SETTINGS
 @given(
@@ -680,12 +730,25 @@ def play_example(
     rounds=st.integers(min_value=5, max_value=9),
 )
 def test_no_route_shows_a_viewer_a_card_of_a_seat_he_did_not_play_then(
-    entry: str, players: int, seed: int, clock: bool, missed_limit: int, rounds: int
+    log_watch: LogWatch,
+    entry: str,
+    players: int,
+    seed: int,
+    clock: bool,
+    missed_limit: int,
+    rounds: int,
 ) -> None:
     game = play_example(
-        entry, players, seed=seed, clock=clock, missed_limit=missed_limit, rounds=rounds
+        entry,
+        players,
+        seed=seed,
+        clock=clock,
+        missed_limit=missed_limit,
+        rounds=rounds,
+        logs=log_watch,
     )
     assert game.sweeps >= 2 and game.requests > 0
+    assert game.log_lines > 0, "no log record was captured: is caplog attached?"
     for what in ("left", "took his seat back", "given", "timed out", "took seat"):
         if any(what in line for line in game.log):
             event(what)
