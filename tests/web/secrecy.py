@@ -10,6 +10,14 @@ own; every other card of the deal is then in the undealt deck, the stock, a hand
 face-down ponytail: *hidden*. This is what ``projections/visibility.py`` shows (the public
 table, the public event views and a player's own hand and draws).
 
+Seats change players (docs/tables.md, absent players: a leave, a seat taken back, given by
+the host or taken over after missed turns; ``SeatPlayerChanged`` in the history). A person
+sees a seat's private cards at step ``s`` only if he plays that seat at ``s``
+(``hidden_for``): his draws before his leave, the seat's whole hand again from his return,
+none of what the bot drew in between at the steps it drew them; and a seat given to him from
+the step it is given. What he may hold in a text with no step of its own (an error message)
+is anything he could see at some step so far (``hidden_ever``).
+
 The history is what ``GET /audit/deals/{id}`` answers an auditor (``events`` with their
 fields, ``deck``); ``GET /audit/deals/{id}/replay?step=N`` (optional) says where a hidden
 card lay, for the messages. ``tests/api/secrecy_support.py`` does the same for the API's
@@ -157,12 +165,23 @@ class Secrets:
         self.last_step = 0
         self._public: list[frozenset[str]] = [frozenset()]  # by step; step 0: nothing yet
         self._own: list[dict[int, frozenset[str]]] = [{}]
+        #: who plays each room seat after each step (``Started``, ``SeatPlayerChanged``)
+        self._players: list[tuple[str, ...]] = [()]
+        self.order: frozenset[int] = frozenset()  # the seats dealt in (R-SEAT-4)
+        self._ever: dict[str | None, list[frozenset[str]]] = {}
         public: set[str] = set()
         own: dict[int, set[str]] = {}
+        players: list[str] = []
         for event in history["events"]:
             step, kind = int(event["step"]), event["kind"]
             assert step == self.last_step + 1, f"the history skips from {self.last_step} to {step}"
             self.last_step = step
+            if kind == "Started":
+                players = list(event.get("player_ids") or [])
+                self.order = frozenset(event.get("order") or range(len(players)))
+            elif kind == "SeatPlayerChanged":
+                players[event["seat"]] = event["player"]
+            self._players.append(tuple(players))
             if kind in _SHOWN:
                 shown = event[_SHOWN[kind]]
                 public.update([shown] if isinstance(shown, str) else shown)
@@ -190,6 +209,31 @@ class Secrets:
         the player in room seat ``seat``."""
         hidden = self.cards - self.public_at(step)
         return hidden - self.own_at(seat, step) if seat is not None else hidden
+
+    def seat_of(self, name: str | None, step: int) -> int | None:
+        """The room seat whose private cards ``name`` may see at ``step``: the one he plays
+        then (None: he plays none then, or sits the deal out; ``name`` None: anonymous)."""
+        players = self._players[self._at(step)]
+        if name is None or name not in players:
+            return None
+        seat = players.index(name)
+        return seat if seat in self.order else None
+
+    def hidden_for(self, name: str | None, step: int) -> frozenset[str]:
+        """The cards ``name`` may not be given at ``step``, as he could see the deal then:
+        the seat he played then, or none (docs/tables.md, absent players)."""
+        return self.hidden_at(step, self.seat_of(name, step))
+
+    def hidden_ever(self, name: str | None, step: int) -> frozenset[str]:
+        """The cards ``name`` could see at no step up to ``step``: what a text that names no
+        step (an error message, a page's chrome) may never hold for him."""
+        ever = self._ever.get(name)
+        if ever is None:
+            ever = [self.hidden_for(name, 0)]
+            for at in range(1, self.last_step + 1):
+                ever.append(ever[-1] & self.hidden_for(name, at))
+            self._ever[name] = ever
+        return ever[self._at(step)]
 
     def location(self, card: str, step: int) -> str:
         """Where ``card`` lay at ``step``, as far as the replays tell."""

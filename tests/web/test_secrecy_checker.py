@@ -108,3 +108,32 @@ def test_a_card_is_public_only_from_the_step_it_is_shown(played: Played) -> None
     # before the cut, every card is hidden; "deck 1" is not found inside "deck 12"
     assert secrets.hidden_at(0) == secrets.cards
     assert cards_in("jack of spades, deck 12", ["JS/1"]) == {}
+
+
+def test_a_seat_s_cards_are_hidden_from_whoever_did_not_play_it_then() -> None:
+    """Seats change players (docs/tables.md, absent players): ``hidden_for`` follows
+    ``SeatPlayerChanged``. Bob sees seat 1's cards until he leaves, none while the bot plays
+    it; eve, given the seat, sees its hand from then on, none of it before."""
+    history = {
+        "deal": "d",
+        "deck": ["AS/1", "KH/1", "QC/1", "5D/1", "7S/1"],
+        "events": [
+            {"step": 1, "kind": "Started", "player_ids": ["ann", "bob"], "order": [0, 1]},
+            {"step": 2, "kind": "CardsDealt", "cards": [[0, "AS/1"], [1, "KH/1"]]},
+            {"step": 3, "kind": "SeatPlayerChanged", "seat": 1, "player": "bot:basic:1:for:bob"},
+            {"step": 4, "kind": "CardsDrawn", "seat": 1, "cards": ["QC/1"]},
+            {"step": 5, "kind": "SeatPlayerChanged", "seat": 1, "player": "eve"},
+            {"step": 6, "kind": "CardsDrawn", "seat": 1, "cards": ["5D/1"]},
+        ],
+    }
+    secrets = Secrets(history)
+    bob = [secrets.seat_of("bob", step) for step in range(7)]
+    assert bob == [None, 1, 1, None, None, None, None]  # step 0: nothing yet
+    assert "KH/1" not in secrets.hidden_for("bob", 2)
+    assert {"KH/1", "QC/1"} <= secrets.hidden_for("bob", 4)  # away: a spectator's view
+    assert "QC/1" in secrets.hidden_for("eve", 4)  # drawn before the seat was hers
+    assert {"KH/1", "QC/1", "5D/1"}.isdisjoint(secrets.hidden_for("eve", 6))  # the seat's hand
+    assert secrets.hidden_for("ann", 6) == secrets.cards - {"AS/1"}
+    assert secrets.hidden_for(None, 6) == secrets.hidden_at(6) == secrets.cards
+    # what bob could see at some step: his dealt card, not the bot's draw nor eve's
+    assert secrets.hidden_ever("bob", 6) == secrets.cards - {"KH/1"}
