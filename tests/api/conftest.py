@@ -42,6 +42,7 @@ from app.main import create_app
 from app.settings import Settings, eventsourcing_env
 from tests.support.http import Game, Headers, free_port, open_table, register_player
 from tests.support.keys import key_file, needs_key
+from tests.support.log_watch import LogWatch
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -225,3 +226,14 @@ def store_reader() -> Iterator[Callable[[Settings], CanastaApp]]:
     yield make
     for canasta in apps:
         canasta.close()
+
+
+@pytest.fixture
+def log_watch(
+    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> Iterator[LogWatch]:
+    """Every logger at DEBUG, and whatever is printed, for a secrecy test to scan."""
+    watch = LogWatch(caplog, capsys)
+    watch.start()
+    yield watch
+    watch.stop()

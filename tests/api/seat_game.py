@@ -36,8 +36,8 @@ from tests.api.secrecy_support import (
     find_leaks,
     probes_for,
 )
-from tests.api.test_secrecy import LogWatch
 from tests.support.http import expectation, register_player
+from tests.support.log_watch import LogWatch
 from tests.web.secrecy import Secrets
 
 Headers = dict[str, str]

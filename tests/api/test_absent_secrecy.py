@@ -35,6 +35,20 @@ def held_since(canasta: CanastaApp, deal_id: UUID, step: int) -> set[str]:
     return drawn & set(canasta.get_deal(deal_id).state.hands[1])
 
 
+def until_the_bot_holds_a_card_drawn_since(
+    canasta: CanastaApp, deal_id: UUID, rng: random.Random, step: int
+) -> tuple[Any, set[str]]:
+    """Plays on, a command at a time (the bot plays seat 1), until seat 1 holds a card drawn
+    after ``step``; the deal then, and those cards."""
+    for _ in range(200):
+        deal = play_commands(canasta, deal_id, rng, 1)
+        assert deal.state.phase != "over", "the deal ended first: choose another seed"
+        hidden = held_since(canasta, deal_id, step)
+        if hidden:
+            return deal, hidden
+    raise AssertionError("the bot drew nothing that it still holds")
+
+
 def test_a_player_away_sees_none_of_what_the_bot_draws_for_him(
     make_client: Callable[..., TestClient], register: Callable[[Any, str], Headers]
 ) -> None:
@@ -58,12 +72,7 @@ def test_a_player_away_sees_none_of_what_the_bot_draws_for_him(
         assert client.post(f"/tables/{table}/leave", headers=bob).status_code == 200
         left = canasta.get_deal(deal_id).version
         # The bot plays seat 1 among the others, until it holds a card drawn since.
-        for _ in range(200):
-            deal = play_commands(canasta, deal_id, rng, 1)
-            assert deal.state.phase != "over", "the deal ended first: choose another seed"
-            hidden = held_since(canasta, deal_id, left)
-            if hidden:
-                break
+        deal, hidden = until_the_bot_holds_a_card_drawn_since(canasta, deal_id, rng, left)
         streamed = live.result(timeout=30)
     assert f"id: {deal.version}" in streamed.text, "the open stream did not follow the deal"
     own = [m for m in sse_messages(streamed.text) if m.get("event") == "CardsDealt"]
@@ -193,12 +202,7 @@ def test_a_stream_resumed_past_the_deal_s_step_follows_the_seat_and_the_clock(
         assert client.post(f"/tables/{table}/leave", headers=bob).status_code == 200
         left = canasta.get_deal(deal_id).version
         assert left <= resume_after
-        for _ in range(200):
-            deal = play_commands(canasta, deal_id, rng, 1)
-            assert deal.state.phase != "over", "the deal ended first: choose another seed"
-            hidden = held_since(canasta, deal_id, resume_after)
-            if hidden:
-                break
+        deal, hidden = until_the_bot_holds_a_card_drawn_since(canasta, deal_id, rng, resume_after)
         streamed = live.result(timeout=30)
     assert hidden, "the bot drew nothing that it still holds"
     assert f"id: {deal.version}" in streamed.text, streamed.text[-500:]  # it followed the deal

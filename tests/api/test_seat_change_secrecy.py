@@ -31,7 +31,7 @@ him (one his seat's bot drew, or one another seat holds, and one in the stock: t
 answers must be the same but for the card), and the move of the seat to act sent as his
 own by whoever plays no seat (refused, nothing recorded). The answers to his own commands
 and seat changes are checked too, and so is every log record (all loggers at DEBUG,
-``test_secrecy.LogWatch``) and printed line: no card hidden from a spectator, no seed.
+``tests.support.log_watch``) and printed line: no card hidden from a spectator, no seed.
 
 The truth is the auditor's history of each deal (``GET /audit/deals/{id}``, read by
 ``tests.web.secrecy.Secrets``): at step ``s`` a person may see the public cards and the
@@ -55,7 +55,6 @@ from __future__ import annotations
 import os
 import random
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +78,7 @@ from app.settings import Settings
 from domain.state import OVER
 from domain.table import PLAYING
 from tests.api.seat_game import AUDITOR, CHANGES, SeatGame
-from tests.api.test_secrecy import LogWatch
+from tests.support.log_watch import LogWatch
 
 #: The entries and player counts played (CANASTA_SEAT_SECRECY_MORE=1: two more, for a soak:
 #: ponytail's face-down ponytails, picked up by whoever plays the seat then, and three hands).
@@ -201,17 +200,6 @@ def play_example(
                 if currently_in_test_context():  # hypothesis shows it with a failure
                     note(f"{game.example}: " + "; ".join(game.log))
             return game
-
-
-@pytest.fixture
-def log_watch(
-    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
-) -> Iterator[LogWatch]:
-    """Every logger at DEBUG, and whatever is printed, for the sweeps to scan."""
-    watch = LogWatch(caplog, capsys)
-    watch.start()
-    yield watch
-    watch.stop()
 
 
 @pytest.mark.parametrize(("entry", "players"), CONFIGS, ids=[f"{e}-{n}p" for e, n in CONFIGS])

@@ -87,6 +87,7 @@ from tests.api.secrecy_support import (
 )
 from tests.support.games import random_teams
 from tests.support.http import expectation
+from tests.support.log_watch import LogWatch
 
 #: One in this many commands is followed by a full sweep of every endpoint (on top of the
 #: sweeps at the start and end of every deal, after its cut (the hands are dealt) and after
@@ -153,61 +154,6 @@ CONFIGS = [
     Config("modern_american", 4),  # modern_american: threes laid, empty starting pile
     Config("ponytail", 4, always_frozen=True),  # ponytail: face-down ponytails nobody sees
 ]
-
-
-# --- logs ----------------------------------------------------------------------------------------
-
-_STANDARD_RECORD_ATTRS = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
-
-
-class LogWatch:
-    """Every log record of every logger at DEBUG, and everything printed, for scanning."""
-
-    def __init__(self, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]):
-        self.caplog = caplog
-        self.capsys = capsys
-        self.attached: list[logging.Logger] = []
-
-    def start(self) -> None:
-        self.caplog.set_level(logging.DEBUG)
-        for name, logger in list(logging.root.manager.loggerDict.items()):
-            if not isinstance(logger, logging.Logger):
-                continue
-            if logger.level not in (logging.NOTSET, logging.DEBUG):
-                self.caplog.set_level(logging.DEBUG, logger=name)
-            if not logger.propagate and self.caplog.handler not in logger.handlers:
-                logger.addHandler(self.caplog.handler)
-                self.attached.append(logger)
-        self.caplog.clear()
-        self.capsys.readouterr()
-
-    def stop(self) -> None:
-        for logger in self.attached:
-            logger.removeHandler(self.caplog.handler)
-        self.attached.clear()
-
-    def take(self) -> list[str]:
-        """The log lines and printed text since the last call."""
-        lines = []
-        formatter = logging.Formatter()
-        for record in list(self.caplog.records):
-            try:
-                text = record.getMessage()
-            except Exception:
-                text = f"{record.msg!r} % {record.args!r}"
-            extras = [
-                f"{k}={v!r}" for k, v in record.__dict__.items() if k not in _STANDARD_RECORD_ATTRS
-            ]
-            if record.exc_info:
-                extras.append(formatter.formatException(record.exc_info))
-            if record.stack_info:
-                extras.append(record.stack_info)
-            lines.append(f"{record.levelname} {record.name}: {text} {' '.join(extras)}".strip())
-        self.caplog.clear()
-        out, err = self.capsys.readouterr()
-        lines += [f"stdout: {line}" for line in out.splitlines()]
-        lines += [f"stderr: {line}" for line in err.splitlines()]
-        return lines
 
 
 # --- one game --------------------------------------------------------------------------------------
@@ -842,16 +788,6 @@ def secrecy_summary(request: pytest.FixtureRequest) -> Iterator[None]:
         reporter.write_line("secrecy sweeps (R-VIEW-1..4, R-SEAT-4), totals over all games:")
         for key, value in sorted(TOTALS.items()):
             reporter.write_line(f"  {value:8} {key}")
-
-
-@pytest.fixture
-def log_watch(
-    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
-) -> Iterator[LogWatch]:
-    watch = LogWatch(caplog, capsys)
-    watch.start()
-    yield watch
-    watch.stop()
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=[cfg.id for cfg in CONFIGS])
