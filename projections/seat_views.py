@@ -5,7 +5,7 @@ the host) sees them from then on. ``SeatPlayerChanged`` events say when."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from domain.state import DealState
@@ -39,3 +39,16 @@ class SeatFollower:
     def view(self, event: Any, st: DealState) -> dict[str, Any] | None:
         """``event`` as ``name`` could see it when it was recorded (``st``: the deal)."""
         return event_view(event, self.advance(event), st)
+
+
+def draws_made_by(events: Iterable[Any], name: str, seat: int) -> set[int]:
+    """The steps of ``seat``'s draws in a deal's ``events`` (from its ``Started``) that
+    ``name`` made himself, playing the seat then, as his history shows them to him: not those
+    of a bot or of a player before or after him (docs/tables.md, absent players)."""
+    follower = SeatFollower(name, ())
+    player = Viewer.player(seat)
+    return {
+        event.originator_version
+        for event in events
+        if follower.advance(event) == player and type(event).__name__ == "CardsDrawn"
+    }

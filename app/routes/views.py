@@ -21,7 +21,6 @@ first. Otherwise they come from the primary as above.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
@@ -43,8 +42,7 @@ from projections.read_models import (
     ReadModelProjection,
     ScoreTableProjection,
 )
-from projections.seat_views import SeatFollower
-from projections.visibility import Viewer
+from projections.seat_views import draws_made_by
 
 log = logging.getLogger("canasta.api")
 router = APIRouter(tags=["read models"])
@@ -299,20 +297,8 @@ def draw_log(
     seat = player_ids.index(account.name)
     rows = serving(reads, canasta, response, DrawLogProjection).draw_log(deal_id, seat)
     # Read after the rows, the history holds every step they name.
-    mine = drawn_by(canasta.events.get(deal_id), account.name, player_ids, seat)
+    mine = draws_made_by(canasta.events.get(deal_id), account.name, seat)
     return [row for row in rows if row["step"] in mine]
-
-
-def drawn_by(events: Iterable[Any], name: str, player_ids: Sequence[str], seat: int) -> set[int]:
-    """The steps of ``seat``'s draws that ``name`` made himself (he played the seat then:
-    ``SeatFollower``, as for the history), not those of a bot or a player before him."""
-    follower = SeatFollower(name, player_ids)
-    player = Viewer.player(seat)
-    return {
-        event.originator_version
-        for event in events
-        if follower.advance(event) == player and type(event).__name__ == "CardsDrawn"
-    }
 
 
 @router.get(
