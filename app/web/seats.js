@@ -25,8 +25,18 @@ export function renderSeats(panel, table, me, act) {
   panel.hidden = !live || (mine < 0 && !(isHost && vacant.some(Boolean)));
   if (panel.hidden) {
     panel.replaceChildren();
+    delete panel.dataset.drawn;
     return;
   }
+  // render() runs on every event of the deal (bots may play several a second): the panel is
+  // drawn again only when what it shows changed, so that a button is never replaced under
+  // the pointer between a press and its release (the click would be lost).
+  const drawn = JSON.stringify([
+    document.documentElement.lang, me, table.id, table.status, table.host, table.seats,
+    table.playing, table.bots,
+  ]);
+  if (panel.dataset.drawn === drawn) return;
+  panel.dataset.drawn = drawn;
   const parts = [element("h2", { id: "seats-heading", text: t("seats_heading") })];
   if (table.status === "playing") {
     parts.push(element("ul", { class: "seats" }, ...table.playing.map((playing, seat) => {
@@ -58,8 +68,8 @@ export function renderSeats(panel, table, me, act) {
     });
   }
   parts.push(element("div", { class: "actions" }, ...buttons));
-  // The panel is drawn again on every event of the deal: what the host typed in a name field,
-  // and the keyboard focus, stay as they were.
+  // When the panel is drawn again, what the host typed in a name field, and the keyboard
+  // focus, stay as they were.
   const typed = new Map([...panel.querySelectorAll("input")].map((input) => [input.id, input.value]));
   const focused = panel.contains(document.activeElement) ? document.activeElement.id : null;
   panel.replaceChildren(...parts);

@@ -131,10 +131,16 @@ export function renderGame(state, act) {
   host.hidden = !opener || table.status !== "playing";
   if (host.hidden) {
     host.replaceChildren();
+    delete host.dataset.drawn;
     return;
   }
-  const buttons = [];
   const dealOver = view?.phase === "over" && view.id === table.current_deal;
+  // Drawn again only when they change, not on every event of the deal: a button replaced
+  // between a press and its release (bots play several moves a second) loses the click.
+  const drawn = JSON.stringify([document.documentElement.lang, table.id, isHost, dealOver, host.dataset.confirm]);
+  if (host.dataset.drawn === drawn) return;
+  host.dataset.drawn = drawn;
+  const buttons = [];
   if (!isHost) { // a present player while the host is away: the next deal only
     if (dealOver) {
       const next = element("button", { type: "button", id: "next-deal", text: t("table_next_deal") });
