@@ -57,6 +57,8 @@ STREAM_IDLE_SECONDS = 2.0
 #: change, and the silence after which it is read as finished.
 LIVE_OPEN_SECONDS = 0.3
 LIVE_IDLE_SECONDS = 1.5
+#: ... read at most this long in all (a busy machine may take seconds to play the body's moves).
+LIVE_TOTAL_SECONDS = 60.0
 
 
 @dataclass
@@ -262,6 +264,7 @@ class SeatGame:
             yield
             return
         deal = self.deal_id
+        last: list[int] = []  # the deal's step once the body has run: read no further
         with ThreadPoolExecutor(len(names)) as pool:
             futures = [
                 (
@@ -271,7 +274,9 @@ class SeatGame:
                         self.client,
                         f"/deals/{deal}/stream",
                         headers=self.people[name].headers if name else {},
+                        target_step=lambda: last[0] if last else None,
                         idle_seconds=LIVE_IDLE_SECONDS,
+                        total_seconds=LIVE_TOTAL_SECONDS,
                     ),
                 )
                 for name in names
@@ -279,6 +284,7 @@ class SeatGame:
             time.sleep(LIVE_OPEN_SECONDS)
             yield
             step = self.canasta.get_deal(UUID(deal)).version
+            last.append(step)
             for name, future in futures:
                 self.live.append((name, deal, future.result(timeout=60).text, step))
 

@@ -457,12 +457,17 @@ def fetch(
     *,
     query: Mapping[str, Any] | None = None,
     headers: Mapping[str, str] | None = None,
-    target_step: int | None = None,
+    target_step: int | Callable[[], int | None] | None = None,
     idle_seconds: float = STREAM_IDLE_SECONDS,
+    total_seconds: float = STREAM_TOTAL_SECONDS,
 ) -> Fetched:
     """GET ``url``. A streaming answer is read until it ends, until an SSE ``id`` reaches
     ``target_step``, or until a watchdog thread closes it (which cancels the server's
-    generator) after ``idle_seconds`` of silence or ``STREAM_TOTAL_SECONDS`` in all."""
+    generator) after ``idle_seconds`` of silence or ``total_seconds`` in all.
+
+    ``target_step`` may be a function, for a stream read while the deal is played on: it
+    answers None until the caller knows the step to wait for (the stream may have sent it
+    already by then)."""
     with client.stream("GET", url, params=dict(query or {}), headers=dict(headers or {})) as r:
         ctype = r.headers.get("content-type", "")
         header_text = "\n".join(f"{k}: {v}" for k, v in r.headers.items())
@@ -472,13 +477,23 @@ def fetch(
         chunks: list[bytes] = []
         started = time.monotonic()
         last_byte = [started]
+        last_id = [-1]  # the highest SSE id read so far
         finished = threading.Event()
         cut_off = threading.Event()
+        reached_target = threading.Event()
+
+        def target() -> int | None:
+            return target_step() if callable(target_step) else target_step
 
         def watchdog() -> None:
             while not finished.wait(0.005):
                 now = time.monotonic()
-                if now - last_byte[0] > idle_seconds or now - started > STREAM_TOTAL_SECONDS:
+                goal = target()
+                if goal is not None and last_id[0] >= goal:
+                    reached_target.set()
+                    r.close()
+                    return
+                if now - last_byte[0] > idle_seconds or now - started > total_seconds:
                     cut_off.set()
                     r.close()
                     return
@@ -491,19 +506,22 @@ def fetch(
             for chunk in r.iter_bytes():
                 chunks.append(chunk)
                 last_byte[0] = time.monotonic()
-                if target_step is not None:
-                    tail = (tail + chunk.decode(errors="replace"))[-4096:]
-                    ids = _SSE_ID.findall(tail)
-                    if ids and max(int(i) for i in ids) >= target_step:
-                        reached = True
-                        break
+                tail = (tail + chunk.decode(errors="replace"))[-4096:]
+                ids = _SSE_ID.findall(tail)
+                if ids:
+                    last_id[0] = max(last_id[0], *(int(i) for i in ids))
+                goal = target()
+                if goal is not None and last_id[0] >= goal:
+                    reached = True
+                    break
             else:
-                ended = not cut_off.is_set()
+                ended = not (cut_off.is_set() or reached_target.is_set())
         except Exception:  # closed by the watchdog: what was read is what counts
             pass
         finally:
             finished.set()
-            guard.join(STREAM_TOTAL_SECONDS)
+            guard.join(total_seconds)
+        reached = reached or reached_target.is_set()
         r.close()
         text = b"".join(chunks).decode(errors="replace")
         return Fetched(

@@ -23,6 +23,21 @@ from tests.support.games import play_commands
 Headers = dict[str, str]
 
 
+#: How long a stream left open while the test plays on may be read: the test stops reading
+#: once it has the deal's last step, so this bounds only a stream that never gets there (a busy
+#: machine may take seconds to play the bot's turns, longer than ``fetch``'s usual limits).
+STREAM_SECONDS = 120.0
+
+
+def read_until(last: list[int]) -> dict[str, Any]:
+    """``fetch``'s arguments for a stream read until it sends the step put into ``last``."""
+    return {
+        "target_step": lambda: last[0] if last else None,
+        "idle_seconds": STREAM_SECONDS,
+        "total_seconds": STREAM_SECONDS,
+    }
+
+
 def held_since(canasta: CanastaApp, deal_id: UUID, step: int) -> set[str]:
     """The cards seat 1 drew after ``step`` and holds now."""
     events: list[Any] = list(canasta.events.get(deal_id, gt=step))
@@ -66,14 +81,16 @@ def test_a_player_away_sees_none_of_what_the_bot_draws_for_him(
     play_commands(canasta, deal_id, rng, 8)
     # His stream, open across the leave (read in a thread until it has been quiet a while).
     base = f"/deals/{deal_id}"
+    last: list[int] = []  # the deal's last step, once played
     with ThreadPoolExecutor(1) as pool:
-        live = pool.submit(fetch, client, f"{base}/stream", headers=bob, idle_seconds=2.0)
+        live = pool.submit(fetch, client, f"{base}/stream", headers=bob, **read_until(last))
         time.sleep(0.5)
         assert client.post(f"/tables/{table}/leave", headers=bob).status_code == 200
         left = canasta.get_deal(deal_id).version
         # The bot plays seat 1 among the others, until it holds a card drawn since.
         deal, hidden = until_the_bot_holds_a_card_drawn_since(canasta, deal_id, rng, left)
-        streamed = live.result(timeout=30)
+        last.append(deal.version)
+        streamed = live.result(timeout=STREAM_SECONDS + 10)
     assert f"id: {deal.version}" in streamed.text, "the open stream did not follow the deal"
     own = [m for m in sse_messages(streamed.text) if m.get("event") == "CardsDealt"]
     assert own and json.loads(own[0]["data"])["cards"], "before his leave he saw his cards"
@@ -191,19 +208,21 @@ def test_a_stream_resumed_past_the_deal_s_step_follows_the_seat_and_the_clock(
     resume_after = now + 3  # past the deal's step: bob's leave falls in between
     base = f"/deals/{deal_id}"
     with ThreadPoolExecutor(1) as pool:
+        last: list[int] = []
         live = pool.submit(
             fetch,
             client,
             f"{base}/stream",
             headers={**bob, "Last-Event-ID": str(resume_after)},
-            idle_seconds=2.0,
+            **read_until(last),
         )
         time.sleep(0.5)
         assert client.post(f"/tables/{table}/leave", headers=bob).status_code == 200
         left = canasta.get_deal(deal_id).version
         assert left <= resume_after
         deal, hidden = until_the_bot_holds_a_card_drawn_since(canasta, deal_id, rng, resume_after)
-        streamed = live.result(timeout=30)
+        last.append(deal.version)
+        streamed = live.result(timeout=STREAM_SECONDS + 10)
     assert hidden, "the bot drew nothing that it still holds"
     assert f"id: {deal.version}" in streamed.text, streamed.text[-500:]  # it followed the deal
     assert not hidden & set(card_tokens(streamed.text)), streamed.text[-500:]
