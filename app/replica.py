@@ -42,7 +42,9 @@ import anyio.to_thread
 from fastapi import Depends, Header, Query, Request
 
 from app.application import CanastaApp
+from app.infra.persistence import REPLICA_FACTORY_TOPIC, REPLICA_RECORDER_TOPIC
 from app.infra.projection_runner import ReadModels
+from app.infra.read_model_store.postgres import ReplicaReadModelRecorder
 from app.metrics import READS_SERVED
 from app.settings import Settings, eventsourcing_env
 
@@ -57,6 +59,21 @@ POLL_SECONDS = 0.01
 DOWN_SECONDS = 5.0
 #: Seconds to connect to the replica before it counts as down (the primary's default is 30).
 CONNECT_TIMEOUT_SECONDS = 2
+
+
+def replica_env(replica_settings: Settings) -> dict[str, str]:
+    """The library's settings for the replica: a 2 s connect timeout (also the pool's wait
+    for a connection) and recorders that try each query once (``ReplicaFactory``), so that a
+    replica that stopped is found out within that timeout, not after the library's ten
+    tries of every query (20 s), and the primary serves meanwhile."""
+    env = eventsourcing_env(replica_settings)
+    for key, value in (
+        ("POSTGRES_CONNECT_TIMEOUT", str(CONNECT_TIMEOUT_SECONDS)),
+        ("PERSISTENCE_MODULE", REPLICA_FACTORY_TOPIC),
+        ("APPLICATION_RECORDER_TOPIC", REPLICA_RECORDER_TOPIC),
+    ):
+        env[key] = env["CANASTA_" + key] = value
+    return env
 
 
 class Reads:
@@ -94,9 +111,7 @@ class Reads:
                 "read_models": "off",
             }
         )
-        env = eventsourcing_env(replica_settings)
-        for key in ("POSTGRES_CONNECT_TIMEOUT", "CANASTA_POSTGRES_CONNECT_TIMEOUT"):
-            env[key] = str(CONNECT_TIMEOUT_SECONDS)  # also the pool's wait for a connection
+        env = replica_env(replica_settings)
         replica = CanastaApp(
             env=env,
             allow_stacked_decks=settings.allow_stacked_decks,
@@ -104,7 +119,12 @@ class Reads:
             turn_seconds_min=settings.turn_seconds_min,
         )
         try:
-            models = ReadModels(replica_settings, app=replica)  # queries only: never started
+            models = ReadModels(  # queries only: never started
+                replica_settings,
+                app=replica,
+                postgres_view=ReplicaReadModelRecorder,
+                store_env=env,
+            )
         except BaseException:
             replica.close()
             raise
@@ -177,6 +197,18 @@ class Reads:
                     DOWN_SECONDS,
                 )
             self._down_until = time.monotonic() + DOWN_SECONDS
+
+    def replica_head(self) -> int | None:
+        """The last notification the replica has replayed; None while it is left aside, or
+        if it fails now (it is then left aside: the next checks answer at once)."""
+        replica = self._usable()
+        if replica is None:
+            return None
+        try:
+            return replica.recorder.max_notification_id() or 0
+        except Exception as exc:
+            self._failed(exc)
+            return None
 
     # --- aggregates --------------------------------------------------------------------------
     @staticmethod
