@@ -2,7 +2,8 @@
 server cuts it: ``Relay(host, port)`` listens on a port of its own and forwards every
 connection to ``host:port``; ``cut()`` closes its listening socket and every connection it
 carries, so that the client's open connections break and new ones are refused, as when the
-PostgreSQL server behind it stops. Used to stop "the replica" of one test without stopping
+PostgreSQL server behind it stops; ``resume()`` listens on the same port again, as the
+server does when it starts again. Used to stop "the replica" of one test without stopping
 the standby that every test worker shares (tests/support/replica.py)."""
 
 from __future__ import annotations
@@ -16,12 +17,22 @@ from urllib.parse import urlsplit, urlunsplit
 class Relay:
     def __init__(self, host: str, port: int) -> None:
         self.target = (host, port)
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port: int = self._listener.getsockname()[1]
         self._sockets: set[socket.socket] = set()
         self._lock = threading.Lock()
+        self.port = 0
+        self._listen()
+
+    def _listen(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        self.port = self._listener.getsockname()[1]
         self._cut = False
-        threading.Thread(target=self._accept, name="relay-accept", daemon=True).start()
+        threading.Thread(
+            target=self._accept, args=(self._listener,), name="relay-accept", daemon=True
+        ).start()
+
+    def resume(self) -> None:
+        """Listen again on the same port, as the server does when it starts again."""
+        self._listen()
 
     @classmethod
     def to_url(cls, url: str) -> tuple[Relay, str]:
@@ -31,10 +42,10 @@ class Relay:
         netloc = f"{parts.username}@127.0.0.1:{relay.port}" if parts.username else None
         return relay, urlunsplit(parts._replace(netloc=netloc or f"127.0.0.1:{relay.port}"))
 
-    def _accept(self) -> None:
+    def _accept(self, listener: socket.socket) -> None:
         while True:
             try:
-                client, _ = self._listener.accept()
+                client, _ = listener.accept()
             except OSError:
                 return  # cut
             try:

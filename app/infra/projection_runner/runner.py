@@ -287,6 +287,11 @@ class ReadModels:
     def _backoff(failures: int) -> float:
         return float(min(2 ** (failures - 1), 30))
 
+    def postgres_pool(self) -> Any:
+        """The connection pool of the read models' queries (psycopg_pool); None off
+        PostgreSQL."""
+        return getattr(getattr(self._factory, "datastore", None), "pool", None)
+
     def _lease(self) -> Lease:
         """This database's lease (see the module's docstring)."""
         factory = self._factory
