@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app import cli_keys, cli_read_models, scenario
 from app.cli_store import add_retry_argument, open_store, store_name
@@ -163,22 +163,64 @@ def _print_deal_report(report: AuditReport, number: object = None) -> None:
         print(f"    the store holds:  {json.dumps(report.stored, sort_keys=True)}")
 
 
+def _print_table_report(table: Any) -> None:
+    print(f"table {table.table_id}: {'ok' if table.ok else 'PROBLEMS'}")
+    for problem in table.problems:
+        print(f"  - {problem}")
+    for number, deal in enumerate(table.deals, start=1):
+        _print_deal_report(deal, number)
+
+
+def _audit_all(canasta: Any, settings: Any, as_json: bool) -> int:
+    """Every table of the store and every deal it opened (after a restore, say): a line a
+    clean table, the whole report of one with problems, then the count."""
+    from app.routes.audit import table_ids, table_report
+
+    reports = []
+    deals = 0
+    for table_id in table_ids(canasta):
+        table = table_report(canasta, table_id)
+        deals += len(table.deals)
+        reports.append(table.to_dict() if as_json else table.ok)
+        if as_json:
+            continue
+        if table.ok:
+            print(f"table {table.table_id}: ok ({len(table.deals)} deals)")
+        else:
+            _print_table_report(table)
+    ok = all(r["ok"] if isinstance(r, dict) else r for r in reports)
+    if as_json:
+        print(json.dumps({"ok": ok, "tables": reports}, indent=2, sort_keys=True))
+    else:
+        bad = sum(1 for r in reports if not r)
+        verdict = "all ok" if ok else f"PROBLEMS in {bad} of them"
+        print(f"{store_name(settings)}: {len(reports)} tables, {deals} deals audited: {verdict}")
+    return 0 if ok else 1
+
+
 def _audit(args: argparse.Namespace) -> int:
     from uuid import UUID
 
     from app.routes.audit import deal_report, table_report
     from domain.errors import NotFound
 
-    try:
-        target = UUID(args.id)
-    except ValueError:
-        print(f"not a deal or table id: {args.id!r}", file=sys.stderr)
+    if (args.id is None) == (not args.all):
+        print("name a deal or table id, or --all (not both)", file=sys.stderr)
         return 2
+    target = None
+    if args.id is not None:
+        try:
+            target = UUID(args.id)
+        except ValueError:
+            print(f"not a deal or table id: {args.id!r}", file=sys.stderr)
+            return 2
     opened = open_store()
     if opened is None:
         return 2
     settings, canasta = opened
     try:
+        if target is None:
+            return _audit_all(canasta, settings, args.json)
         try:
             report = deal_report(canasta, target)
         except NotFound:
@@ -190,11 +232,7 @@ def _audit(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps(table.to_dict(), indent=2, sort_keys=True))
             else:
-                print(f"table {table.table_id}: {'ok' if table.ok else 'PROBLEMS'}")
-                for problem in table.problems:
-                    print(f"  - {problem}")
-                for number, deal in enumerate(table.deals, start=1):
-                    _print_deal_report(deal, number)
+                _print_table_report(table)
             return 0 if table.ok else 1
         if args.json:
             print(json.dumps(report.to_dict(), indent=2, sort_keys=True))
@@ -299,12 +337,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "audit",
-        help="audit a deal (or every deal of a table): exit 0 ok, 1 problems, 2 not found",
+        help="audit a deal (or every deal of a table, or of the store: --all): exit 0 ok, "
+        "1 problems, 2 not found",
         description="Check a deal's hash chain, its seed against the published commitment, "
         "and every command re-decided by the rules; with a table id, every deal of the "
-        "table and the table's record of their scores. " + store,
+        "table and the table's record of their scores; with --all, every table of the "
+        "store (after a restore, say). " + store,
     )
-    p.add_argument("id", metavar="ID", help="a deal id (or a table id)")
+    p.add_argument("id", metavar="ID", nargs="?", help="a deal id (or a table id)")
+    p.add_argument(
+        "--all", action="store_true", help="every table of the store and every deal it opened"
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_audit)
 

@@ -41,13 +41,15 @@ from app.schemas_views import Health
 from app.sessions import CSRF_HEADER
 from app.settings import Settings, eventsourcing_env
 from app.signing import SigningKeyError, load_keyring
+from app.startup import StartupRefusal, check_store, settings_from_environment
 
 #: Start-up refusals the operator fixes from their message alone (docs/operations.md).
-REFUSALS = (SigningKeyError,)
+REFUSALS = (SigningKeyError, StartupRefusal)
 
 
 class StartupRefusals:
-    """A start-up refused for a reason the operator must fix (no or a bad signing key) is one
+    """A start-up refused for a reason the operator must fix (a bad setting, no or a bad
+    signing key, a database that does not answer or lacks its schema: app.startup) is one
     line in the server's log, not a traceback. Starlette reports a failed lifespan with the
     whole traceback, which uvicorn logs; this holds that report until the exception that
     caused it is known, and sends only its message for the refusals above."""
@@ -99,9 +101,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(api: FastAPI) -> AsyncIterator[None]:
-        config = settings or Settings()
+        config = settings or settings_from_environment()
+        try:
+            env = eventsourcing_env(config)
+        except ValueError as exc:  # a database URL it cannot use
+            raise StartupRefusal(
+                f"bad setting: CANASTA_DATABASE_URL (or DATABASE_URL): {exc}"
+            ) from None
+        check_store(config)  # it answers, with this code's schema
         canasta = CanastaApp(
-            env=eventsourcing_env(config),
+            env=env,
             allow_stacked_decks=config.allow_stacked_decks,
             keys=load_keyring(config),  # refuses to start without a key (app.signing)
             turn_seconds_min=config.turn_seconds_min,
@@ -196,4 +205,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return api
 
 
-app = create_app()
+def refusing_app(refusal: StartupRefusal) -> FastAPI:
+    """An application whose start-up fails with ``refusal`` (one line: StartupRefusals)."""
+
+    @asynccontextmanager
+    async def lifespan(api: FastAPI) -> AsyncIterator[None]:
+        raise refusal
+        yield  # an async generator, as the lifespan must be
+
+    api = FastAPI(lifespan=lifespan)
+    api.add_middleware(StartupRefusals)
+    return api
+
+
+def app_from_environment() -> FastAPI:
+    """``uvicorn app.main:app``: the application over the environment's settings. Settings
+    it cannot use stop the start-up with one line, as every other refusal does, rather than
+    a traceback at import (with ``--workers N`` uvicorn then started worker after worker,
+    each dying the same way, and never exited)."""
+    try:
+        settings = settings_from_environment()
+    except StartupRefusal as refusal:
+        return refusing_app(refusal)
+    return create_app(settings)
+
+
+app = app_from_environment()

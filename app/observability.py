@@ -21,7 +21,6 @@ uvicorn's: JSON objects, one a line (``CANASTA_LOG_FORMAT=json``), or plain text
 
 from __future__ import annotations
 
-import contextvars
 import itertools
 import json
 import logging
@@ -30,7 +29,6 @@ import secrets
 import sys
 import time
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from fastapi import FastAPI, Request
@@ -41,14 +39,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import metrics
 from app.command_lane import PATH as COMMAND_PATH
+from app.log_lines import REQUEST_ID, JsonFormatter, RequestIdFilter, TextFormatter
 from app.readiness import measured_lag
 from app.readiness import router as readiness_router
 from app.settings import Settings
 
-#: The request being served in this context (None outside requests).
-REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "canasta_request_id", default=None
-)
+__all__ = ["REQUEST_ID", "JsonFormatter", "Observe", "RequestIdFilter", "TextFormatter"]
+
 HEADER = b"x-request-id"
 SANE_ID = re.compile(r"[A-Za-z0-9_.:/+=@-]{1,128}")
 
@@ -224,48 +221,6 @@ class Observe:
 
 
 # --- log lines ------------------------------------------------------------------------------
-
-
-class RequestIdFilter(logging.Filter):
-    """Gives every record the id of the request it was written for (``request_id``)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = REQUEST_ID.get()
-        return True
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object a line: ``time`` (UTC), ``level``, ``logger``, ``message``,
-    ``request_id`` when written for a request; uvicorn's access line adds ``client``,
-    ``method``, ``path`` and ``status``; an exception adds ``exception`` (its traceback)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        rid = getattr(record, "request_id", None)
-        if rid is not None:
-            out["request_id"] = rid
-        args = record.args
-        if record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) == 5:
-            client, method, path, _version, status = args
-            out.update(client=client, method=method, path=path, status=status)
-        if record.exc_info:
-            out["exception"] = self.formatException(record.exc_info)
-        return json.dumps(out, ensure_ascii=False, default=str)
-
-
-class TextFormatter(logging.Formatter):
-    def __init__(self) -> None:
-        super().__init__("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s")
-
-    def format(self, record: logging.LogRecord) -> str:
-        if getattr(record, "request_id", None) is None:
-            record.request_id = "-"
-        return super().format(record)
 
 
 class _StderrHandler(logging.StreamHandler[TextIO]):

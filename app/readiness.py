@@ -14,8 +14,9 @@ of its topics up to the head). Notifications of other topics behind its position
 count: they are not its to process.
 
 With a read replica (docs/scaling.md) the answer also says how many notifications the replica
-is behind the head (``replica_behind``; null when it does not answer). A lagging or failed
-replica does not make the process unready: the primary serves the reads it cannot.
+is behind the head (``replica_behind``; null when it does not answer within
+``REPLICA_SECONDS``, or is left aside after a failure). A lagging or failed replica does not
+make the process unready: the primary serves the reads it cannot.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ router = APIRouter(tags=["operations"])
 
 #: Store reads of readiness checks and metric scrapes that may run at once (per process).
 CHECK_THREADS = 1
+#: How long ``/ready`` waits for the read replica's head before it answers without it
+#: (``replica_behind`` null): a replica that stopped must not slow the probe down.
+REPLICA_SECONDS = 0.5
 
 
 class Ready(BaseModel):
@@ -70,15 +74,10 @@ def projection_lag(read_models: ReadModels) -> tuple[int, dict[str, int]]:
 
 
 def replica_lag(reads: Reads, head: int) -> int | None:
-    """Notifications up to ``head`` the replica has not replayed; None if it fails."""
-    replica = reads.replica
-    if replica is None:
-        return None
-    try:
-        return max(0, head - (replica.recorder.max_notification_id() or 0))
-    except Exception as exc:
-        log.warning("read replica: %r", exc)
-        return None
+    """Notifications up to ``head`` the replica has not replayed; None if it fails, or
+    while it is left aside after a failure (``Reads.replica_head``: no wait for it)."""
+    replayed = reads.replica_head()
+    return None if replayed is None else max(0, head - replayed)
 
 
 _limiter: anyio.CapacityLimiter | None = None
@@ -144,7 +143,7 @@ async def ready(request: Request) -> Any:
     reads: Reads = request.app.state.reads
     if reads.replica is not None:
         try:
-            with anyio.fail_after(float(settings.ready_timeout_seconds)):
+            with anyio.fail_after(min(float(settings.ready_timeout_seconds), REPLICA_SECONDS)):
                 body.replica_behind = await anyio.to_thread.run_sync(
                     replica_lag, reads, head, limiter=_check_limiter(), abandon_on_cancel=True
                 )

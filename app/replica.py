@@ -42,7 +42,9 @@ import anyio.to_thread
 from fastapi import Depends, Header, Query, Request
 
 from app.application import CanastaApp
+from app.infra.persistence import REPLICA_FACTORY_TOPIC, REPLICA_RECORDER_TOPIC
 from app.infra.projection_runner import ReadModels
+from app.infra.read_model_store.postgres import ReplicaReadModelRecorder
 from app.metrics import READS_SERVED
 from app.settings import Settings, eventsourcing_env
 
@@ -57,6 +59,21 @@ POLL_SECONDS = 0.01
 DOWN_SECONDS = 5.0
 #: Seconds to connect to the replica before it counts as down (the primary's default is 30).
 CONNECT_TIMEOUT_SECONDS = 2
+
+
+def replica_env(replica_settings: Settings) -> dict[str, str]:
+    """The library's settings for the replica: a 2 s connect timeout (also the pool's wait
+    for a connection) and recorders that try each query once (``ReplicaFactory``), so that a
+    replica that stopped is found out within that timeout, not after the library's ten
+    tries of every query (20 s), and the primary serves meanwhile."""
+    env = eventsourcing_env(replica_settings)
+    for key, value in (
+        ("POSTGRES_CONNECT_TIMEOUT", str(CONNECT_TIMEOUT_SECONDS)),
+        ("PERSISTENCE_MODULE", REPLICA_FACTORY_TOPIC),
+        ("APPLICATION_RECORDER_TOPIC", REPLICA_RECORDER_TOPIC),
+    ):
+        env[key] = env["CANASTA_" + key] = value
+    return env
 
 
 class Reads:
@@ -94,9 +111,7 @@ class Reads:
                 "read_models": "off",
             }
         )
-        env = eventsourcing_env(replica_settings)
-        for key in ("POSTGRES_CONNECT_TIMEOUT", "CANASTA_POSTGRES_CONNECT_TIMEOUT"):
-            env[key] = str(CONNECT_TIMEOUT_SECONDS)  # also the pool's wait for a connection
+        env = replica_env(replica_settings)
         replica = CanastaApp(
             env=env,
             allow_stacked_decks=settings.allow_stacked_decks,
@@ -104,7 +119,12 @@ class Reads:
             turn_seconds_min=settings.turn_seconds_min,
         )
         try:
-            models = ReadModels(replica_settings, app=replica)  # queries only: never started
+            models = ReadModels(  # queries only: never started
+                replica_settings,
+                app=replica,
+                postgres_view=ReplicaReadModelRecorder,
+                store_env=env,
+            )
         except BaseException:
             replica.close()
             raise
@@ -176,7 +196,41 @@ class Reads:
                     type(exc).__name__,
                     DOWN_SECONDS,
                 )
+                threading.Thread(
+                    target=self._drop_broken_connections, name="replica-pools", daemon=True
+                ).start()
             self._down_until = time.monotonic() + DOWN_SECONDS
+
+    def _drop_broken_connections(self) -> None:
+        """Each pool of the replica tests its idle connections now and replaces those that
+        fail (psycopg_pool's ``check``). A replica's server that stopped broke every one of
+        them; without this each was found broken by one check, one check every
+        ``DOWN_SECONDS``, so a replica that was back within seconds was left aside for a
+        minute. In a thread of its own: a check waits on the network."""
+        pools = [
+            getattr(
+                getattr(getattr(self.replica, "factory", None), "datastore", None), "pool", None
+            ),
+            self.replica_models.postgres_pool() if self.replica_models is not None else None,
+        ]
+        for pool in pools:
+            if pool is not None:
+                try:
+                    pool.check()
+                except Exception as exc:  # a closed pool (shut down meanwhile)
+                    log.debug("read replica: pool check: %r", exc)
+
+    def replica_head(self) -> int | None:
+        """The last notification the replica has replayed; None while it is left aside, or
+        if it fails now (it is then left aside: the next checks answer at once)."""
+        replica = self._usable()
+        if replica is None:
+            return None
+        try:
+            return replica.recorder.max_notification_id() or 0
+        except Exception as exc:
+            self._failed(exc)
+            return None
 
     # --- aggregates --------------------------------------------------------------------------
     @staticmethod

@@ -17,8 +17,9 @@ too.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import Application, Cache, ProcessingEvent, Repository
@@ -49,7 +50,40 @@ PRIVATE_API: tuple[tuple[str, str, str], ...] = (
     # the domain's aggregates (domain/deal.py, domain/command_log.py)
     ("eventsourcing.domain:Aggregate", "_create", "Deal.start: the Started event's class"),
     ("eventsourcing.domain:Aggregate", "_pending_events", "Deal/CommandLog.__deepcopy__"),
+    # run_once: the recorders' queries wrapped by eventsourcing.utils.retry (its inner
+    # function "retry_decorator", functools.wraps's __wrapped__)
+    ("eventsourcing.postgres:PostgresApplicationRecorder", "select_events", "run_once"),
+    ("eventsourcing.postgres:PostgresApplicationRecorder", "max_notification_id", "run_once"),
 )
+
+T = TypeVar("T", bound=type)
+
+#: The name of the function the library's ``retry`` decorator wraps each method in.
+RETRY_WRAPPER = "retry_decorator"
+
+
+def retried_methods(cls: type) -> dict[str, Callable[..., Any]]:
+    """The methods of ``cls`` (its own or inherited) that the library wraps in ``retry``,
+    each mapped to the function it wraps."""
+    found: dict[str, Callable[..., Any]] = {}
+    for name in dir(cls):
+        attr = inspect.getattr_static(cls, name)
+        code = getattr(attr, "__code__", None)
+        wrapped = getattr(attr, "__wrapped__", None)
+        if code is not None and code.co_name == RETRY_WRAPPER and wrapped is not None:
+            found[name] = wrapped
+    return found
+
+
+def run_once(cls: T, name: str, module: str) -> T:
+    """A subclass of the recorder class ``cls`` whose queries run once: the library retries
+    a query that fails with ``OperationalError`` or ``InterfaceError`` ten times, 0.2 s
+    apart, each try waiting for a pool connection up to the connect timeout, so a database
+    that stopped answering held each query for 10 times that (20 s for a replica's 2 s).
+    For a store another one can stand in for (the read replica: app.replica), failing at
+    once is the better answer. ``name`` and ``module`` make the class's topic."""
+    once = type(name, (cls,), {**retried_methods(cls), "__module__": module})
+    return cast(T, once)
 
 
 def cache_reader(app: Application[UUID]) -> Callable[[UUID], Any] | None:

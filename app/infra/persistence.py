@@ -35,11 +35,18 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.postgres import (
+    PostgresAggregateRecorder,
+    PostgresApplicationRecorder,
+    PostgresFactory,
+    PostgresTrackingRecorder,
+)
 from eventsourcing.utils import retry
 from psycopg import Connection, Cursor, RawCursor
 from psycopg.rows import DictRow, tuple_row
 from psycopg.sql import SQL, Composable, Identifier
+
+from app.infra.library import run_once
 
 TOPIC = "app.infra.persistence:PostgresRecorder"
 
@@ -172,3 +179,26 @@ class PostgresRecorder(PostgresApplicationRecorder):
         return SQL(
             "INSERT INTO {}.{} (originator_id, originator_version, topic, state) VALUES "
         ).format(Identifier(self.datastore.schema), Identifier(self.events_table_name))
+
+
+# --- the read replica's store (app.replica) ---------------------------------------------------
+#
+# A replica that stops must be left aside at once (docs/scaling.md, "Lag and failure"), not
+# after the library's ten tries of every query: its recorders run each query once.
+
+ReplicaRecorder = run_once(PostgresRecorder, "ReplicaRecorder", __name__)
+ReplicaAggregateRecorder = run_once(PostgresAggregateRecorder, "ReplicaAggregateRecorder", __name__)
+ReplicaTrackingRecorder = run_once(PostgresTrackingRecorder, "ReplicaTrackingRecorder", __name__)
+
+
+class ReplicaFactory(PostgresFactory):
+    """The library's PostgreSQL factory with recorders that do not retry (the snapshots'
+    included); ``REPLICA_FACTORY_TOPIC`` as ``PERSISTENCE_MODULE``."""
+
+    aggregate_recorder_class = ReplicaAggregateRecorder
+    application_recorder_class = ReplicaRecorder
+    tracking_recorder_class = ReplicaTrackingRecorder
+
+
+REPLICA_FACTORY_TOPIC = f"{__name__}:ReplicaFactory"
+REPLICA_RECORDER_TOPIC = f"{__name__}:ReplicaRecorder"

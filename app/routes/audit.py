@@ -17,10 +17,12 @@ of the table's record of it, checked with the application's keys (``app.signing`
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated, Any
 from uuid import UUID
 
+from eventsourcing.utils import get_topic
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
@@ -87,6 +89,25 @@ def signed_report(canasta: CanastaApp, report: AuditReport, events: list[Any]) -
     except ValueError:  # a forged Started event: no table to find
         table_events = []
     return sign_deal_report(report, table_id, table_events, events, canasta.keys)
+
+
+#: The event that makes a table: the event log's every table is found by it.
+TABLE_CREATED: str = get_topic(Table.Created)
+
+
+def table_ids(canasta: CanastaApp, batch: int = 500) -> Iterator[UUID]:
+    """Every table of the store, oldest first, from the event log itself (not the lobby,
+    whose rows an audit must not trust, nor which leaves private tables out)."""
+    start = 1
+    while True:
+        found = canasta.recorder.select_notifications(
+            start=start, limit=batch, topics=[TABLE_CREATED]
+        )
+        for notification in found:
+            yield UUID(str(notification.originator_id))
+        if len(found) < batch:
+            return
+        start = found[-1].id + 1
 
 
 def table_report(canasta: CanastaApp, table_id: UUID) -> TableAuditReport:

@@ -156,7 +156,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     PostgreSQL URL share one store. ``env`` adds environment variables (e.g.
     ``{"CANASTA_STREAM_POLL_SECONDS": "0.05"}``); ``CANASTA_*`` variables of the test process
     are not passed on, but for ``CANASTA_RATE_LIMITS`` (off in tests: tests/conftest.py);
-    ``log_level`` is uvicorn's (``warning``). Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
+    ``log_level`` is uvicorn's (``warning``); ``args`` more of its options (``--workers``). Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
     server is stopped after the test; one that does not exit within 15 s of SIGTERM fails it.
     """
     servers: list[Server] = []
@@ -167,6 +167,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
         data_dir: Path | None = None,
         env: dict[str, str] | None = None,
         log_level: str = "warning",
+        args: tuple[str, ...] = (),
     ) -> Server:
         settings = Settings(database_url=database_url, data_dir=data_dir or tmp_path / "data")
         port = free_port()
@@ -184,6 +185,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
                     str(port),
                     "--log-level",
                     log_level,
+                    *args,
                 ],
                 cwd=REPO,
                 env=_server_env(settings, env or {}),

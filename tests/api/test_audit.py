@@ -295,6 +295,12 @@ def test_an_update_of_a_stored_row_in_sqlite_is_the_first_broken_link(
     cli = run_cli("audit", game.deal_id, env={"CANASTA_DATA_DIR": str(tmp_path)})
     assert cli.returncode == 1
     assert f"hash chain BROKEN at step {version}" in cli.stdout
+    # The whole store's audit (after a restore, say) finds it too, and says where.
+    cli = run_cli("audit", "--all", env={"CANASTA_DATA_DIR": str(tmp_path)})
+    assert cli.returncode == 1
+    assert f"table {game.table}: PROBLEMS" in cli.stdout
+    assert f"hash chain BROKEN at step {version}" in cli.stdout
+    assert cli.stdout.rstrip().endswith("1 tables, 1 deals audited: PROBLEMS in 1 of them")
 
 
 def test_an_unreadable_stored_row_is_reported_not_a_server_error(

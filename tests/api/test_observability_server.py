@@ -60,6 +60,28 @@ def test_json_log_lines_carry_each_requests_id(uvicorn_server: Callable[..., Any
     assert any("request_id" not in line for line in lines)
 
 
+def test_with_workers_and_the_log_config_every_line_is_json_the_parents_too(
+    uvicorn_server: Callable[..., Any],
+) -> None:
+    # uvicorn's parent process never imports the application: without --log-config its own
+    # lines ("Started parent process", a worker that died...) were uvicorn's plain text.
+    server = uvicorn_server(
+        env={"CANASTA_LOG_FORMAT": "json"},
+        log_level="info",
+        args=("--workers", "2", "--log-config", "app/log_json.json"),
+    )
+    with httpx.Client(base_url=server.url) as http:
+        assert http.get("/tables", headers={"X-Request-ID": "lobby-7"}).status_code == 200
+    server.stop()
+    lines = [json.loads(line) for line in server.log().splitlines() if line.strip()]
+    messages = [line["message"] for line in lines]
+    assert any(m.startswith("Started parent process") for m in messages), messages
+    assert any(m.startswith("Stopping parent process") for m in messages), messages
+    assert sum(m.startswith("Application startup complete") for m in messages) == 2
+    access = next(line for line in lines if line.get("path") == "/tables")
+    assert (access["logger"], access["request_id"]) == ("uvicorn.access", "lobby-7")
+
+
 def test_the_open_streams_gauge_follows_streams_opening_and_closing(
     uvicorn_server: Callable[..., Any],
 ) -> None:

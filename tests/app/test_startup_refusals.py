@@ -1,34 +1,127 @@
 """A server that cannot start for a reason its operator must fix says so in one line of its
-log, not a traceback (docs/operations.md, "Signing keys"): here, a signing key file that is
-not there. uvicorn itself, as `make run` and the operations guide start it."""
+log, not a traceback, and exits (docs/operations.md, "When the server refuses to start"): a
+signing key file that is not there, a setting it cannot use, a database that does not answer,
+one without its schema or with an older one. uvicorn itself, as `make run` and the operations
+guide start it, with several workers where the guide does."""
 
 from __future__ import annotations
 
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
+
+from app.migrations import upgrade
+from app.startup import schema_revisions
+from tests.support.keys import key_file
+
 UVICORN = Path(sys.executable).parent / "uvicorn"
+#: A refusal is said within this, workers included (uvicorn's import and the app's).
+EXIT_SECONDS = 60
+
+
+def start(tmp_path: Path, *options: str, **settings: str) -> tuple[int, str, float]:
+    """Run ``uvicorn app.main:app`` with ``settings`` (environment variables) until it
+    exits: its exit code, its log and the seconds it ran. One that does not exit within
+    ``EXIT_SECONDS`` is killed, with its workers, and the test fails."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CANASTA_")}
+    env.pop("DATABASE_URL", None)
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    env["CANASTA_DATA_DIR"] = str(tmp_path / "data")
+    env.update(settings)
+    log_path = tmp_path / "server.log"
+    began = time.monotonic()
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [str(UVICORN), "app.main:app", "--port", "0", *options],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            code = process.wait(timeout=EXIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            pytest.fail(f"still running after {EXIT_SECONDS}s:\n{log_path.read_text()[-3000:]}")
+    return code, log_path.read_text(errors="replace"), time.monotonic() - began
+
+
+def refusals(log: str) -> list[str]:
+    assert "Traceback" not in log, log
+    said = [line for line in log.splitlines() if "canasta cannot start" in line]
+    assert said, log
+    return said
 
 
 def test_a_missing_signing_key_file_is_one_line_and_the_server_exits(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CANASTA_")}
-    env.pop("DATABASE_URL", None)
-    env["CANASTA_DATA_DIR"] = str(tmp_path / "data")
-    env["CANASTA_SIGNING_KEY_FILE"] = str(tmp_path / "no-such-key.json")
-    done = subprocess.run(
-        [str(UVICORN), "app.main:app", "--port", "0"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode != 0
-    log = done.stdout + done.stderr
-    said = [line for line in log.splitlines() if "canasta cannot start" in line]
+    code, log, _ = start(tmp_path, CANASTA_SIGNING_KEY_FILE=str(tmp_path / "no-such-key.json"))
+    assert code != 0
+    said = refusals(log)
     assert len(said) == 1, log
     assert f"cannot read the signing key file {tmp_path / 'no-such-key.json'}" in said[0]
     assert "canasta keys new --out" in said[0]  # how to make one
-    assert "Traceback" not in log, log
     assert "Application startup failed" in log
+
+
+def test_settings_it_cannot_use_are_one_line_each_and_the_workers_stop(tmp_path: Path) -> None:
+    # Before: a traceback at import in every worker, and uvicorn started new ones for ever.
+    # (uvicorn's parent then exits with status 0, its own choice: docs/operations.md.)
+    _, log, _ = start(
+        tmp_path,
+        "--workers",
+        "2",
+        CANASTA_LOG_FORMAT="yaml",
+        CANASTA_POSTGRES_POOL_SIZE="ten",
+        CANASTA_READ_DATABASE_URL="postgresql://canasta:s3cret@replica.example/canasta",
+    )
+    said = refusals(log)
+    assert 1 <= len(said) <= 2, log  # each worker that started says it, then uvicorn stops
+    line = said[0]
+    assert "CANASTA_LOG_FORMAT: Input should be 'text' or 'json'" in line
+    assert "CANASTA_POSTGRES_POOL_SIZE: Input should be a valid integer" in line
+    assert "s3cret" not in log  # a setting's value is never repeated: it may hold a password
+
+
+def test_a_database_that_does_not_answer_is_said_at_once(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code, log, took = start(
+        tmp_path,
+        DATABASE_URL=f"postgresql://canasta:s3cret@127.0.0.1:{port}/canasta",
+        CANASTA_SIGNING_KEY_FILE=str(key_file(tmp_path)),
+    )
+    assert code != 0
+    (line,) = refusals(log)
+    assert f"the database PostgreSQL 127.0.0.1:{port}/canasta does not answer" in line
+    assert "Connection refused" in line
+    assert "s3cret" not in log
+    assert took < 20, "not the pool's 30 s wait"
+
+
+@pytest.mark.postgres
+def test_a_database_without_its_schema_or_with_an_older_one_names_the_migration(
+    empty_postgres_url: str, tmp_path: Path
+) -> None:
+    key = str(key_file(tmp_path))
+    code, log, _ = start(tmp_path, DATABASE_URL=empty_postgres_url, CANASTA_SIGNING_KEY_FILE=key)
+    (line,) = refusals(log)
+    assert code != 0 and "has no schema yet: run the migrations: `alembic upgrade head`" in line
+
+    revisions = schema_revisions()
+    assert revisions is not None
+    head, known = revisions
+    older = sorted(known)[-2]
+    upgrade(empty_postgres_url, older)
+    code, log, _ = start(tmp_path, DATABASE_URL=empty_postgres_url, CANASTA_SIGNING_KEY_FILE=key)
+    (line,) = refusals(log)
+    assert code != 0
+    assert f"has the schema of revision {older}, and this server needs revision {head}" in line
+    assert "alembic upgrade head" in line

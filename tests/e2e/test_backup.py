@@ -43,14 +43,15 @@ def store_summary(url: str) -> tuple[int, int, str]:
     return int(events), int(last), str(revision)
 
 
-def audit(table_id: str, database_url: str, key: Path) -> tuple[int, dict[str, object]]:
-    """``canasta audit`` of the table, with the server's signing key (kept outside the
-    database, so a backup must keep it too: docs/operations.md)."""
+def audit(what: str, database_url: str, key: Path) -> tuple[int, dict[str, object]]:
+    """``canasta audit`` of the table (or ``--all``: the whole store), with the server's
+    signing key (kept outside the database, so a backup must keep it too:
+    docs/operations.md)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CANASTA_")}
     env["DATABASE_URL"] = database_url
     env["CANASTA_SIGNING_KEY_FILE"] = str(key)
     done = subprocess.run(
-        [str(CANASTA), "audit", table_id, "--json"],
+        [str(CANASTA), "audit", what, "--json"],
         env=env,
         capture_output=True,
         text=True,
@@ -110,3 +111,10 @@ def test_a_dump_restored_into_a_fresh_database_audits_every_deal_clean(
         assert [deal["complete"] for deal in deals] == [True, True, False]
         # The scored deals' signed records verify with the server's key after the restore.
         assert [deal["signature"] for deal in deals] == ["valid", "valid", "not_recorded"]
+
+        # Every deal of the restored store, as the operator audits it without knowing ids.
+        code, everything = audit("--all", restored, key_file(backend.server.data_dir.parent))
+        assert code == 0 and everything["ok"] is True
+        tables = everything["tables"]
+        assert isinstance(tables, list) and [t["table"] for t in tables] == [game.table_id]
+        assert [deal["deal"] for deal in tables[0]["deals"]] == game.deals

@@ -45,7 +45,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from types import TracebackType
 from typing import Any
@@ -98,6 +98,8 @@ class ReadModels:
     that each catch-up takes the events of that interval in one transaction per projection
     (a catch-up per insert would cost a few queries per projection for a handful of events).
     ``lease_retry_seconds``: how often a process that does not lead tries to take the lease.
+    ``store_env``: the library's settings of the store, instead of those ``settings`` make
+    (the read replica's: app.replica).
     """
 
     backend: str  # POSTGRES or SQLITE (the in-memory store's read models are in SQLite)
@@ -117,6 +119,7 @@ class ReadModels:
         lease_retry_seconds: float = 1.0,
         query_pool_size: int = 2,
         batch_size: int = 500,
+        store_env: Mapping[str, str] | None = None,
     ) -> None:
         if not projections:
             raise ValueError("no projections")
@@ -127,7 +130,7 @@ class ReadModels:
         self.poll_interval = poll_interval
         self.batch_interval = batch_interval
         self.lease_retry_seconds = lease_retry_seconds
-        env = eventsourcing_env(settings)
+        env = dict(store_env) if store_env is not None else eventsourcing_env(settings)
         if settings.database_url == MEMORY:
             if app is None:
                 raise ValueError("the in-memory store needs the application whose log to read")
@@ -283,6 +286,11 @@ class ReadModels:
     @staticmethod
     def _backoff(failures: int) -> float:
         return float(min(2 ** (failures - 1), 30))
+
+    def postgres_pool(self) -> Any:
+        """The connection pool of the read models' queries (psycopg_pool); None off
+        PostgreSQL."""
+        return getattr(getattr(self._factory, "datastore", None), "pool", None)
 
     def _lease(self) -> Lease:
         """This database's lease (see the module's docstring)."""

@@ -20,6 +20,7 @@ from psycopg.rows import DictRow
 from psycopg.sql import SQL
 from psycopg.types.json import Jsonb
 
+from app.infra.library import run_once
 from app.infra.persistence import numbered_rows
 from app.infra.read_model_store.base import Run, check_identifier
 from app.infra.read_model_store.recorder import ReadModelRecorder
@@ -124,3 +125,8 @@ class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
             text = f"INSERT INTO {self._table(table)} ({', '.join(columns)}) VALUES {values}"
             self._insert_texts[key] = text
         return text
+
+
+#: The read models' queries on a read replica (app.replica): each query once, no retries
+#: (app.infra.library.run_once; a stopped replica is left aside at once).
+ReplicaReadModelRecorder = run_once(PostgresReadModelRecorder, "ReplicaReadModelRecorder", __name__)

@@ -1,0 +1,87 @@
+"""A TCP relay in front of a real server, which a test can cut as a network or a stopped
+server cuts it: ``Relay(host, port)`` listens on a port of its own and forwards every
+connection to ``host:port``; ``cut()`` closes its listening socket and every connection it
+carries, so that the client's open connections break and new ones are refused, as when the
+PostgreSQL server behind it stops; ``resume()`` listens on the same port again, as the
+server does when it starts again. Used to stop "the replica" of one test without stopping
+the standby that every test worker shares (tests/support/replica.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from urllib.parse import urlsplit, urlunsplit
+
+
+class Relay:
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self._sockets: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self.port = 0
+        self._listen()
+
+    def _listen(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        self.port = self._listener.getsockname()[1]
+        self._cut = False
+        threading.Thread(
+            target=self._accept, args=(self._listener,), name="relay-accept", daemon=True
+        ).start()
+
+    def resume(self) -> None:
+        """Listen again on the same port, as the server does when it starts again."""
+        self._listen()
+
+    @classmethod
+    def to_url(cls, url: str) -> tuple[Relay, str]:
+        """A relay to the server of the database URL ``url``, and the URL through it."""
+        parts = urlsplit(url)
+        relay = cls(parts.hostname or "127.0.0.1", parts.port or 5432)
+        netloc = f"{parts.username}@127.0.0.1:{relay.port}" if parts.username else None
+        return relay, urlunsplit(parts._replace(netloc=netloc or f"127.0.0.1:{relay.port}"))
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # cut
+            try:
+                upstream = socket.create_connection(self.target)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                if self._cut:
+                    client.close()
+                    upstream.close()
+                    return
+                self._sockets.update((client, upstream))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        """Stop listening (new connections are refused) and break every open connection."""
+        with self._lock:
+            self._cut = True
+            sockets, self._sockets = self._sockets, set()
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+        self._listener.close()
+        for s in sockets:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
