@@ -87,6 +87,13 @@ export async function api(method, path, { body, token, minStep } = {}) {
   return data;
 }
 
+// The request got no answer (the server restarting, the connection down). Its message is true
+// only until the server answers again: the pages take it down at their next answer, whereas a
+// refusal stays until the player acts.
+export function unreachable(error) {
+  return error instanceof Refused && error.code === "network";
+}
+
 // "Refused: <message> (<code>)" for a server's refusal, the message alone otherwise.
 export function errorText(error) {
   if (error instanceof Refused && error.status !== 0) {

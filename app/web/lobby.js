@@ -4,7 +4,7 @@
 // POST /players and POST /sessions.
 
 import {
-  $, api, element, errorText, setUpLanguage, t, whoAmI,
+  $, api, element, errorText, setUpLanguage, t, unreachable, whoAmI,
 } from "./common.js";
 import { botControls, botNote, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
@@ -39,11 +39,17 @@ function showError(error) {
   const box = $("error");
   box.textContent = errorText(error);
   box.hidden = false;
+  box.dataset.unreachable = String(unreachable(error));
+}
+
+function clearError() {
+  $("error").hidden = true;
+  $("error").textContent = "";
+  delete $("error").dataset.unreachable;
 }
 
 function clearMessages() {
-  $("error").hidden = true;
-  $("error").textContent = "";
+  clearError();
   $("notice").textContent = "";
 }
 
@@ -285,6 +291,8 @@ async function refresh() {
         api("GET", `/tables?status=stopped&limit=${PLAYED_SHOWN}`),
       ]);
       const details = await hostedDetails(playing, me);
+      // The server answers again (after a restart): "could not be reached" is over.
+      if ($("error").dataset.unreachable === "true") clearError();
       showTables("open-tables", open);
       showTables("playing-tables", playing, details);
       showTables("finished-tables", played(finished, stopped));

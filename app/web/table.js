@@ -23,7 +23,7 @@
 
 import { botNote } from "./bots.js";
 import {
-  $, Refused, api, errorText, setUpLanguage, t, whoAmI,
+  $, Refused, api, errorText, setUpLanguage, t, unreachable, whoAmI,
 } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { seatName } from "./words.js";
@@ -84,11 +84,18 @@ const names = () => {
 function showError(error) {
   $("error").textContent = errorText(error);
   $("error").hidden = false;
+  $("error").dataset.unreachable = String(unreachable(error));
 }
 
 function clearError() {
   $("error").hidden = true;
   $("error").textContent = "";
+  delete $("error").dataset.unreachable;
+}
+
+// The server answered: "could not be reached" is not true any more (a restart is over).
+function answered() {
+  if ($("error").dataset.unreachable === "true") clearError();
 }
 
 // --- drawing ---------------------------------------------------------------------------------
@@ -315,6 +322,7 @@ const refresh = serialised(async () => {
   let menu = null;
   if (view.seat !== null) menu = await (asked ?? api("GET", `/deals/${dealId}/moves`));
   if (dealId !== state.dealId) return; // switched meanwhile
+  answered();
   state.view = view;
   state.menu = menu;
   const hand = new Set(view.hand ?? []);
@@ -324,6 +332,7 @@ const refresh = serialised(async () => {
 
 const refreshTable = serialised(async () => {
   state.table = await api("GET", `/tables/${state.tableId}`);
+  answered();
   const current = state.table.current_deal;
   if (state.follow && current && current !== state.dealId) {
     await openDeal(current);

@@ -1,0 +1,148 @@
+"""The server restarts under open pages (docs/operations.md, "Restarts and crashes"): a player's
+table page, a spectator's and the lobby stay open while the server is killed (SIGKILL, as a
+crash) and started again on the same store. Without a reload, each page reconnects by itself
+and catches up: every event of the deal in its log once, none missed, and the message "The
+server could not be reached." that the outage showed is taken down once the server answers
+again (it stayed up for good before)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import Backend, make_backend, running
+from tests.support.http import register_player
+from tests.web.conftest import NewContext, screenshot
+from tests.web.pages import LIVE_MS, open_lobby, table_page
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+UNREACHABLE = "The server could not be reached."
+#: The player's own moves between the two crashes, and after the second.
+MOVES = 6
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    """This module's own server (SQLite, as ``make run``): its test kills it."""
+    yield from running(make_backend("sqlite", tmp_path_factory.mktemp("restart")))
+
+
+def _log_steps(page: Page) -> list[int]:
+    steps = page.locator("#log li[data-step]").evaluate_all(
+        "items => items.map(item => Number(item.dataset.step))"
+    )
+    return [int(step) for step in steps]
+
+
+def _play_mine(http: httpx.Client, headers: dict[str, str], deal: str, rng: random.Random) -> bool:
+    """One of the player's moves from his move menu, if he is to act (beside his page)."""
+    menu = http.get(f"/deals/{deal}/moves", headers=headers).json()
+    if not menu["moves"]:
+        return False
+    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": rng.choice(menu["moves"])}
+    answer = http.post(f"/deals/{deal}/commands", json=body, headers=headers)
+    assert answer.status_code in (200, 409), answer.text  # 409: the bot moved between reads
+    return answer.status_code == 200
+
+
+def _play_moves(http: httpx.Client, headers: dict[str, str], deal: str, count: int) -> None:
+    rng = random.Random(count)
+    deadline = time.monotonic() + 60
+    played = 0
+    while played < count:
+        assert time.monotonic() < deadline, "the bot did not play between the player's moves"
+        if http.get(f"/deals/{deal}").json()["phase"] == "over":
+            return
+        if _play_mine(http, headers, deal, rng):
+            played += 1
+        else:
+            time.sleep(0.05)
+
+
+def _wait_until_quiet(http: httpx.Client, headers: dict[str, str], deal: str) -> int:
+    """The deal's step once the bot has nothing left to do (the player to act, or the end)."""
+    deadline = time.monotonic() + 30
+    while True:
+        view = http.get(f"/deals/{deal}", headers=headers).json()
+        menu = http.get(f"/deals/{deal}/moves", headers=headers).json()
+        if view["phase"] == "over" or menu["moves"]:
+            return int(view["step"])
+        assert time.monotonic() < deadline, "the bot did not play its turn"
+        time.sleep(0.05)
+
+
+def _check_log(page: Page, events: list[dict[str, Any]], who: str) -> None:
+    """The page's log holds every event its viewer may see, once, in order."""
+    expected = [event["step"] for event in events]
+    expect(page.locator(f"#log li[data-step='{expected[-1]}']")).to_be_attached(timeout=LIVE_MS)
+    assert _log_steps(page) == expected, f"{who}'s log: missing or repeated lines"
+    expect(page.locator(f"#deal .deal[data-step='{expected[-1]}']")).to_be_attached()
+
+
+def test_open_pages_reconnect_and_catch_up_after_a_crash_without_a_reload(
+    web_server: Backend, new_context: NewContext, http: httpx.Client
+) -> None:
+    server = web_server.server
+    ann = register_player(http, "ann")
+    practice = {"entry": "classic", "players": 2, "bot": "basic"}
+    started = http.post("/tables/practice", json=practice, headers=ann)
+    assert started.status_code == 201, started.text
+    table, deal = started.json()["table"], started.json()["deal"]
+
+    mine = new_context()
+    page = table_page(mine, ann, table)
+    lobby, _ = open_lobby(mine)  # signed in by the same cookie
+    spectator = new_context().new_page()
+    spectator.goto(f"/tables/{table}")
+    expect(spectator.locator("body[data-ready=true]")).to_be_attached()
+    pages = (page, lobby, spectator)
+    for opened in pages:  # a reload would lose it
+        opened.evaluate("window.notReloaded = true")
+    # Her first move: the cut, or her first draw if the bot cut (the first dealer is drawn).
+    step = _wait_until_quiet(http, ann, deal)
+    first = page.locator("#moves :is([data-move=cut], [data-move=draw])")
+    expect(first).to_be_visible()
+
+    # A crash while ann is to act: her click finds no server, and the lobby's next poll neither.
+    server.kill()
+    first.click()
+    alert, lobby_alert = page.get_by_role("alert"), lobby.get_by_role("alert")
+    expect(alert).to_have_text(UNREACHABLE)
+    expect(lobby_alert).to_have_text(UNREACHABLE, timeout=LIVE_MS)
+    screenshot(page, "restart-unreachable")
+
+    server.start()
+    # Back: the messages go by themselves, and her move is still hers to make (nothing recorded).
+    expect(alert).to_be_hidden(timeout=LIVE_MS)
+    expect(lobby_alert).to_be_hidden(timeout=LIVE_MS)
+    expect(lobby.locator(f"[data-table='{table}']").first).to_be_visible()
+    assert http.get(f"/tables/{table}", headers=ann).json()["your_last_seq"] == 0
+    first.click()
+    deadline = time.monotonic() + LIVE_MS / 1000
+    while http.get(f"/tables/{table}", headers=ann).json()["your_last_seq"] == 0:
+        assert time.monotonic() < deadline, "her move after the restart was not recorded"
+        time.sleep(0.05)
+    assert http.get(f"/deals/{deal}").json()["step"] > step
+    _play_moves(http, ann, deal, MOVES)
+
+    # A crash in the middle of the deal, with the bot playing and both streams open.
+    server.kill()
+    time.sleep(1.0)
+    server.start()
+    _play_moves(http, ann, deal, MOVES)
+    _wait_until_quiet(http, ann, deal)
+
+    _check_log(page, http.get(f"/deals/{deal}/events", headers=ann).json(), "ann")
+    _check_log(spectator, http.get(f"/deals/{deal}/events").json(), "the spectator")
+    expect(alert).to_be_hidden()
+    for opened in pages:
+        assert opened.evaluate("window.notReloaded === true"), "a page was reloaded"
+    screenshot(page, "restart-caught-up")
+    screenshot(spectator, "restart-spectator-caught-up")
