@@ -26,7 +26,9 @@ tables created with a clock (``Created``, ``TurnClockSet``); when a person is to
 notes his deadline (from the recorded facts: ``domain.clock.deadline``) and looks at the table
 again once it has passed, then submits ``TimeOut`` for the seat under its stand-in's name
 (``domain.clock.stand_in``, the same ``submit``, ``seq`` and ``expect``), and plays the rest of
-that turn as the ``basic`` bot under the same name.
+that turn as the ``basic`` bot under the same name. A seat whose player has missed the table's
+limit of turns in a row is taken over whenever the leader looks at it (the recorded count
+decides, so a leader that died right after the timeout leaves nothing undone).
 
 Correctness does not rest on the election. A command decided on a deal that moved meanwhile
 is refused as stale (409, nothing recorded) and decided again on the next round; a command
@@ -72,6 +74,7 @@ from domain.deal import Deal
 from domain.errors import DomainError
 from domain.legal import seat_to_act
 from domain.menu import menu
+from domain.state import DealState
 from domain.table import MISSED_TURNS, OPEN, PLAYING, Table
 
 logger = logging.getLogger(__name__)
@@ -308,6 +311,8 @@ class BotRunner:
         name = state.player_ids[seat]
         level = bot_level(name)
         if level is None:
+            if self._missed_turns(table, state, seat):
+                return True  # the bot plays the seat from now on
             if seat not in state.timed_out:
                 return self._clock(table, deal, seat)
             name, level = stand_in(seat), STAND_IN_LEVEL  # the rest of a timed-out turn
@@ -382,24 +387,27 @@ class BotRunner:
         answer = self.canasta.submit(*submission(deal.id, name, body))
         if answer.status == 200:
             self.timeouts += 1
-            self._missed_turns(table, deal.id, seat)
-            return True  # the stand-in (or the bot taking the seat over) plays on next
+            return True  # looked at again at once: the takeover if due, the stand-in's moves
         code = answer.body.get("error", {}).get("code")
         logger.info("bots: the timeout of seat %s in deal %s refused (%s)", seat, deal.id, code)
         return answer.status == 409  # stale: a move got there first; looked at again
 
-    def _missed_turns(self, table: Table, deal_id: UUID, seat: int) -> None:
-        """After a timeout: a seat whose player has now missed the table's limit of turns in
-        a row is taken over by the basic bot until he comes back (docs/tables.md)."""
+    def _missed_turns(self, table: Table, state: DealState, seat: int) -> bool:
+        """A seat whose player has missed the table's limit of turns in a row (and still
+        plays it) is taken over by the basic bot until he comes back (docs/tables.md). Decided
+        from the recorded deal at every look, not only right after the timeout that reached
+        the limit: a runner that stopped or died between that timeout and the takeover leaves
+        it to the next look of whichever runner leads. True if the seat was taken over."""
         limit = table.missed_turns_limit
-        if not limit or missed_in_a_row(self.canasta.get_deal(deal_id).state, seat) < limit:
-            return
+        if not limit or missed_in_a_row(state, seat) < limit:
+            return False
         try:
             self.canasta.take_over_seat(table.id, seat, MISSED_TURNS)
         except DomainError as refused:  # e.g. he left or came back meanwhile
             logger.info("bots: seat %s of table %s not taken over (%s)", seat, table.id, refused)
-        else:
-            self.takeovers += 1
+            return False
+        self.takeovers += 1
+        return True
 
 
 def bot_outcome(status: int) -> str:

@@ -60,6 +60,22 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
+def bots_process(server: Server, log: Path) -> subprocess.Popen[bytes]:
+    """``canasta bots`` on ``server``'s store, in its own process group, its output appended
+    to ``log`` (it retries the lease every 0.2 s: it leads soon after another one dies)."""
+    env = server_env(server.data_dir, server.database_url)
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "bots", "--retry-seconds", "0.2"],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
 class Server:
     """``uvicorn app.main:app`` on 127.0.0.1, restartable on the same port and store."""
 

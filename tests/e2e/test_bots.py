@@ -9,7 +9,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ from domain.command_log import CommandLog, command_log_id
 from tests.e2e.checks import check_stream
 from tests.e2e.client import Api
 from tests.e2e.conftest import BACKENDS, Backend, started_backend
-from tests.e2e.server import REPO, server_env
+from tests.e2e.server import bots_process
 
 #: A bot must have moved within this many seconds of its turn (the issue's "within a second").
 BOT_SECONDS = 1.0
@@ -89,20 +88,6 @@ def test_a_practice_table_reaches_the_end_of_a_deal(backend: Backend) -> None:
     assert deal_report(reader, UUID(deal)).ok
 
 
-def _bots_process(backend: Backend, log: Path) -> subprocess.Popen[bytes]:
-    env = server_env(backend.server.data_dir, backend.server.database_url)
-    with log.open("ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "bots", "--retry-seconds", "0.2"],
-            cwd=REPO,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
 def test_the_bot_process_killed_and_restarted_plays_on_and_applies_nothing_twice(
     no_bots_backend: Backend, tmp_path: Path
 ) -> None:
@@ -121,7 +106,7 @@ def test_the_bot_process_killed_and_restarted_plays_on_and_applies_nothing_twice
         assert answer.json() == {"seat": seat}
     deal = api.start(host, table)
     log = tmp_path / "bots.log"
-    first = _bots_process(backend, log)
+    first = bots_process(backend.server, log)
     try:
         _wait_for_step(api, deal, 30, first, log)
         os.killpg(first.pid, signal.SIGKILL)  # mid-game: no clean-up, the lease dies with it
@@ -130,7 +115,7 @@ def test_the_bot_process_killed_and_restarted_plays_on_and_applies_nothing_twice
         time.sleep(1.0)
         assert _step_and_turn(api, deal) == stopped, "a bot moved with no bot process"
         assert stopped[1], "the deal ended before the kill"
-        second = _bots_process(backend, log)
+        second = bots_process(backend.server, log)
         try:
             deadline = time.monotonic() + 300
             while _step_and_turn(api, deal)[1]:

@@ -1,14 +1,19 @@
 """The turn clock through real uvicorn (docs/tables.md, "Turn clock"): at a table with a short
 clock, one player plays his turns from his move menu and the other stalls; the server's bot
 runner times the stalled turns out, the ``basic`` bot plays them, and the game goes on. The
-views and the deal's stream show the deadline; the audit re-decides the timeouts."""
+views and the deal's stream show the deadline; the audit re-decides the timeouts. And a bots
+process that died between the timeout that reached the limit of missed turns and the seat's
+takeover: the next one takes the seat over at once."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -16,11 +21,18 @@ from uuid import UUID
 import httpx
 import pytest
 
+from app.application import Expected
+from app.bot_runner import _expect
+from app.command_io import submission
 from app.routes.audit import deal_report
-from domain.clock import stand_in
+from app.schemas import CommandIn, command_body
+from domain.clock import deadline, stand_in
+from domain.commands import TimeOut
+from domain.legal import seat_to_act
 from tests.e2e.checks import check_stream
 from tests.e2e.client import Api, Player
 from tests.e2e.conftest import BACKENDS, Backend, started_backend
+from tests.e2e.server import bots_process
 
 #: The clock of the table: short, so that a stalled turn times out quickly (the server lets
 #: hosts choose down to 1 second: ``CANASTA_TURN_SECONDS_MIN``).
@@ -35,6 +47,13 @@ TIMED_OUT_TURNS = 3
 @pytest.fixture(params=BACKENDS)
 def clock_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     yield from started_backend(request, tmp_path, {"CANASTA_TURN_SECONDS_MIN": "1"})
+
+
+@pytest.fixture(params=BACKENDS)
+def clock_without_bots(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    """As ``clock_backend``, with a server that plays no bots (``canasta bots`` does)."""
+    extra = {"CANASTA_TURN_SECONDS_MIN": "1", "CANASTA_RUN_BOTS": "false"}
+    yield from started_backend(request, tmp_path, extra)
 
 
 def _play_mine(api: Api, player: Player, deal: str, rng: random.Random) -> bool:
@@ -175,3 +194,66 @@ def test_after_the_missed_turns_limit_the_bot_takes_the_seat_until_he_takes_it_b
         _play_mine(api, ann, deal, rng)
     kinds = [e["kind"] for e in api.events(deal)]
     assert kinds.count("SeatPlayerChanged") == 2
+
+
+def test_a_timeout_that_reached_the_limit_left_without_its_takeover_is_taken_over_at_once(
+    clock_without_bots: Backend, tmp_path: Path
+) -> None:
+    """The bots process records a timeout, then the takeover of the seat whose player has now
+    missed the table's limit of turns: two writes. A process killed between them (SIGKILL, a
+    crash, a machine gone) left the seat to its absent player: the next bots process played
+    the rest of that turn, then waited for his clock to run out once more before taking the
+    seat over. Now whichever process leads takes it over as soon as it looks at the table."""
+    backend = clock_without_bots
+    api = backend.api()
+    ann, bob = api.register("ann"), api.register("bob")
+    body = {"entry": "classic", "players": 2, "turn_seconds": TURN_SECONDS}
+    table = api.call("POST", "/tables", player=ann, json=body, expect=201).json()["id"]
+    api.join(ann, table, 0)
+    api.join(bob, table, 1)
+    api.call("PUT", f"/tables/{table}/missed-turns", player=ann, json={"limit": 1}, expect=200)
+    deal = api.start(ann, table)
+    store = backend.shadow()  # the crashed bots process's writes, made by the test itself
+    rng = random.Random(11)
+    stop_at = time.monotonic() + 60
+    while seat_to_act(store.get_deal(UUID(deal)).state) != 1:  # ann plays up to bob's turn
+        assert time.monotonic() < stop_at, "bob's turn did not come"
+        if not _play_mine(api, ann, deal, rng):
+            time.sleep(0.05)
+    current = store.get_deal(UUID(deal))
+    due = deadline(current.turn_since, TURN_SECONDS, current.state)
+    assert due is not None
+    time.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds()) + 0.2)
+    # What the bots process recorded just before it died: bob's turn timed out (his first:
+    # the limit), as its stand-in, through the command path; the takeover not yet.
+    timeout = CommandIn.model_validate(
+        {
+            "seq": store.last_seq(UUID(table), stand_in(1)) + 1,
+            "expect": _expect(Expected.now(current)),
+            "command": command_body(TimeOut(current.version)),
+        }
+    )
+    answer = store.submit(*submission(UUID(deal), stand_in(1), timeout))
+    assert answer.status == 200, answer.body
+    assert not api.table(table)["playing"][1]["away"]
+
+    log = tmp_path / "bots.log"
+    bots = bots_process(backend.server, log)
+    try:
+        stop_at = time.monotonic() + 30
+        while not api.table(table)["playing"][1]["away"]:
+            assert bots.poll() is None, log.read_text()
+            assert time.monotonic() < stop_at, "bob's seat was not taken over:\n" + log.read_text()
+            time.sleep(0.1)
+    finally:
+        os.killpg(bots.pid, signal.SIGTERM)
+        assert bots.wait(15) == 0, log.read_text()
+    playing = api.table(table)["playing"][1]
+    assert playing["reason"] == "missed_turns" and playing["player"].startswith("bot:basic:1")
+    kinds = [e["kind"] for e in api.events(deal)]
+    timed_out = kinds.index("TurnTimedOut")
+    # Taken over right after the recorded timeout: not after bob's clock ran out once more.
+    assert kinds[timed_out + 1] == "SeatPlayerChanged", kinds[timed_out:]
+    timeouts = [e for e in api.events(deal) if e["kind"] == "TurnTimedOut"]
+    assert [e["seat"] for e in timeouts] == [1], timeouts
+    assert deal_report(store, UUID(deal)).ok
