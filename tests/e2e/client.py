@@ -171,6 +171,22 @@ class Api:
         return self.call("POST", f"/deals/{deal_id}/commands", player=player, json=request)
 
 
+def play_from_menu(api: Api, player: Player, deal: str, rng: random.Random) -> bool:
+    """One move of ``player`` chosen at random from his move menu (``GET /deals/{id}/moves``)
+    if he is to act; True if it was accepted (409: a bot or a timeout moved between the reads)."""
+    menu = api.call("GET", f"/deals/{deal}/moves", player=player, expect=200).json()
+    if not menu["moves"]:
+        return False
+    request = {
+        "seq": menu["next_seq"],
+        "expect": menu["expect"],
+        "command": rng.choice(menu["moves"]),
+    }
+    answer = api.call("POST", f"/deals/{deal}/commands", player=player, json=request)
+    assert answer.status_code in (200, 409), answer.text  # 409: a bot moved between the reads
+    return answer.status_code == 200
+
+
 # --- commands ----------------------------------------------------------------------------
 
 

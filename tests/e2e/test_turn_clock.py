@@ -30,7 +30,7 @@ from domain.clock import deadline, stand_in
 from domain.commands import TimeOut
 from domain.legal import seat_to_act
 from tests.e2e.checks import check_stream
-from tests.e2e.client import Api, Player
+from tests.e2e.client import play_from_menu
 from tests.e2e.conftest import BACKENDS, Backend, started_backend
 from tests.e2e.server import bots_process
 
@@ -54,21 +54,6 @@ def clock_without_bots(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
     """As ``clock_backend``, with a server that plays no bots (``canasta bots`` does)."""
     extra = {"CANASTA_TURN_SECONDS_MIN": "1", "CANASTA_RUN_BOTS": "false"}
     yield from started_backend(request, tmp_path, extra)
-
-
-def _play_mine(api: Api, player: Player, deal: str, rng: random.Random) -> bool:
-    """One move of ``player`` from his move menu if he is to act; True if he moved."""
-    menu = api.call("GET", f"/deals/{deal}/moves", player=player, expect=200).json()
-    if not menu["moves"]:
-        return False
-    request = {
-        "seq": menu["next_seq"],
-        "expect": menu["expect"],
-        "command": rng.choice(menu["moves"]),
-    }
-    answer = api.call("POST", f"/deals/{deal}/commands", player=player, json=request)
-    assert answer.status_code in (200, 409), answer.text  # 409: a bot moved between the reads
-    return answer.status_code == 200
 
 
 def _stream_messages(url: str, deal: str, count: int) -> list[dict[str, Any]]:
@@ -113,7 +98,7 @@ def test_a_stalled_player_times_out_and_the_game_goes_on(clock_backend: Backend)
             break
         if len([t for t in timeouts if t["seat"] == 1]) >= TIMED_OUT_TURNS:
             break
-        if _play_mine(api, ann, deal, rng):
+        if play_from_menu(api, ann, deal, rng):
             ann_moves_after_a_timeout += bool(timeouts)
         else:
             time.sleep(0.05)
@@ -173,7 +158,7 @@ def test_after_the_missed_turns_limit_the_bot_takes_the_seat_until_he_takes_it_b
     stop_at = time.monotonic() + 120
     while not api.table(table)["playing"][1]["away"]:
         assert time.monotonic() < stop_at, "bob's seat was not taken over"
-        if not _play_mine(api, ann, deal, rng):
+        if not play_from_menu(api, ann, deal, rng):
             time.sleep(0.05)
     playing = api.table(table)["playing"][1]
     assert playing["reason"] == "missed_turns" and playing["player"].startswith("bot:basic:1")
@@ -189,9 +174,9 @@ def test_after_the_missed_turns_limit_the_bot_takes_the_seat_until_he_takes_it_b
     api.call("POST", f"/tables/{table}/seats", player=bob, json={}, expect=200)
     assert not api.table(table)["playing"][1]["away"]
     stop_at = time.monotonic() + 60
-    while not _play_mine(api, bob, deal, rng):
+    while not play_from_menu(api, bob, deal, rng):
         assert time.monotonic() < stop_at, "bob could not play after taking his seat back"
-        _play_mine(api, ann, deal, rng)
+        play_from_menu(api, ann, deal, rng)
     kinds = [e["kind"] for e in api.events(deal)]
     assert kinds.count("SeatPlayerChanged") == 2
 
@@ -218,7 +203,7 @@ def test_a_timeout_that_reached_the_limit_left_without_its_takeover_is_taken_ove
     stop_at = time.monotonic() + 60
     while seat_to_act(store.get_deal(UUID(deal)).state) != 1:  # ann plays up to bob's turn
         assert time.monotonic() < stop_at, "bob's turn did not come"
-        if not _play_mine(api, ann, deal, rng):
+        if not play_from_menu(api, ann, deal, rng):
             time.sleep(0.05)
     current = store.get_deal(UUID(deal))
     due = deadline(current.turn_since, TURN_SECONDS, current.state)
