@@ -65,6 +65,7 @@ const state = {
   invite: null, // a private table's new invite code, got on this page (its host only)
   dealSource: null,
   tableSource: null,
+  tableEventId: 0, // the id of the last table event the table's stream brought
 };
 
 // The seats' names as the log says them: a bot's with its level, "bot:basic:1 (bot, basic)".
@@ -394,15 +395,37 @@ function followDeal(dealId, reopened = false, failures = 0) {
   });
 }
 
-function followTable() {
-  const source = new EventSource(`/tables/${state.tableId}/stream`);
+// Follows /tables/{id}/stream, reopened by the page itself as the deal's is, with
+// ?after=<the last table event seen>. The browser's own retry is not enough: it gives up for
+// good on an answer that is not a stream (a proxy's 502 while the server restarts), and the
+// table's events are what bring the seats, the scores and the next deal. The table is read
+// again whenever the stream opens.
+function followTable(failures = 0) {
+  const after = state.tableEventId ? `?after=${state.tableEventId}` : "";
+  const source = new EventSource(`/tables/${state.tableId}/stream${after}`);
   state.tableSource = source;
-  for (const kind of TABLE_KINDS) source.addEventListener(kind, () => refreshTable());
+  const onEvent = (message) => {
+    state.tableEventId = Math.max(state.tableEventId, Number(message.lastEventId) || 0);
+    refreshTable();
+  };
+  for (const kind of TABLE_KINDS) source.addEventListener(kind, onEvent);
   source.addEventListener("end", () => {
     source.close();
     refreshTable();
   });
-  source.addEventListener("open", () => refreshTable());
+  let opened = false;
+  source.addEventListener("open", () => {
+    opened = true;
+    refreshTable();
+  });
+  source.addEventListener("error", () => {
+    source.close();
+    if (state.tableSource !== source) return;
+    const tries = opened ? 0 : failures + 1;
+    setTimeout(() => {
+      if (state.tableSource === source) followTable(tries);
+    }, Math.min(REOPEN_MS * 2 ** tries, MAX_REOPEN_MS));
+  });
 }
 
 async function openDeal(dealId) {

@@ -3,7 +3,10 @@ table page, a spectator's and the lobby stay open while the server is killed (SI
 crash) and started again on the same store. Without a reload, each page reconnects by itself
 and catches up: every event of the deal in its log once, none missed, and the message "The
 server could not be reached." that the outage showed is taken down once the server answers
-again (it stayed up for good before)."""
+again (it stayed up for good before). And behind a reverse proxy, which answers 502 while
+the server is down: the table page's streams come back too (the browser gives up on an
+``EventSource`` that gets an error answer; the table's stream was then lost for good, and with
+it the seats, scores and next deals)."""
 
 from __future__ import annotations
 
@@ -14,11 +17,12 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import register_player
-from tests.web.conftest import NewContext, screenshot
+from tests.support.proxy import Proxy
+from tests.web.conftest import PAGE_WAIT_MS, NewContext, screenshot
 from tests.web.pages import LIVE_MS, open_lobby, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -146,3 +150,36 @@ def test_open_pages_reconnect_and_catch_up_after_a_crash_without_a_reload(
         assert opened.evaluate("window.notReloaded === true"), "a page was reloaded"
     screenshot(page, "restart-caught-up")
     screenshot(spectator, "restart-spectator-caught-up")
+
+
+def test_behind_a_proxy_the_table_page_follows_the_table_again_after_a_restart(
+    web_server: Backend, browser: Browser, http: httpx.Client
+) -> None:
+    server = web_server.server
+    cat, dan = register_player(http, "cat"), register_player(http, "dan")
+    table = http.post("/tables", json={"entry": "classic", "players": 2}, headers=cat).json()["id"]
+    for number, player in enumerate((cat, dan)):
+        assert http.post(f"/tables/{table}/seats", json={"seat": number}, headers=player).is_success
+    assert http.post(f"/tables/{table}/start", headers=cat).status_code == 201
+    with Proxy(server.port) as proxy:
+        context = browser.new_context(base_url=proxy.url)
+        try:
+            context.set_default_timeout(PAGE_WAIT_MS)
+            page = table_page(context, dan, table)  # dan's page, through the proxy
+            cats = page.locator("li[data-seat-play='0']")
+            expect(cats).to_have_attribute("data-away", "false")
+
+            server.kill()
+            deadline = time.monotonic() + LIVE_MS / 1000
+            while proxy.bad_gateways < 3:  # both streams tried again and got the proxy's 502
+                assert time.monotonic() < deadline, "the page did not try to reconnect"
+                time.sleep(0.1)
+            server.start()
+
+            # What the table's stream tells dan's page: cat leaves her seat (the bot plays it).
+            assert http.post(f"/tables/{table}/leave", headers=cat).status_code == 200
+            expect(cats).to_have_attribute("data-away", "true", timeout=LIVE_MS)
+            expect(page.locator("#log li[data-kind=SeatPlayerChanged]")).to_have_count(1)
+            screenshot(page, "restart-behind-a-proxy")
+        finally:
+            context.close()
