@@ -48,6 +48,8 @@ export async function setUpLanguage(select, changed = async () => {}) {
 
 // --- the API ----------------------------------------------------------------------------------
 
+const GATEWAY_STATUSES = [502, 503, 504];
+
 export class Refused extends Error {
   constructor(status, code, message, details = null) {
     super(message);
@@ -81,13 +83,19 @@ export async function api(method, path, { body, token, minStep } = {}) {
   if (answer.status === 204) return null;
   const data = await answer.json().catch(() => null);
   if (!answer.ok) {
+    // A reverse proxy's own answer while the server is down or restarting (502, 503, 504
+    // without the server's error body): the server could not be reached; it refused nothing.
+    if (!data?.error && GATEWAY_STATUSES.includes(answer.status)) {
+      throw new Refused(0, "network", t("network_error"));
+    }
     const error = data?.error ?? { code: String(answer.status), message: answer.statusText };
     throw new Refused(answer.status, error.code, error.message, error.details ?? null);
   }
   return data;
 }
 
-// The request got no answer (the server restarting, the connection down). Its message is true
+// The request got no answer from the server (it is restarting, the connection is down, a proxy
+// in front answered for it). Its message is true
 // only until the server answers again: the pages take it down at their next answer, whereas a
 // refusal stays until the player acts.
 export function unreachable(error) {

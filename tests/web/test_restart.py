@@ -6,7 +6,8 @@ server could not be reached." that the outage showed is taken down once the serv
 again (it stayed up for good before). And behind a reverse proxy, which answers 502 while
 the server is down: the table page's streams come back too (the browser gives up on an
 ``EventSource`` that gets an error answer; the table's stream was then lost for good, and with
-it the seats, scores and next deals)."""
+it the seats, scores and next deals), and the proxy's 502 reads as the server unreachable and
+goes with the outage (it stayed, as "Refused: Bad Gateway (502)")."""
 
 from __future__ import annotations
 
@@ -180,6 +181,7 @@ def test_behind_a_proxy_the_table_page_follows_the_table_again_after_a_restart(
             assert http.post(f"/tables/{table}/leave", headers=cat).status_code == 200
             expect(cats).to_have_attribute("data-away", "true", timeout=LIVE_MS)
             expect(page.locator("#log li[data-kind=SeatPlayerChanged]")).to_have_count(1)
+            expect(page.get_by_role("alert")).to_be_hidden()  # the outage is over
             screenshot(page, "restart-behind-a-proxy")
         finally:
             context.close()
