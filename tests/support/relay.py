@@ -4,7 +4,13 @@ connection to ``host:port``; ``cut()`` closes its listening socket and every con
 carries, so that the client's open connections break and new ones are refused, as when the
 PostgreSQL server behind it stops; ``resume()`` listens on the same port again, as the
 server does when it starts again. Used to stop "the replica" of one test without stopping
-the standby that every test worker shares (tests/support/replica.py)."""
+the standby that every test worker shares (tests/support/replica.py).
+
+``Relay(host, port, refused=BAD_GATEWAY)`` stands in front of a web server as a reverse proxy
+(nginx) does: while the server is down (its port refuses connections), every request gets the
+proxy's own ``502 Bad Gateway`` (counted in ``refusals``) instead of a refused connection. A
+browser's ``EventSource`` given such an answer gives up for good instead of retrying (the HTML
+standard's "fail the connection"), which a page must survive (tests/web/test_restart.py)."""
 
 from __future__ import annotations
 
@@ -13,10 +19,18 @@ import socket
 import threading
 from urllib.parse import urlsplit, urlunsplit
 
+#: What nginx answers while the server behind it is down.
+BAD_GATEWAY = (
+    b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n"
+    b"Connection: close\r\n\r\nBad Gateway"
+)
+
 
 class Relay:
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, *, refused: bytes | None = None) -> None:
         self.target = (host, port)
+        self.refused = refused  # answered, once the request is read, when the target refuses
+        self.refusals = 0
         self._sockets: set[socket.socket] = set()
         self._lock = threading.Lock()
         self.port = 0
@@ -51,7 +65,11 @@ class Relay:
             try:
                 upstream = socket.create_connection(self.target)
             except OSError:
-                client.close()
+                if self.refused is not None:
+                    self.refusals += 1
+                    threading.Thread(target=self._refuse, args=(client,), daemon=True).start()
+                else:
+                    client.close()
                 continue
             with self._lock:
                 if self._cut:
@@ -61,6 +79,15 @@ class Relay:
                 self._sockets.update((client, upstream))
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _refuse(self, client: socket.socket) -> None:
+        """The proxy's own answer, after the request (as a proxy reads it first)."""
+        assert self.refused is not None
+        with contextlib.suppress(OSError):
+            client.settimeout(5)
+            client.recv(65536)
+            client.sendall(self.refused)
+        client.close()
 
     def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         try:

@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import register_player
-from tests.support.proxy import Proxy
+from tests.support.relay import BAD_GATEWAY, Relay
 from tests.web.conftest import PAGE_WAIT_MS, NewContext, screenshot
 from tests.web.pages import LIVE_MS, open_lobby, table_page
 
@@ -162,8 +162,9 @@ def test_behind_a_proxy_the_table_page_follows_the_table_again_after_a_restart(
     for number, player in enumerate((cat, dan)):
         assert http.post(f"/tables/{table}/seats", json={"seat": number}, headers=player).is_success
     assert http.post(f"/tables/{table}/start", headers=cat).status_code == 201
-    with Proxy(server.port) as proxy:
-        context = browser.new_context(base_url=proxy.url)
+    proxy = Relay("127.0.0.1", server.port, refused=BAD_GATEWAY)
+    try:
+        context = browser.new_context(base_url=f"http://127.0.0.1:{proxy.port}")
         try:
             context.set_default_timeout(PAGE_WAIT_MS)
             page = table_page(context, dan, table)  # dan's page, through the proxy
@@ -172,7 +173,7 @@ def test_behind_a_proxy_the_table_page_follows_the_table_again_after_a_restart(
 
             server.kill()
             deadline = time.monotonic() + LIVE_MS / 1000
-            while proxy.bad_gateways < 3:  # both streams tried again and got the proxy's 502
+            while proxy.refusals < 3:  # both streams tried again and got the proxy's 502
                 assert time.monotonic() < deadline, "the page did not try to reconnect"
                 time.sleep(0.1)
             server.start()
@@ -185,3 +186,5 @@ def test_behind_a_proxy_the_table_page_follows_the_table_again_after_a_restart(
             screenshot(page, "restart-behind-a-proxy")
         finally:
             context.close()
+    finally:
+        proxy.cut()
