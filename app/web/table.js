@@ -81,9 +81,20 @@ const names = () => {
   return logNames().map((name, seat) => (name === null ? null : name + awayNote(state.table, seat)));
 };
 
-function showError(error) {
-  $("error").textContent = errorText(error);
-  $("error").hidden = false;
+// A refused move is said in the move panel, under its hint, where the player pressed it: on a
+// phone the top of the page, the error's home, is out of sight by then (docs/web.md, "Layout").
+// Any other error is said at the top of the page.
+function showError(error, { move = false } = {}) {
+  const box = $("error");
+  box.textContent = errorText(error);
+  box.hidden = false;
+  placeError(move && !$("moves").hidden);
+}
+
+function placeError(inMoves) {
+  const box = $("error");
+  if (inMoves && box.parentElement !== $("moves")) $("move-hint").after(box);
+  else if (!inMoves && box.parentElement !== $("page")) $("clock").after(box);
 }
 
 function clearError() {
@@ -140,6 +151,7 @@ function render() {
     $("deal").replaceChildren();
   }
   $("moves").hidden = !(view && view.seat !== null && menu && view.phase !== "over");
+  if ($("moves").hidden && $("moves").contains($("error"))) placeError(false);
   if (!$("moves").hidden) {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
@@ -179,7 +191,7 @@ function clearSelection() {
 
 function addToMeld(side, rank) {
   if (state.selected.size === 0) {
-    showError(new Refused(0, "selection", t("move_select_first")));
+    showError(new Refused(0, "selection", t("move_select_first")), { move: true });
     return;
   }
   play({ type: "meld", melds: [{ cards: [...state.selected], rank }] }, { check: true });
@@ -209,8 +221,8 @@ async function play(command, { check = false } = {}) {
   } catch (error) {
     // R-CMD-1: the page was behind (a move from another tab or device, a dropped stream); the
     // refresh below catches it up, and the player says it in his own words, not the rule's.
-    if (error instanceof Refused && error.code === "R-CMD-1") showError(t("table_stale"));
-    else showError(error);
+    if (error instanceof Refused && error.code === "R-CMD-1") showError(t("table_stale"), { move: true });
+    else showError(error, { move: true });
   } finally {
     state.busy = false;
   }
@@ -262,6 +274,19 @@ async function seatAction(method, path, body, noticeKey) {
   }
   await refreshTable();
   await refresh();
+}
+
+// On a phone the move panel stays at the bottom of the screen (table.css): the page keeps that
+// much room below anything it scrolls into view (a card tapped or reached with Tab), so that
+// the panel never hides it.
+function keepRoomForMoves() {
+  const panel = $("moves");
+  const room = () => {
+    const sticky = !panel.hidden && getComputedStyle(panel).position === "sticky";
+    document.documentElement.style.scrollPaddingBottom = sticky ? `${panel.offsetHeight}px` : "";
+  };
+  new ResizeObserver(room).observe(panel);
+  window.addEventListener("resize", room);
 }
 
 // --- reading: one refresh at a time, another queued behind it --------------------------------
@@ -414,6 +439,7 @@ async function openDeal(dealId) {
 // --- start -----------------------------------------------------------------------------------
 
 async function main() {
+  keepRoomForMoves();
   const [, kind, id] = location.pathname.match(/^\/(tables|deals)\/([0-9a-fA-F-]{36})$/) ?? [];
   // The catalogue, who is signed in and the table are asked for at once, not one by one.
   const language = setUpLanguage($("lang"), async () => {
