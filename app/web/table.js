@@ -139,6 +139,7 @@ function render() {
     const canPlay = menu !== null && menu.moves.length > 0;
     const meldable = canPlay && mayMeld(menu);
     const mine = state.table?.seats.indexOf(state.me) ?? -1;
+    const handWas = handOnScreen();
     renderDeal($("deal"), view, {
       names: names(),
       ownSeat: view.seat === null && view.sitting_out.includes(mine) ? mine : null,
@@ -147,6 +148,7 @@ function render() {
       onCardToggle: toggle,
       onMeldClick: meldable ? addToMeld : null,
     });
+    keepInPlace(handWas);
   } else {
     $("deal").replaceChildren();
   }
@@ -160,6 +162,21 @@ function render() {
   const status = statusText();
   if ($("status").textContent !== status) $("status").textContent = status; // announced once
   renderClock(view, (seat) => seatName(seat, names()));
+}
+
+// The hand's top on the screen while some of it is in sight, else null.
+function handOnScreen() {
+  const box = document.getElementById("hand")?.getBoundingClientRect();
+  return box && box.bottom > 0 && box.top < window.innerHeight ? box.top : null;
+}
+
+// A redraw (another player's meld, a question asked: the deal above the hand grows) leaves the
+// hand where the player was looking at it: the page scrolls by as much as it moved. The deal
+// is drawn anew each time, so the browser's own scroll anchoring has nothing to hold on to.
+function keepInPlace(handWas) {
+  const now = document.getElementById("hand")?.getBoundingClientRect().top;
+  if (handWas === null || now === undefined || Math.abs(now - handWas) < 1) return;
+  window.scrollBy(0, now - handWas);
 }
 
 // Each event's line names the seats as they were played then: a seat the bot played for its

@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import open_table
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
+from tests.web.deals import NAMES, classic_four, play_step, start_table
 from tests.web.pages import table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
@@ -101,3 +102,28 @@ def test_a_player_taps_cards_and_plays_them_without_losing_either_from_sight(
     # The next move clears the refusal; the page never scrolls sideways.
     expect(error).to_be_hidden()
     assert bob.evaluate("() => document.scrollingElement.scrollWidth <= innerWidth")
+
+
+def test_the_hand_stays_where_the_player_looks_while_the_others_meld(
+    new_context: NewContext, web_server: Backend, http: httpx.Client
+) -> None:
+    """The deal above the hand grows (a meld of aces, a question, a canasta of kings) while
+    cyd (seat 2) looks at his hand: it stays where it was on his screen."""
+    deal = classic_four()
+    game = start_table(http, deal, tuple(f"{name}-still" for name in NAMES))
+    cyd = table_page(
+        new_context(viewport=PHONES["upright"], **TOUCH), game.headers["cyd-still"], game.table
+    )
+    play_step(http, game, deal.steps[0])  # the cut: the hands are dealt
+    hand = cyd.locator("#hand")
+    expect(cyd.locator("#hand [data-card]")).to_have_count(11)
+    hand.evaluate("node => node.scrollIntoView({block: 'center'})")
+    top = hand.evaluate("node => node.getBoundingClientRect().top")
+    for step in deal.steps[1:-1]:  # to the last move, which ends the deal
+        play_step(http, game, step)
+        step_now = http.get(f"/deals/{game.deal_id}").json()["step"]
+        expect(cyd.locator(f'#deal .deal[data-step="{step_now}"]')).to_be_attached()
+        moved = hand.evaluate("node => node.getBoundingClientRect().top") - top
+        assert abs(moved) < 1, f"after {step.move}, the hand moved by {moved} px"
+    expect(cyd.locator('[data-meld="K"][data-side="B"]')).to_be_attached()
+    screenshot(cyd, "phone-hand-kept-in-place", full_page=False)
