@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import open_table
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
-from tests.web.deals import NAMES, classic_four, play_step, start_table
+from tests.web.deals import NAMES, classic_four, deck_for, play_step, start_table
 from tests.web.pages import table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
@@ -127,3 +127,71 @@ def test_the_hand_stays_where_the_player_looks_while_the_others_meld(
         assert abs(moved) < 1, f"after {step.move}, the hand moved by {moved} px"
     expect(cyd.locator('[data-meld="K"][data-side="B"]')).to_be_attached()
     screenshot(cyd, "phone-hand-kept-in-place", full_page=False)
+
+
+def cards(text: str) -> list[str]:
+    """Card codes written one after another: ``cards("AS/1 KH/2")``."""
+    return text.split()
+
+
+#: A deal of two where bob (seat 1, who cuts and plays first) opens with K♠ K♥ K♦ and 2♣.
+KINGS_AND_A_TWO = deck_for(
+    "classic",
+    2,
+    0,
+    50,
+    {
+        0: cards("AS/1 AH/1 AD/1 7S/1 7H/1 7D/1 4C/1 5C/1 6C/1 8C/1 9C/1 10C/1 JC/1 QC/1 KC/1"),
+        1: cards("KS/1 KH/1 KD/1 2C/1 4D/1 5D/1 6D/1 8D/1 9D/1 10D/1 JD/1 QD/1 4S/1 5S/1 6S/1"),
+    },
+    ["9H/1", "8H/1", "8S/1"],
+)
+
+#: In the page: the boxes of the parts of a card, or of a label, that overlap another (the
+#: outline of a selected card counts: 4 px around it).
+OVERLAPS = """([first, second, margin]) => {
+  const a = first.getBoundingClientRect();
+  const b = second.getBoundingClientRect();
+  return a.left < b.right + margin && b.left < a.right + margin
+    && a.top < b.bottom + margin && b.top < a.bottom + margin;
+}"""
+
+
+def overlap(page: Page, first: Any, second: Any, margin: int = 0) -> bool:
+    both = [first.element_handle(), second.element_handle(), margin]
+    return bool(page.evaluate(OVERLAPS, both))
+
+
+def test_selected_cards_and_a_wild_card_in_a_meld_stay_readable(
+    new_context: NewContext, web_server: Backend, http: httpx.Client
+) -> None:
+    game = open_table(http, ["ann-reads", "bob-reads"], start=False)
+    game.start({"dealer": 0, "deck": KINGS_AND_A_TWO})
+    bob = table_page(
+        new_context(viewport=PHONES["small"], **TOUCH), game.headers["bob-reads"], game.table
+    )
+    bob.locator("#cut-n").fill("50")  # the deck is stacked for that cut
+    move(bob, "cut").tap()
+    move(bob, "draw").tap()
+    expect(bob.locator("#hand button[data-card]")).to_have_count(17)
+    kings = ["KS/1", "KH/1", "KD/1"]
+    for code in [*kings, "2C/1"]:
+        bob.locator(f'#hand [data-card="{code}"]').tap()
+    # A selected card is lifted and outlined: its group's label ("K ×3") is not under it.
+    for code in [*kings, "2C/1"]:
+        selected = bob.locator(f'#hand [data-card="{code}"]')
+        expect(selected).to_have_attribute("aria-pressed", "true")
+        group = bob.locator("#hand .group", has=bob.locator(f'[data-card="{code}"]'))
+        label = group.locator(".group-label")
+        assert not overlap(bob, label, selected, margin=4), f"{code} covers {label.inner_text()}"
+    screenshot(bob, "phone-selected-labels", full_page=False)
+    move(bob, "meld").tap()
+    two = bob.locator('[data-meld="K"][data-side="B"] [data-card="2C/1"]')
+    expect(two).to_be_visible()
+    # Its mark ("WILD") is under its suit, not printed over it.
+    assert not overlap(bob, two.locator(".suit"), two.locator(".mark"))
+    assert not overlap(bob, two.locator(".rank"), two.locator(".mark"))
+    two.scroll_into_view_if_needed()
+    screenshot(bob, "phone-wild-in-meld", full_page=False)
+    # The hint says how to add to a meld in words that fit a touch screen.
+    expect(bob.locator("#move-hint")).to_contain_text("tap or click the meld")
