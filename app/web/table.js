@@ -92,9 +92,13 @@ function showError(error, { move = false } = {}) {
 }
 
 function placeError(inMoves) {
-  const box = $("error");
-  if (inMoves && box.parentElement !== $("moves")) $("move-hint").after(box);
-  else if (!inMoves && box.parentElement !== $("page")) $("clock").after(box);
+  place($("error"), inMoves, (box) => $("waiting").before(box));
+}
+
+// `node` in the move panel, under its heading (flex order in table.css), or at its `home`.
+function place(node, inMoves, home) {
+  if (inMoves && node.parentElement !== $("moves")) $("moves-heading").after(node);
+  else if (!inMoves && node.parentElement !== $("page")) home(node);
 }
 
 function clearError() {
@@ -162,6 +166,9 @@ function render() {
   const status = statusText();
   if ($("status").textContent !== status) $("status").textContent = status; // announced once
   renderClock(view, (seat) => seatName(seat, names()));
+  // A seated player reads the turn clock in his move panel, which stays on a phone's screen
+  // while he chooses (table.css); a spectator at the top of the page.
+  place($("clock"), !$("moves").hidden, (node) => $("status").after(node));
 }
 
 // The hand's top on the screen while some of it is in sight, else null.

@@ -195,3 +195,28 @@ def test_selected_cards_and_a_wild_card_in_a_meld_stay_readable(
     screenshot(bob, "phone-wild-in-meld", full_page=False)
     # The hint says how to add to a meld in words that fit a touch screen.
     expect(bob.locator("#move-hint")).to_contain_text("tap or click the meld")
+
+
+def test_the_turn_clock_is_in_sight_while_the_player_chooses(
+    new_context: NewContext, web_server: Backend, http: httpx.Client
+) -> None:
+    game = open_table(http, ["ann-clock", "bob-clock"], start=False, table={"turn_seconds": 120})
+    game.start({"dealer": 0})
+    bob = table_page(
+        new_context(viewport=PHONES["upright"], **TOUCH), game.headers["bob-clock"], game.table
+    )
+    move(bob, "cut").tap()
+    move(bob, "draw").tap()
+    hand = bob.locator("#hand button[data-card]")
+    expect(hand).to_have_count(17)
+    hand.last.tap()  # his eyes on the bottom of his hand, far below the top of the page
+    clock = bob.get_by_role("timer")
+    expect(clock).to_contain_text("s left to play")
+    reachable(clock)
+    reachable(move(bob, "discard"))
+    screenshot(bob, "phone-turn-clock", full_page=False)
+    # A spectator has no move panel: the clock is at the top of his page.
+    watcher = new_context(viewport=PHONES["upright"], **TOUCH).new_page()
+    watcher.goto(f"/tables/{game.table}")
+    expect(watcher.get_by_role("timer")).to_contain_text("bob-clock")
+    reachable(watcher.get_by_role("timer"))
