@@ -15,7 +15,7 @@ from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import open_table
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
 from tests.web.deals import NAMES, classic_four, deck_for, play_step, start_table
-from tests.web.pages import table_page
+from tests.web.pages import open_lobby, signed_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
 
@@ -220,3 +220,24 @@ def test_the_turn_clock_is_in_sight_while_the_player_chooses(
     watcher.goto(f"/tables/{game.table}")
     expect(watcher.get_by_role("timer")).to_contain_text("bob-clock")
     reachable(watcher.get_by_role("timer"))
+
+
+def test_the_host_s_controls_fit_the_table_s_card_in_the_lobby(
+    new_context: NewContext, web_server: Backend, http: httpx.Client
+) -> None:
+    """A host on a small phone with an open table of six: its teams and "Add a bot" stay
+    inside the table's card, whose every button he can tap."""
+    game = open_table(http, ["hal-fits"], start=False, table={"entry": "extra_six", "players": 6})
+    page = signed_in(open_lobby(new_context(viewport=PHONES["small"], **TOUCH))[0], game.host)
+    card = page.locator(".table-card", has=page.get_by_text("host hal-fits"))
+    expect(card.get_by_role("button", name="Add a bot to seat 6")).to_be_visible()
+    inside = """card => [...card.querySelectorAll('fieldset, select, button')].filter((node) => {
+      const box = node.getBoundingClientRect();
+      const outer = card.getBoundingClientRect();
+      return box.right > outer.right + 0.5 || box.left < outer.left - 0.5;
+    }).map((node) => node.outerHTML.slice(0, 60))"""
+    assert card.evaluate(inside) == []
+    card.get_by_role("button", name="Add a bot to seat 6").tap()
+    expect(card).to_contain_text("Seat 6: bot:basic:5")
+    card.scroll_into_view_if_needed()
+    screenshot(page, "phone-lobby-host-controls", full_page=False)
