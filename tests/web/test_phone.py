@@ -241,3 +241,28 @@ def test_the_host_s_controls_fit_the_table_s_card_in_the_lobby(
     expect(card).to_contain_text("Seat 6: bot:basic:5")
     card.scroll_into_view_if_needed()
     screenshot(page, "phone-lobby-host-controls", full_page=False)
+
+
+def test_the_replay_s_controls_stay_on_screen_below_the_deal(
+    new_context: NewContext, web_server: Backend, http: httpx.Client
+) -> None:
+    """A spectator steps through a finished deal of four on a phone while looking at the
+    melds at the bottom of the deal: Next and the step's words stay on screen."""
+    deal = classic_four()
+    game = start_table(http, deal, tuple(f"{name}-replay" for name in NAMES))
+    for step in deal.steps:
+        play_step(http, game, step)
+    for held in ("upright", "landscape"):
+        page = new_context(viewport=PHONES[held], **TOUCH).new_page()
+        page.goto(f"/deals/{game.deal_id}/replay?step=10")
+        expect(page.locator("body[data-ready=true]")).to_be_attached()
+        expect(page.locator("#words")).to_contain_text("Step 10")
+        side_b = page.locator('#deal .side[data-side="B"]')
+        for shown in range(11, 14):
+            # His eyes on the bottom of the deal: Next is on screen there, before he taps it.
+            side_b.evaluate("node => node.scrollIntoView({block: 'end'})")
+            reachable(page.locator("#next"))
+            page.locator("#next").tap()
+            expect(page.locator("#words")).to_contain_text(f"Step {shown}")
+            reachable(page.locator("#words"))
+        screenshot(page, f"phone-replay-{held}", full_page=False)
