@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import open_table
@@ -29,6 +30,30 @@ REACHABLE = """node => {
   const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
   return node.contains(hit) ? "" : `covered by ${hit?.outerHTML.slice(0, 80)}`;
 }"""
+
+
+#: In the page: is the element where ``scrollIntoView`` with this ``block`` puts it?
+SCROLLED = """([node, block]) => {
+  const box = node.getBoundingClientRect();
+  if (block === "start") return Math.abs(box.top) < 2;
+  return box.top >= -0.5 && box.bottom <= innerHeight + 0.5;
+}"""
+
+
+def scroll_to(locator: Any, block: str = "nearest") -> None:
+    """Scrolls the element into view, as a finger would, and waits until it is there (a
+    mobile page scrolls after the call returns, and drops the scroll if a redraw replaced
+    the element meanwhile: then again)."""
+    for _ in range(5):
+        locator.evaluate(f"node => node.scrollIntoView({{block: '{block}'}})")
+        try:
+            locator.page.wait_for_function(
+                SCROLLED, arg=[locator.element_handle(), block], timeout=2000
+            )
+            return
+        except PlaywrightTimeout:
+            continue
+    pytest.fail(f"{locator} could not be scrolled into view ({block})")
 
 
 def reachable(locator: Any) -> None:
@@ -68,7 +93,7 @@ def test_a_player_taps_cards_and_plays_them_without_losing_either_from_sight(
     expect(move(bob, "meld")).to_be_visible()
 
     # From the top of the deal (the seats, the pile), the buttons that play are on screen.
-    bob.locator("#deal").evaluate("node => node.scrollIntoView({block: 'start'})")
+    scroll_to(bob.locator("#deal"), "start")
     screenshot(bob, f"phone-{held}-deal-top", full_page=False)
     reachable(move(bob, "meld"))
     # No card is hidden under the move panel once scrolled into view (from above: it lands at
@@ -76,8 +101,8 @@ def test_a_player_taps_cards_and_plays_them_without_losing_either_from_sight(
     codes = hand.evaluate_all("nodes => nodes.map(n => n.dataset.card)")
     for code in codes:
         card = bob.locator(f'#hand [data-card="{code}"]')
-        bob.locator("#deal").evaluate("node => node.scrollIntoView({block: 'start'})")
-        card.evaluate("node => node.scrollIntoView({block: 'nearest'})")
+        scroll_to(bob.locator("#deal"), "start")
+        scroll_to(card)
         reachable(card)
     two = [codes[0], codes[-1]]  # two cards are never a meld (R-MELD-1)
     for code in two:
@@ -116,15 +141,22 @@ def test_the_hand_stays_where_the_player_looks_while_the_others_meld(
     )
     play_step(http, game, deal.steps[0])  # the cut: the hands are dealt
     hand = cyd.locator("#hand")
+    dealt = http.get(f"/deals/{game.deal_id}").json()["step"]
+    expect(cyd.locator(f'#deal .deal[data-step="{dealt}"]')).to_be_attached()
     expect(cyd.locator("#hand [data-card]")).to_have_count(11)
-    hand.evaluate("node => node.scrollIntoView({block: 'center'})")
+    scroll_to(hand, "center")
     top = hand.evaluate("node => node.getBoundingClientRect().top")
     for step in deal.steps[1:-1]:  # to the last move, which ends the deal
         play_step(http, game, step)
         step_now = http.get(f"/deals/{game.deal_id}").json()["step"]
         expect(cyd.locator(f'#deal .deal[data-step="{step_now}"]')).to_be_attached()
-        moved = hand.evaluate("node => node.getBoundingClientRect().top") - top
-        assert abs(moved) < 1, f"after {step.move}, the hand moved by {moved} px"
+        # (a mobile page scrolls a moment after the call that asks it to)
+        in_place = "([node, top]) => Math.abs(node.getBoundingClientRect().top - top) < 1"
+        try:
+            cyd.wait_for_function(in_place, arg=[hand.element_handle(), top], timeout=3000)
+        except PlaywrightTimeout:
+            moved = hand.evaluate("node => node.getBoundingClientRect().top") - top
+            pytest.fail(f"after {step.move}, the hand moved by {moved} px")
     expect(cyd.locator('[data-meld="K"][data-side="B"]')).to_be_attached()
     screenshot(cyd, "phone-hand-kept-in-place", full_page=False)
 
@@ -260,7 +292,7 @@ def test_the_replay_s_controls_stay_on_screen_below_the_deal(
         side_b = page.locator('#deal .side[data-side="B"]')
         for shown in range(11, 14):
             # His eyes on the bottom of the deal: Next is on screen there, before he taps it.
-            side_b.evaluate("node => node.scrollIntoView({block: 'end'})")
+            scroll_to(side_b, "end")
             reachable(page.locator("#next"))
             page.locator("#next").tap()
             expect(page.locator("#words")).to_contain_text(f"Step {shown}")
