@@ -166,6 +166,7 @@ async function start() {
   $("last").addEventListener("click", () => show(last));
   $("table-link").href = `/deals/${dealId}`;
   $("replay").hidden = false;
+  $("stepper").hidden = false;
   $("steps").hidden = false;
   step = stepFromAddress();
   await translate();

@@ -82,10 +82,25 @@ const names = () => {
   return logNames().map((name, seat) => (name === null ? null : name + awayNote(state.table, seat)));
 };
 
-function showError(error) {
-  $("error").textContent = errorText(error);
-  $("error").hidden = false;
-  $("error").dataset.unreachable = String(unreachable(error));
+// A refused move is said in the move panel, under its hint, where the player pressed it: on a
+// phone the top of the page, the error's home, is out of sight by then (docs/web.md, "Layout").
+// Any other error is said at the top of the page.
+function showError(error, { move = false } = {}) {
+  const box = $("error");
+  box.textContent = errorText(error);
+  box.hidden = false;
+  box.dataset.unreachable = String(unreachable(error));
+  placeError(move && !$("moves").hidden);
+}
+
+function placeError(inMoves) {
+  place($("error"), inMoves, (box) => $("waiting").before(box));
+}
+
+// `node` in the move panel, under its heading (flex order in table.css), or at its `home`.
+function place(node, inMoves, home) {
+  if (inMoves && node.parentElement !== $("moves")) $("moves-heading").after(node);
+  else if (!inMoves && node.parentElement !== $("page")) home(node);
 }
 
 function clearError() {
@@ -136,6 +151,7 @@ function render() {
     const canPlay = menu !== null && menu.moves.length > 0;
     const meldable = canPlay && mayMeld(menu);
     const mine = state.table?.seats.indexOf(state.me) ?? -1;
+    const handWas = handOnScreen();
     renderDeal($("deal"), view, {
       names: names(),
       ownSeat: view.seat === null && view.sitting_out.includes(mine) ? mine : null,
@@ -144,10 +160,12 @@ function render() {
       onCardToggle: toggle,
       onMeldClick: meldable ? addToMeld : null,
     });
+    keepInPlace(handWas);
   } else {
     $("deal").replaceChildren();
   }
   $("moves").hidden = !(view && view.seat !== null && menu && view.phase !== "over");
+  if ($("moves").hidden && $("moves").contains($("error"))) placeError(false);
   if (!$("moves").hidden) {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
@@ -156,6 +174,24 @@ function render() {
   const status = statusText();
   if ($("status").textContent !== status) $("status").textContent = status; // announced once
   renderClock(view, (seat) => seatName(seat, names()));
+  // A seated player reads the turn clock in his move panel, which stays on a phone's screen
+  // while he chooses (table.css); a spectator at the top of the page.
+  place($("clock"), !$("moves").hidden, (node) => $("status").after(node));
+}
+
+// The hand's top on the screen while some of it is in sight, else null.
+function handOnScreen() {
+  const box = document.getElementById("hand")?.getBoundingClientRect();
+  return box && box.bottom > 0 && box.top < window.innerHeight ? box.top : null;
+}
+
+// A redraw (another player's meld, a question asked: the deal above the hand grows) leaves the
+// hand where the player was looking at it: the page scrolls by as much as it moved. The deal
+// is drawn anew each time, so the browser's own scroll anchoring has nothing to hold on to.
+function keepInPlace(handWas) {
+  const now = document.getElementById("hand")?.getBoundingClientRect().top;
+  if (handWas === null || now === undefined || Math.abs(now - handWas) < 1) return;
+  window.scrollBy(0, now - handWas);
 }
 
 // Each event's line names the seats as they were played then: a seat the bot played for its
@@ -187,7 +223,7 @@ function clearSelection() {
 
 function addToMeld(side, rank) {
   if (state.selected.size === 0) {
-    showError(new Refused(0, "selection", t("move_select_first")));
+    showError(new Refused(0, "selection", t("move_select_first")), { move: true });
     return;
   }
   play({ type: "meld", melds: [{ cards: [...state.selected], rank }] }, { check: true });
@@ -217,8 +253,8 @@ async function play(command, { check = false } = {}) {
   } catch (error) {
     // R-CMD-1: the page was behind (a move from another tab or device, a dropped stream); the
     // refresh below catches it up, and the player says it in his own words, not the rule's.
-    if (error instanceof Refused && error.code === "R-CMD-1") showError(t("table_stale"));
-    else showError(error);
+    if (error instanceof Refused && error.code === "R-CMD-1") showError(t("table_stale"), { move: true });
+    else showError(error, { move: true });
   } finally {
     state.busy = false;
   }
@@ -270,6 +306,19 @@ async function seatAction(method, path, body, noticeKey) {
   }
   await refreshTable();
   await refresh();
+}
+
+// On a phone the move panel stays at the bottom of the screen (table.css): the page keeps that
+// much room below anything it scrolls into view (a card tapped or reached with Tab), so that
+// the panel never hides it.
+function keepRoomForMoves() {
+  const panel = $("moves");
+  const room = () => {
+    const sticky = !panel.hidden && getComputedStyle(panel).position === "sticky";
+    document.documentElement.style.scrollPaddingBottom = sticky ? `${panel.offsetHeight}px` : "";
+  };
+  new ResizeObserver(room).observe(panel);
+  window.addEventListener("resize", room);
 }
 
 // --- reading: one refresh at a time, another queued behind it --------------------------------
@@ -446,6 +495,7 @@ async function openDeal(dealId) {
 // --- start -----------------------------------------------------------------------------------
 
 async function main() {
+  keepRoomForMoves();
   const [, kind, id] = location.pathname.match(/^\/(tables|deals)\/([0-9a-fA-F-]{36})$/) ?? [];
   // The catalogue, who is signed in and the table are asked for at once, not one by one.
   const language = setUpLanguage($("lang"), async () => {

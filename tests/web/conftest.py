@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -41,6 +42,14 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = REPO / ".screenshots"
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 PHONE: ViewportSize = {"width": 375, "height": 812}
+#: Phones as a player holds them (tests/web/test_phone.py): upright, a small one, and on its side;
+#: their contexts are made with ``TOUCH`` (a mobile viewport with a touch screen: ``tap()``).
+PHONES: dict[str, ViewportSize] = {
+    "upright": {"width": 390, "height": 844},
+    "small": {"width": 360, "height": 640},
+    "landscape": {"width": 844, "height": 390},
+}
+TOUCH = {"is_mobile": True, "has_touch": True}
 #: How long an action or an ``expect`` waits for the page. Playwright's own 5 s for ``expect``
 #: was too short on a loaded CI machine: a disk flush stalling SQLite's commit once kept a
 #: spectator's view from arriving within it, though it came right after.
@@ -87,9 +96,11 @@ def new_context(browser: Browser, web_server: Backend) -> Iterator[NewContext]:
     """Browser contexts on the server's origin, closed after the test."""
     opened: list[BrowserContext] = []
 
-    def new(viewport: ViewportSize = DESKTOP, locale: str = "en-GB") -> BrowserContext:
+    def new(
+        viewport: ViewportSize = DESKTOP, locale: str = "en-GB", **options: Any
+    ) -> BrowserContext:
         context = browser.new_context(
-            base_url=web_server.server.url, viewport=viewport, locale=locale
+            base_url=web_server.server.url, viewport=viewport, locale=locale, **options
         )
         context.set_default_timeout(PAGE_WAIT_MS)
         opened.append(context)

@@ -118,6 +118,14 @@ def _deck(entry: str, players: int, dealer: int, cut: int, hands: Any, stock: An
     return build_setup(scenario, "scripted deal").deck
 
 
+def deck_for(
+    entry: str, players: int, dealer: int, cut: int, hands: dict[int, list[str]], stock: list[str]
+) -> list[str]:
+    """The stacked deck (top first, the start body's ``deck``) that, cut after ``cut`` cards,
+    deals ``hands`` by room seat, then turns up and draws ``stock`` (docs/scenarios.md)."""
+    return _deck(entry, players, dealer, cut, hands, stock)
+
+
 def _cards(text: str) -> list[str]:
     """ "AS/1 AH/1" -> ["AS/1", "AH/1"]."""
     return text.split()
