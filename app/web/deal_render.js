@@ -199,6 +199,10 @@ export function meldLabel(meld, variant = null) {
 function meldItem(meld, side, index, onMeldClick, variant) {
   const label = meldLabel(meld, variant);
   const kind = canastaKind(meld);
+  // A complete capped meld takes no more cards (R-MA-MELD-1, R-PT-MELD-1): it is no target.
+  // A tap on it sent the selected cards as a new meld of its rank, refused with a message
+  // about new melds that the player, who meant to add to it, could not make sense of.
+  if (meld.closed) onMeldClick = null;
   const tag = onMeldClick ? "button" : "div";
   const box = element(tag, {
     class: `meld${kind ? ` canasta canasta-${kind}` : ""}`, "aria-label": label, role: onMeldClick ? null : "group",

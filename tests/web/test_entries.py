@@ -173,3 +173,32 @@ def test_the_unopened_side_s_freeze_is_noted_only_while_a_pile_may_be_taken(
         cases,
     )
     assert notes == [1, 0, 0, 0, 0]
+
+
+def test_a_complete_meld_is_no_target_for_the_selected_cards(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """A complete capped meld takes no more cards (R-PT-MELD-1, R-MA-MELD-1), so the page does
+    not offer it as a meld to add the selected cards to: a tap on it sent them as a new meld of
+    its rank, and the refusal spoke of new melds to a player who meant to add to it. A meld
+    still open stays a button."""
+    game = open_table(http, ["pia", "quin", "rae", "sol"], entry="ponytail")
+    page = table_page(new_context(), game.headers["pia"], game.table)
+    targets = page.evaluate(
+        """async (deal) => {
+          const { renderDeal } = await import("/web/deal_render.js");
+          const answer = await fetch(`/deals/${deal}`, { headers: { Accept: "application/json" } });
+          const view = await answer.json();
+          const side = view.sides[String(view.seat)];
+          view.melds[side] = [
+            { rank: "9", cards: ["9H/1", "9D/1", "9C/1", "9S/1", "9H/2", "9D/2", "9C/2"], closed: true },
+            { rank: "K", cards: ["KH/1", "KD/1", "KC/1"], closed: false },
+          ];
+          const box = document.createElement("div");
+          renderDeal(box, view, { onMeldClick: () => {} });
+          return [...box.querySelectorAll(`[data-side="${side}"] [data-meld]`)]
+            .map((meld) => [meld.dataset.meld, meld.tagName]);
+        }""",
+        game.deal_id,
+    )
+    assert targets == [["9", "DIV"], ["K", "BUTTON"]]
