@@ -108,11 +108,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise StartupRefusal(
                 f"bad setting: CANASTA_DATABASE_URL (or DATABASE_URL): {exc}"
             ) from None
+        # The key first: a server without one is refused before any database is reached.
+        keys = load_keyring(config)  # refuses to start without a key (app.signing)
         check_store(config)  # it answers, with this code's schema
         canasta = CanastaApp(
             env=env,
             allow_stacked_decks=config.allow_stacked_decks,
-            keys=load_keyring(config),  # refuses to start without a key (app.signing)
+            keys=keys,
             turn_seconds_min=config.turn_seconds_min,
         )
         canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
