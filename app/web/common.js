@@ -134,6 +134,15 @@ export function element(tag, attributes = {}, ...children) {
   return node;
 }
 
+// Puts `nodes` in `container` in place of its children, unless they show the same thing (the
+// same HTML): a page drawn again on every event of a deal (bots play several moves a second)
+// must not replace a link or button between a press and its release, which loses the click.
+export function redraw(container, nodes) {
+  const fresh = element(container.tagName.toLowerCase(), {}, ...nodes);
+  if (fresh.innerHTML === container.innerHTML) return;
+  container.replaceChildren(...fresh.childNodes);
+}
+
 // --- cards ------------------------------------------------------------------------------------
 // A card's code is "<face>/<deck>": "QH/2" is the queen of hearts of deck 2, "BJ/1" and "LJ/1"
 // the jokers (big and little). The hidden card of a view is null.

@@ -3,7 +3,7 @@
 // shown only to the host (the table's `host` against GET /sessions/current); the server refuses them from
 // anybody else anyway (R-SEAT-3).
 
-import { $, element, t } from "./common.js";
+import { $, element, redraw, t } from "./common.js";
 import { standsInForHost, teamsFor } from "./host.js";
 
 // Before the start: who sits where (like the lobby) and, for the host once every seat is
@@ -123,7 +123,7 @@ export function renderGame(state, act) {
   if (!state.follow) {
     parts.push(element("p", {}, element("a", { id: "to-table", href: `/tables/${table.id}`, text: t("table_follow") })));
   }
-  $("totals").replaceChildren(...parts);
+  redraw($("totals"), parts);
 
   const host = $("host-controls");
   const isHost = me !== null && me === table.host;

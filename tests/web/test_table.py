@@ -466,6 +466,33 @@ def test_after_the_game_a_player_opens_its_rematch_and_the_other_finds_it(
     assert httpx.get(f"{web_server.server.url}/tables/{rematch}").json()["status"] == "playing"
 
 
+def test_a_move_that_does_not_change_the_game_panel_leaves_its_links_in_place(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """The game panel (totals, "Replay this deal", "Go to the rematch") was drawn anew on
+    every event of the deal: a link replaced between a press and its release loses the
+    click (CI lost kit's "Go to the rematch" that way). A move that changes nothing there
+    leaves the same elements in place."""
+    kia, kia_token = player(new_context, "kia")
+    _, lum_token = player(new_context, "lum")
+    table = table_of_two(web_server, kia_token, lum_token)
+    deal = start(web_server, table, kia_token)
+    open_page(kia, f"/tables/{table}")
+    expect(kia.locator("#to-replay")).to_be_attached()
+    kia.evaluate("window.replayLink = document.getElementById('to-replay')")
+    # kia deals (seat 0), so lum cuts: a deal event that leaves the game panel as it was.
+    menu = httpx.get(
+        f"{web_server.server.url}/deals/{deal}/moves",
+        headers={"Authorization": f"Bearer {lum_token}"},
+        timeout=15,
+    ).json()
+    cut = next(m for m in menu["moves"] if m["type"] == "cut")
+    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": cut}
+    post(web_server, f"/deals/{deal}/commands", lum_token, body)
+    expect(kia.locator("#log")).to_contain_text("lum cut the deck")
+    assert kia.evaluate("window.replayLink === document.getElementById('to-replay')")
+
+
 def register(server: Backend, name: str) -> str:
     answer = httpx.post(f"{server.server.url}/players", json={"name": name}, timeout=15)
     assert answer.status_code == 201, answer.text
