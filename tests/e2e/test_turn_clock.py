@@ -30,7 +30,7 @@ from domain.clock import deadline, stand_in
 from domain.commands import TimeOut
 from domain.legal import seat_to_act
 from tests.e2e.checks import check_stream
-from tests.e2e.client import play_from_menu
+from tests.e2e.client import Api, Player, play_from_menu
 from tests.e2e.conftest import BACKENDS, Backend, started_backend
 from tests.e2e.server import bots_process
 
@@ -69,14 +69,20 @@ def _stream_messages(url: str, deal: str, count: int) -> list[dict[str, Any]]:
     return out
 
 
-def test_a_stalled_player_times_out_and_the_game_goes_on(clock_backend: Backend) -> None:
-    backend = clock_backend
-    api = backend.api()
+def clocked_table_of_two(api: Api) -> tuple[Player, Player, str]:
+    """ann's classic table of two with a clock of TURN_SECONDS, ann and bob seated."""
     ann, bob = api.register("ann"), api.register("bob")
     body = {"entry": "classic", "players": 2, "turn_seconds": TURN_SECONDS}
     table = api.call("POST", "/tables", player=ann, json=body, expect=201).json()["id"]
     api.join(ann, table, 0)
     api.join(bob, table, 1)
+    return ann, bob, table
+
+
+def test_a_stalled_player_times_out_and_the_game_goes_on(clock_backend: Backend) -> None:
+    backend = clock_backend
+    api = backend.api()
+    ann, _, table = clocked_table_of_two(api)
     # Every timed-out turn is watched here: the bot never takes bob's seat over for them
     # (that is the next test).
     api.call("PUT", f"/tables/{table}/missed-turns", player=ann, json={"limit": 0}, expect=200)
@@ -147,11 +153,7 @@ def test_after_the_missed_turns_limit_the_bot_takes_the_seat_until_he_takes_it_b
     clock then starts afresh."""
     backend = clock_backend
     api = backend.api()
-    ann, bob = api.register("ann"), api.register("bob")
-    body = {"entry": "classic", "players": 2, "turn_seconds": TURN_SECONDS}
-    table = api.call("POST", "/tables", player=ann, json=body, expect=201).json()["id"]
-    api.join(ann, table, 0)
-    api.join(bob, table, 1)
+    ann, bob, table = clocked_table_of_two(api)
     assert api.table(table)["missed_turns_limit"] == 2
     deal = api.start(ann, table)
     rng = random.Random(7)
@@ -191,11 +193,7 @@ def test_a_timeout_that_reached_the_limit_left_without_its_takeover_is_taken_ove
     seat over. Now whichever process leads takes it over as soon as it looks at the table."""
     backend = clock_without_bots
     api = backend.api()
-    ann, bob = api.register("ann"), api.register("bob")
-    body = {"entry": "classic", "players": 2, "turn_seconds": TURN_SECONDS}
-    table = api.call("POST", "/tables", player=ann, json=body, expect=201).json()["id"]
-    api.join(ann, table, 0)
-    api.join(bob, table, 1)
+    ann, _, table = clocked_table_of_two(api)
     api.call("PUT", f"/tables/{table}/missed-turns", player=ann, json={"limit": 1}, expect=200)
     deal = api.start(ann, table)
     store = backend.shadow()  # the crashed bots process's writes, made by the test itself
