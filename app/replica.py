@@ -42,6 +42,7 @@ import anyio.to_thread
 from fastapi import Depends, Header, Query, Request
 
 from app.application import CanastaApp
+from app.infra.library import postgres_pool
 from app.infra.persistence import REPLICA_FACTORY_TOPIC, REPLICA_RECORDER_TOPIC
 from app.infra.projection_runner import ReadModels
 from app.infra.read_model_store.postgres import ReplicaReadModelRecorder
@@ -208,9 +209,7 @@ class Reads:
         ``DOWN_SECONDS``, so a replica that was back within seconds was left aside for a
         minute. In a thread of its own: a check waits on the network."""
         pools = [
-            getattr(
-                getattr(getattr(self.replica, "factory", None), "datastore", None), "pool", None
-            ),
+            postgres_pool(getattr(self.replica, "factory", None)),
             self.replica_models.postgres_pool() if self.replica_models is not None else None,
         ]
         for pool in pools:

@@ -86,6 +86,12 @@ def run_once(cls: T, name: str, module: str) -> T:
     return cast(T, once)
 
 
+def postgres_pool(factory: object) -> Any:
+    """The connection pool (psycopg_pool) of a library factory's PostgreSQL datastore; None
+    for a factory of another store."""
+    return getattr(getattr(factory, "datastore", None), "pool", None)
+
+
 def cache_reader(app: Application[UUID]) -> Callable[[UUID], Any] | None:
     """Reads the repository's aggregate cache: the cached aggregate itself (not a copy), or
     ``KeyError`` if it is not cached. None when the application caches nothing."""

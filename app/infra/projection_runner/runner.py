@@ -57,6 +57,7 @@ from eventsourcing.sqlite import SQLiteFactory
 from eventsourcing.utils import Environment
 
 from app.infra.event_log import EventLog, LogReader
+from app.infra.library import postgres_pool
 from app.infra.projection_runner.leases import (
     LEASE_KEY,
     LOCK_FILE_SUFFIX,
@@ -290,7 +291,7 @@ class ReadModels:
     def postgres_pool(self) -> Any:
         """The connection pool of the read models' queries (psycopg_pool); None off
         PostgreSQL."""
-        return getattr(getattr(self._factory, "datastore", None), "pool", None)
+        return postgres_pool(self._factory)
 
     def _lease(self) -> Lease:
         """This database's lease (see the module's docstring)."""
