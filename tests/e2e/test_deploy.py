@@ -107,9 +107,7 @@ def test_through_nginx_a_spectator_sees_each_move_as_it_is_made(
     _backend, nginx = site
     api = https_api(nginx)
     ann, bob = api.register("ann"), api.register("bob")
-    table = api.create_table(ann, "classic", 2)
-    api.join(ann, table, 0)
-    api.join(bob, table, 1)
+    table = api.seated_table([ann, bob])
     deal = api.start(ann, table)
     reader = StreamReader(nginx, deal)
     try:
@@ -197,9 +195,7 @@ def test_streams_closed_by_their_clients_behind_nginx_are_freed(
     backend, nginx = site
     api = https_api(nginx)
     ann, bob = api.register("ann"), api.register("bob")
-    table = api.create_table(ann, "classic", 2)
-    api.join(ann, table, 0)
-    api.join(bob, table, 1)
+    table = api.seated_table([ann, bob])
     deal = api.start(ann, table)
     readers = [StreamReader(nginx, deal) for _ in range(3)]
     step = last_public_step(api, deal)
