@@ -40,13 +40,14 @@ $(STAMP): pyproject.toml
 run: venv
 	$(VENV)/bin/uvicorn app.main:app --host 127.0.0.1 --port 8000
 
-# Installs Debian's chromium for the browser tests when missing (scripts/chromium.sh), starts a
-# throwaway PostgreSQL and a streaming standby of it (pg_basebackup: the read-replica tests,
-# docs/scaling.md), runs pytest against them (in TEST_WORKERS processes), always stops them
-# again, and exits with pytest's exit code. The 15 slowest tests are listed at the end (where a
+# Installs Debian's chromium for the browser tests and nginx for the deployment kit's tests when
+# missing (scripts/chromium.sh, scripts/nginx.sh), starts a throwaway PostgreSQL and a streaming
+# standby of it (pg_basebackup: the read-replica tests, docs/scaling.md), runs pytest against
+# them (in TEST_WORKERS processes), always stops them again, and exits with pytest's exit code. The 15 slowest tests are listed at the end (where a
 # slow CI run spent its time).
 test: venv
 	@scripts/chromium.sh >/dev/null
+	@scripts/nginx.sh >/dev/null
 	@$(PG) start
 	@trap '$(PG) stop' EXIT; $(PG) replica-start && \
 	TEST_DATABASE_URL="$$($(PG) url)" TEST_READ_DATABASE_URL="$$($(PG) replica-url)" \

@@ -10,28 +10,16 @@
 # The path is $CANASTA_CHROMIUM when set, else /usr/bin/chromium (tests/web/conftest.py reads the
 # same variable).
 set -euo pipefail
+TOOL=chromium.sh
+. "$(dirname "$0")/apt.sh"
 
 CHROMIUM="${CANASTA_CHROMIUM:-/usr/bin/chromium}"
 
-log() { echo "chromium.sh: $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-if [ ! -x "$CHROMIUM" ]; then
-    [ "$(id -u)" -eq 0 ] || die "$CHROMIUM is missing and I am not root: apt-get install chromium"
-    log "chromium not found; installing it with apt-get (takes a minute)..."
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends chromium >&2
-    [ -x "$CHROMIUM" ] || die "$CHROMIUM still missing after apt-get install chromium"
-    log "installed $CHROMIUM"
-fi
+need_program "$CHROMIUM" chromium
 if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list :lang=zh family)" ]; then
     if [ "$(id -u)" -eq 0 ]; then
         log "no font with Chinese characters; installing fonts-noto-cjk with apt-get..."
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get install -y -qq --no-install-recommends fonts-noto-cjk >&2 || {
-            apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends fonts-noto-cjk >&2
-        }
+        apt_install fonts-noto-cjk
     else
         log "warning: no font with Chinese characters (apt-get install fonts-noto-cjk)"
     fi

@@ -124,6 +124,14 @@ class Api:
         ]
         return table_id
 
+    def seated_table(self, players: list[Player], entry: str = "classic") -> str:
+        """A new table of ``entry`` for ``len(players)``, hosted by the first, each player
+        seated in his room seat (not started)."""
+        table = self.create_table(players[0], entry, len(players))
+        for seat, player in enumerate(players):
+            self.join(player, table, seat)
+        return table
+
     def join(self, player: Player, table_id: str, seat: int) -> None:
         answer = self.call(
             "POST", f"/tables/{table_id}/seats", player=player, json={"seat": seat}, expect=200
