@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 
 import anyio.to_thread
 from fastapi import FastAPI
@@ -111,35 +111,39 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The key first: a server without one is refused before any database is reached.
         keys = load_keyring(config)  # refuses to start without a key (app.signing)
         check_store(config)  # it answers, with this code's schema
-        canasta = CanastaApp(
-            env=env,
-            allow_stacked_decks=config.allow_stacked_decks,
-            keys=keys,
-            turn_seconds_min=config.turn_seconds_min,
-        )
-        canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
-        read_models = ReadModels(config, app=canasta)
-        read_models.start()
-        reads = Reads.open(canasta, config, read_models)  # a read replica, if configured
-        bots = BotRunner(canasta, config)
-        if config.run_bots:
-            bots.start()
-        tune_gc(config.gc_gen0_threshold)
-        anyio.to_thread.current_default_thread_limiter().total_tokens = config.threadpool_size
-        api.state.settings = config
-        api.state.canasta = canasta
-        api.state.read_models = read_models
-        api.state.bots = bots
-        api.state.reads = reads
-        api.state.hub = hub = EventHub.for_settings(canasta, config, reads)
-        try:
+        # What is started is closed at shutdown, last started first; and at once if a later
+        # step of the start-up fails (a read replica that does not answer, say): a read-models
+        # leader left running would hold the lease in this database for as long as the
+        # process lives, and no other server would run the read models.
+        with ExitStack() as started:
+            canasta = CanastaApp(
+                env=env,
+                allow_stacked_decks=config.allow_stacked_decks,
+                keys=keys,
+                turn_seconds_min=config.turn_seconds_min,
+            )
+            started.callback(canasta.close)
+            canasta.claim_names()  # an older store's names, before any registration
+            read_models = ReadModels(config, app=canasta)
+            started.callback(read_models.close)
+            read_models.start()
+            reads = Reads.open(canasta, config, read_models)  # a read replica, if configured
+            started.callback(reads.close)
+            bots = BotRunner(canasta, config)
+            started.callback(bots.close)
+            if config.run_bots:
+                bots.start()
+            hub = EventHub.for_settings(canasta, config, reads)
+            started.callback(hub.close)
+            tune_gc(config.gc_gen0_threshold)
+            anyio.to_thread.current_default_thread_limiter().total_tokens = config.threadpool_size
+            api.state.settings = config
+            api.state.canasta = canasta
+            api.state.read_models = read_models
+            api.state.bots = bots
+            api.state.reads = reads
+            api.state.hub = hub
             yield
-        finally:
-            hub.close()
-            bots.close()
-            reads.close()
-            read_models.close()
-            canasta.close()
 
     api = FastAPI(
         title="canasta-ledger",

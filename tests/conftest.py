@@ -70,12 +70,13 @@ def worker_database(url: str, worker: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def replica(postgres_url: str) -> Replica:
+def standby(postgres_url: str) -> Replica:
     """The test database on the test server's streaming standby (``TEST_READ_DATABASE_URL``,
     its URL with the worker's database name: a database made on the primary reaches the
-    standby by replication). Skipped locally without it, a failure on CI, like
-    ``postgres_url``. Start one with ``scripts/pg.sh replica-start`` and set
-    ``TEST_READ_DATABASE_URL="$(scripts/pg.sh replica-url)"``."""
+    standby by replication), once the standby shows that database. Skipped locally without
+    it, a failure on CI, like ``postgres_url``. Start one with ``scripts/pg.sh
+    replica-start`` and set ``TEST_READ_DATABASE_URL="$(scripts/pg.sh replica-url)"``.
+    Tests take ``replica``."""
     base = os.environ.get("TEST_READ_DATABASE_URL", "").strip()
     if not base:
         if _on_ci():
@@ -91,6 +92,18 @@ def replica(postgres_url: str) -> Replica:
     name = urlsplit(postgres_url).path
     standby = Replica(urlunsplit(urlsplit(base)._replace(path=name)), postgres_url)
     standby.wait_for_database()
+    return standby
+
+
+@pytest.fixture
+def replica(standby: Replica, migrated_postgres_url: str) -> Replica:
+    """The standby (``standby``) with the test's freshly migrated database replayed: the
+    test's app may start on it at once. The standby replays the primary's WAL a moment
+    later, and is one for the whole cluster: while another worker's test has paused its
+    replay (``Replica.paused``), this worker's new schema does not reach it. An app started
+    on it before that found none of the read models' tables there and failed to start
+    ("discard_log_tracking does not exist")."""
+    standby.caught_up()
     return standby
 
 

@@ -6,7 +6,8 @@ primary, reaches the standby by replication). ``caught_up()`` waits until the st
 replayed everything the primary has written; ``paused()`` stops its replay for the length of a
 ``with`` block (``pg_wal_replay_pause``), so that a test sees what the replica shows while it
 lags. The standby is shared by every pytest-xdist worker: pauses are taken one at a time (an
-advisory lock on the primary) and always resumed.
+advisory lock on the primary) and always resumed, and while one lasts no worker's writes reach
+the standby (the ``replica`` fixture waits, after the test's migration, until they have).
 """
 
 from __future__ import annotations

@@ -63,6 +63,18 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     yield from running(make_backend("sqlite", tmp_path_factory.mktemp("web")))
 
 
+def stacked_decks_server(
+    tmp_path_factory: pytest.TempPathFactory, name: str, **env: str
+) -> Iterator[Backend]:
+    """For a module's own ``web_server`` fixture (``yield from``): a server set up for tests,
+    which accepts stacked decks, fixed dealers and earlier scores at the start
+    (``CANASTA_ALLOW_STACKED_DECKS``, R-DEAL-3), in a new directory named after ``name``;
+    ``env`` adds settings (``CANASTA_AUDITORS=...``). SQLite, one worker, its log must stay
+    clean, as ``web_server``'s."""
+    extra = {"CANASTA_ALLOW_STACKED_DECKS": "true", **env}
+    yield from running(make_backend("sqlite", tmp_path_factory.mktemp(name), extra_env=extra))
+
+
 @pytest.fixture
 def http(web_server: Backend) -> Iterator[httpx.Client]:
     """A plain HTTP client of the module's server (set-up and moves beside the browser)."""

@@ -13,9 +13,9 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import Backend, make_backend, running
+from tests.e2e.conftest import Backend
 from tests.support.http import Game, open_table
-from tests.web.conftest import NewContext, screenshot
+from tests.web.conftest import NewContext, screenshot, stacked_decks_server
 from tests.web.deals import _deck
 from tests.web.pages import open_lobby, table_page
 
@@ -27,8 +27,7 @@ CUT = 54
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server deals stacked decks, to deal the threes the tests need."""
-    extra = {"CANASTA_ALLOW_STACKED_DECKS": "true"}
-    yield from running(make_backend("sqlite", tmp_path_factory.mktemp("entries"), extra_env=extra))
+    yield from stacked_decks_server(tmp_path_factory, "entries")
 
 
 def cut(http: httpx.Client, game: Game, name: str) -> None:

@@ -15,9 +15,9 @@ import httpx
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.e2e.conftest import Backend, make_backend, running
+from tests.e2e.conftest import Backend
 from tests.support.http import register_player
-from tests.web.conftest import NewContext, screenshot
+from tests.web.conftest import NewContext, screenshot, stacked_decks_server
 from tests.web.deals import ScriptedDeal, Step, classic_four
 from tests.web.pages import LIVE_MS, open_lobby, sign_up
 from tests.web.recorder import PageRecorder
@@ -33,8 +33,7 @@ TABLE = "Classic table of 4, host ada"
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """Stacked decks (tests only, R-DEAL-3) and an auditor to check the spectator against."""
-    extra = {"CANASTA_ALLOW_STACKED_DECKS": "true", "CANASTA_AUDITORS": AUDITOR}
-    yield from running(make_backend("sqlite", tmp_path_factory.mktemp("full"), extra_env=extra))
+    yield from stacked_decks_server(tmp_path_factory, "full", CANASTA_AUDITORS=AUDITOR)
 
 
 def stack_the_deck(page: Page, deal: ScriptedDeal) -> None:

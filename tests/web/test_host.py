@@ -13,9 +13,9 @@ import httpx
 import pytest
 from playwright.sync_api import Locator, expect
 
-from tests.e2e.conftest import Backend, make_backend, running
+from tests.e2e.conftest import Backend
 from tests.support.http import register_player
-from tests.web.conftest import PHONE, NewContext, screenshot
+from tests.web.conftest import PHONE, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_four, play_step, start_table
 from tests.web.pages import LIVE_MS, open_lobby, signed_in
 
@@ -27,8 +27,7 @@ CSRF = {"X-Canasta-CSRF": "1"}
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server deals stacked decks (tests/web/deals.py), to end a deal fast."""
-    extra = {"CANASTA_ALLOW_STACKED_DECKS": "true"}
-    yield from running(make_backend("sqlite", tmp_path_factory.mktemp("host"), extra_env=extra))
+    yield from stacked_decks_server(tmp_path_factory, "host")
 
 
 def refused(answer: Any) -> str:

@@ -12,9 +12,9 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import Backend, make_backend, running
+from tests.e2e.conftest import Backend
 from tests.support.http import open_table
-from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
+from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import NAMES, classic_four, deck_for, play_step, start_table
 from tests.web.pages import open_lobby, signed_in, table_page
 
@@ -64,12 +64,7 @@ def reachable(locator: Any) -> None:
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """A server set up for tests: the host may say who deals (R-DEAL-3)."""
-    backend = make_backend(
-        "sqlite",
-        tmp_path_factory.mktemp("phone"),
-        extra_env={"CANASTA_ALLOW_STACKED_DECKS": "true"},
-    )
-    yield from running(backend)
+    yield from stacked_decks_server(tmp_path_factory, "phone")
 
 
 def move(page: Page, name: str) -> Any:

@@ -21,11 +21,11 @@ import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.e2e.conftest import Backend, make_backend, running
+from tests.e2e.conftest import Backend
 from tests.support.games import stacked_deck
 from tests.support.http import Game, Headers, open_table, register_player, state_reader
 from tests.support.store import sqlite_row, sqlite_tamper
-from tests.web.conftest import PHONE, NewContext, screenshot
+from tests.web.conftest import PHONE, NewContext, screenshot, stacked_decks_server
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
 
@@ -40,9 +40,7 @@ FITS = "() => document.scrollingElement.scrollWidth <= window.innerWidth"
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server: ``audrey`` is an auditor (CANASTA_AUDITORS)."""
-    workdir = tmp_path_factory.mktemp("replay-audit")
-    env = {"CANASTA_AUDITORS": AUDITOR, "CANASTA_ALLOW_STACKED_DECKS": "true"}
-    yield from running(make_backend("sqlite", workdir, extra_env=env))
+    yield from stacked_decks_server(tmp_path_factory, "replay-audit", CANASTA_AUDITORS=AUDITOR)
 
 
 @dataclass

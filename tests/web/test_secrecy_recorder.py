@@ -11,9 +11,9 @@ import httpx
 import pytest
 from playwright.sync_api import Page
 
-from tests.e2e.conftest import Backend, make_backend, running
+from tests.e2e.conftest import Backend
 from tests.support.http import register_player
-from tests.web.conftest import NewContext
+from tests.web.conftest import NewContext, stacked_decks_server
 from tests.web.deals import classic_four, play_step, start_table
 from tests.web.pages import open_lobby, signed_in
 from tests.web.recorder import PageRecorder
@@ -33,8 +33,7 @@ LOOK = "async deal => (await fetch(`/deals/${deal}`, {credentials: 'same-origin'
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """Stacked decks (tests/web/deals.py) and an auditor, to check against his history."""
-    extra = {"CANASTA_ALLOW_STACKED_DECKS": "true", "CANASTA_AUDITORS": AUDITOR}
-    yield from running(make_backend("sqlite", tmp_path_factory.mktemp("recorder"), extra_env=extra))
+    yield from stacked_decks_server(tmp_path_factory, "recorder", CANASTA_AUDITORS=AUDITOR)
 
 
 def test_what_pages_were_given_is_recorded_and_checked(

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import Backend, make_backend, running
-from tests.web.conftest import PHONE, SCREENSHOTS, NewContext, screenshot
+from tests.e2e.conftest import Backend
+from tests.web.conftest import PHONE, SCREENSHOTS, NewContext, screenshot, stacked_decks_server
 from tests.web.pages import open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
@@ -56,12 +56,7 @@ def stacked_deck(
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """A server that accepts stacked decks (tests only, R-DEAL-3)."""
-    backend = make_backend(
-        "sqlite",
-        tmp_path_factory.mktemp("table"),
-        extra_env={"CANASTA_ALLOW_STACKED_DECKS": "true"},
-    )
-    yield from running(backend)
+    yield from stacked_decks_server(tmp_path_factory, "table")
 
 
 def post(server: Backend, path: str, token: str, body: Any = None) -> Any:

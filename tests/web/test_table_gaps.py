@@ -14,9 +14,9 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import Backend, make_backend, running
+from tests.e2e.conftest import Backend
 from tests.support.http import register_player
-from tests.web.conftest import NewContext, screenshot
+from tests.web.conftest import NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_four, play_step, start_table
 from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
 
@@ -28,8 +28,7 @@ Headers = dict[str, str]
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server deals stacked decks (tests/web/deals.py), to end a deal fast."""
-    extra = {"CANASTA_ALLOW_STACKED_DECKS": "true"}
-    yield from running(make_backend("sqlite", tmp_path_factory.mktemp("gaps"), extra_env=extra))
+    yield from stacked_decks_server(tmp_path_factory, "gaps")
 
 
 def test_the_lobby_shows_the_clock_and_who_is_away(
