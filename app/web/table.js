@@ -14,10 +14,10 @@
 //           ask_partner|answer_yes|answer_no|clear|suggestion]  the move buttons; #cut-n;
 //   #log li[data-step][data-kind]  one line per event (never twice, none missed);
 //   #error (role=alert) a refusal, "Refused: <message> (<code>)"; #status the situation;
-//   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals, #totals-table, #winner;
+//   #next-deal, #stop-game, #stop-confirm, #stop-cancel  the host's controls; #totals, #totals-table, #winner;
 //   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start;
 //   #start-game, the host's);
-//   #seat-panel li[data-seat-play=N][data-away], #leave-seat, #take-back, #give-player-N and
+//   #seat-panel li[data-seat-play=N][data-away], #leave-seat (#leave-confirm, #leave-cancel), #take-back, #give-player-N and
 //   #give-seat-N  who plays each seat and the absent players' controls (seats.js);
 //   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start;
 //   #connection (role=status) "Connection lost: reconnecting..." while a stream is reopened.
