@@ -167,6 +167,14 @@ function render() {
   }
   $("moves").hidden = !(view && view.seat !== null && menu && view.phase !== "over");
   if ($("moves").hidden && $("moves").contains($("error"))) placeError(false);
+  // Watching a deal in play: on a phone the log's newest lines stay at the bottom of the screen
+  // (table.css), the newest in sight.
+  const watching = $("moves").hidden && view !== null && view.phase !== "over";
+  if (document.body.classList.contains("watching") !== watching) {
+    document.body.classList.toggle("watching", watching);
+    $("log").scrollTop = $("log").scrollHeight;
+    keepRoom();
+  }
   if (!$("moves").hidden) {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
@@ -309,17 +317,18 @@ async function seatAction(method, path, body, noticeKey) {
   await refresh();
 }
 
-// On a phone the move panel stays at the bottom of the screen (table.css): the page keeps that
-// much room below anything it scrolls into view (a card tapped or reached with Tab), so that
-// the panel never hides it.
-function keepRoomForMoves() {
-  const panel = $("moves");
-  const room = () => {
-    const sticky = !panel.hidden && getComputedStyle(panel).position === "sticky";
-    document.documentElement.style.scrollPaddingBottom = sticky ? `${panel.offsetHeight}px` : "";
-  };
-  new ResizeObserver(room).observe(panel);
-  window.addEventListener("resize", room);
+// On a phone the move panel (or a spectator's log) stays at the bottom of the screen
+// (table.css): the page keeps that much room below anything it scrolls into view (a card tapped
+// or reached with Tab), so that the panel never hides it.
+function keepRoom() {
+  const sticky = [$("moves"), $("log-panel")]
+    .find((panel) => !panel.hidden && getComputedStyle(panel).position === "sticky");
+  document.documentElement.style.scrollPaddingBottom = sticky ? `${sticky.offsetHeight}px` : "";
+}
+
+function keepRoomForPanels() {
+  for (const panel of [$("moves"), $("log-panel")]) new ResizeObserver(keepRoom).observe(panel);
+  window.addEventListener("resize", keepRoom);
 }
 
 // --- reading: one refresh at a time, another queued behind it --------------------------------
@@ -486,7 +495,7 @@ async function openDeal(dealId) {
 // --- start -----------------------------------------------------------------------------------
 
 async function main() {
-  keepRoomForMoves();
+  keepRoomForPanels();
   const [, kind, id] = location.pathname.match(/^\/(tables|deals)\/([0-9a-fA-F-]{36})$/) ?? [];
   // The catalogue, who is signed in and the table are asked for at once, not one by one.
   const language = setUpLanguage($("lang"), async () => {
