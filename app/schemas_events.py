@@ -458,3 +458,12 @@ class StreamEnd(Shown):
     """The ``data`` of a stream's last message, ``event: end``: the stream's final step."""
 
     step: Annotated[int, Field(ge=0)]
+
+
+class StreamHeartbeat(Shown):
+    """The ``data`` of a heartbeat message, ``event: heartbeat`` (only with
+    ``?heartbeat=event``): the server's heartbeat interval, the longest a stream stays silent
+    before it sends one (a client that hears nothing for much longer may take the connection
+    for dead and resume)."""
+
+    seconds: Annotated[float, Field(gt=0)]

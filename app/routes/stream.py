@@ -16,12 +16,22 @@ out; docs/tables.md, "Turn clock").
 
 Events a viewer may not see at all (the shuffle seed, a stacked deck) are skipped, so ids may
 jump; nothing else is. The stream first sends ``retry:`` (the reconnection delay), then
-``: heartbeat`` comments when idle, and after the last event of the deal (``DealScored`` or
+``: heartbeat`` comments when idle (``stream_heartbeat_seconds`` of silence), and after the last event of the deal (``DealScored`` or
 ``DealAbandoned``) or of the game (``GameEnded`` or ``GameStopped``) a final ``event: end``
 whose data is ``{"step": N}`` (the final step), and closes; a table's ``RematchOpened``,
 recorded after its game's end, is sent before ``end`` when read with it, and after a
 resumption past the end (docs/tables.md). A browser's ``EventSource``
 reconnects whenever a stream closes, so a client calls ``close()`` on ``end``.
+
+Heartbeats a browser sees: ``?heartbeat=event`` sends each heartbeat as a message instead of a
+comment, ``event: heartbeat`` without ``id`` (the client's ``Last-Event-ID`` stays the last
+event's) whose data is ``{"seconds": S}``, ``S`` being ``stream_heartbeat_seconds``: one right
+after ``retry:``, then one after every ``S`` seconds of silence. An ``EventSource`` never
+shows comments to JavaScript, so a page cannot tell a quiet stream from a connection that
+died silently (a laptop's lid closed, a Wi-Fi switch, a NAT that forgot it) without them; the
+table page asks for them and resumes a stream that stays silent much longer than ``S``
+(docs/web.md). Without the parameter (the default, ``?heartbeat=comment``) the stream is as
+it always was: an API client written before it meets no message it does not know.
 
 The OpenAPI document describes one message of each stream (``app.routes.stream_docs``: ``data`` is a
 ``DealEventView`` or a ``TableEventView``, and ``StreamEnd`` for ``end``); docs/api.md
@@ -59,7 +69,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 from uuid import UUID
 
 import anyio
@@ -144,6 +154,16 @@ After = Annotated[
     int,
     Query(ge=0, le=10**9, description="continue after this step (Last-Event-ID wins)"),
 ]
+HeartbeatAs = Annotated[
+    Literal["comment", "event"],
+    Query(
+        alias="heartbeat",
+        description="how heartbeats are sent: `comment` (`: heartbeat`, the default), or "
+        '`event`: `event: heartbeat` messages whose data is {"seconds": S}, the heartbeat '
+        "interval, one at the start and one after every S seconds of silence (a browser's "
+        "EventSource shows these, never comments: a page may notice a dead connection)",
+    ),
+]
 
 
 def table_event_view(event: Any) -> dict[str, Any]:
@@ -170,6 +190,7 @@ async def deal_stream(
     last_event_id: LastEventId = None,
     after: After = 0,
     view_as: ViewAs = "me",
+    heartbeat: HeartbeatAs = "comment",
 ) -> StreamingResponse:
     """The deal's events, live, as the requester may see them: a seated player (bearer
     token) gets his own dealt and drawn cards; anybody else, or ``?as=spectator``, the
@@ -216,7 +237,16 @@ async def deal_stream(
         return shown
 
     return _stream(
-        request, reads, canasta, deal_id, start, final, viewer_of_event, show, DEAL_FINAL_KINDS
+        request,
+        reads,
+        canasta,
+        deal_id,
+        start,
+        final,
+        viewer_of_event,
+        show,
+        DEAL_FINAL_KINDS,
+        heartbeat_events=heartbeat == "event",
     )
 
 
@@ -277,6 +307,7 @@ async def table_stream(
     reads: ReadsDep,
     last_event_id: LastEventId = None,
     after: After = 0,
+    heartbeat: HeartbeatAs = "comment",
 ) -> StreamingResponse:
     """The table's events, live: seats, teams, the start, each deal opened (with its id)
     and recorded (with its scores), the end of the game. All public; no token needed."""
@@ -301,6 +332,7 @@ async def table_stream(
         lambda event: "table",
         lambda event, _: table_event_view(event),
         GAME_FINAL_KINDS,
+        heartbeat_events=heartbeat == "event",
     )
 
 
@@ -335,13 +367,22 @@ def _stream(
     viewer_of_event: Callable[[Any], object],
     show: Callable[[Any, object], dict[str, Any] | None],
     final_kinds: frozenset[str],
+    *,
+    heartbeat_events: bool = False,
 ) -> StreamingResponse:
     """``viewer_of_event(event)``: who the requester is for this event (it is given every
     event in order, so it may follow the requester's seat); ``show(event, viewer)``: the
     event as that viewer sees it. Each delivered event is shown and encoded once per viewer,
     for every stream of this process. ``final``: the step of the final event if it was
-    recorded when the stream opened (``final_step``)."""
+    recorded when the stream opened (``final_step``). ``heartbeat_events``: heartbeats as
+    ``event: heartbeat`` messages, one at the start too (``?heartbeat=event``), else as
+    comments."""
     heartbeat = _seconds(request, "stream_heartbeat_seconds")
+    beat = (
+        format_sse_event(event="heartbeat", data_str=json.dumps({"seconds": heartbeat}))
+        if heartbeat_events
+        else format_sse_event(comment="heartbeat")
+    )
     hub: EventHub = request.app.state.hub
 
     def read(last: int, source: CanastaApp = canasta) -> Sequence[Any]:
@@ -371,6 +412,8 @@ def _stream(
         if final is not None and after >= final:  # resumed after the end
             yield _end(final)
             return
+        if heartbeat_events:  # the interval, and that the stream is open
+            yield beat
         limiter = _poll_limiter()
         loop = asyncio.get_running_loop()
         # Subscribed before the catch-up read: an event recorded in between is in one or
@@ -431,7 +474,7 @@ def _stream(
                     if await request.is_disconnected():
                         return
                     if time.monotonic() - quiet_since >= heartbeat:
-                        yield format_sse_event(comment="heartbeat")
+                        yield beat
                         quiet_since = time.monotonic()
                     continue
                 if delivered[0].step > last + 1:  # a gap: the store has what is missing

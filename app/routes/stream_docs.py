@@ -11,18 +11,24 @@ from fastapi import FastAPI
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from app.schemas_events import DealEventView, StreamEnd, TableEventView
+from app.schemas_events import DealEventView, StreamEnd, StreamHeartbeat, TableEventView
 
 _REF = "#/components/schemas/{model}"
 #: The models a stream message's ``data`` follows (added to the document's components).
-STREAM_MODELS: tuple[type[BaseModel], ...] = (DealEventView, TableEventView, StreamEnd)
+STREAM_MODELS: tuple[type[BaseModel], ...] = (
+    DealEventView,
+    TableEventView,
+    StreamEnd,
+    StreamHeartbeat,
+)
 
 
 def sse_response(data: type[BaseModel], what: str) -> dict[int | str, dict[str, Any]]:
     """The 200 answer of a stream in the OpenAPI document: ``text/event-stream``, whose
     schema describes ONE message (the stream is a sequence of them): ``event``, ``id`` and
-    ``data``, a JSON text whose own schema is ``contentSchema`` (``data``'s model, or
-    ``StreamEnd`` for the last message, ``event: end``)."""
+    ``data``, a JSON text whose own schema is ``contentSchema`` (``data``'s model,
+    ``StreamEnd`` for the last message, ``event: end``, or ``StreamHeartbeat`` for the
+    ``event: heartbeat`` messages a client asks for with ``?heartbeat=event``)."""
     message = {
         "title": f"{data.__name__}Message",
         "type": "object",
@@ -30,9 +36,15 @@ def sse_response(data: type[BaseModel], what: str) -> dict[int | str, dict[str, 
         "first sends `retry:` (the reconnection delay, in ms) alone, then one message per "
         "event: `event:` its kind, `id:` its step, `data:` the event as JSON; `: heartbeat` "
         "comments while idle; and after the last event a message `event: end` without `id` "
-        'whose data is {"step": N}, the final step; then it closes.',
+        'whose data is {"step": N}, the final step; then it closes. With `?heartbeat=event` '
+        "the heartbeats are messages a browser's EventSource shows, `event: heartbeat` "
+        'without `id` whose data is {"seconds": S} (the heartbeat interval), one right '
+        "after `retry:` and then one whenever the stream has been silent for S seconds.",
         "properties": {
-            "event": {"type": "string", "description": "the event's kind, or end"},
+            "event": {
+                "type": "string",
+                "description": "the event's kind, end, or heartbeat (?heartbeat=event)",
+            },
             "id": {
                 "type": "string",
                 "pattern": "^[0-9]+$",
@@ -50,6 +62,7 @@ def sse_response(data: type[BaseModel], what: str) -> dict[int | str, dict[str, 
                     "oneOf": [
                         {"$ref": _REF.format(model=data.__name__)},
                         {"$ref": _REF.format(model=StreamEnd.__name__)},
+                        {"$ref": _REF.format(model=StreamHeartbeat.__name__)},
                     ]
                 },
             },

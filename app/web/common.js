@@ -143,6 +143,28 @@ export function redraw(container, nodes) {
   container.replaceChildren(...fresh.childNodes);
 }
 
+// The table page's confirmation of an action that is not undone by a tap (stop the game, leave
+// my seat): instead of the button that asked, the question, "yes" (`yesId`, class danger) and
+// "no" (`noId`), in that order, so that a second tap where the first one fell lands on the
+// question, not on "yes". Each button is described by the question (a screen reader says it
+// with the focused button); Escape on either says no. The caller draws them and moves the focus.
+export function confirmation({ question, yes, no, yesId, noId, onYes, onNo }) {
+  const questionId = `${yesId}-question`;
+  const ask = element("span", { class: "confirm", id: questionId, text: question });
+  const yesButton = element("button", { type: "button", id: yesId, class: "danger", "aria-describedby": questionId, text: yes });
+  const noButton = element("button", { type: "button", id: noId, class: "secondary", "aria-describedby": questionId, text: no });
+  yesButton.addEventListener("click", onYes);
+  noButton.addEventListener("click", onNo);
+  for (const button of [yesButton, noButton]) {
+    button.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape") return;
+      event.preventDefault();
+      onNo();
+    });
+  }
+  return [ask, yesButton, noButton];
+}
+
 // --- cards ------------------------------------------------------------------------------------
 // A card's code is "<face>/<deck>": "QH/2" is the queen of hearts of deck 2, "BJ/1" and "LJ/1"
 // the jokers (big and little). The hidden card of a view is null.

@@ -1,10 +1,10 @@
 // Who plays each seat, and the absent players' controls on the table page (docs/tables.md,
-// "Absent players"; docs/web.md): a seated player leaves his seat (#leave-seat) or takes it
-// back (#take-back); the host gives a vacant seat to another player (#give-player-N with
+// "Absent players"; docs/web.md): a seated player leaves his seat (#leave-seat, then
+// #leave-confirm or #leave-cancel) or takes it back (#take-back); the host gives a vacant seat to another player (#give-player-N with
 // #give-seat-N). The server refuses anything else anyway.
 
 import { botNote } from "./bots.js";
-import { element, t } from "./common.js";
+import { confirmation, element, t } from "./common.js";
 import { playerText, seatName } from "./words.js";
 
 const STAND_IN = /^bot:\w+:\d+:for:(.+)$/; // the bot playing a seat for its absent player
@@ -31,9 +31,11 @@ export function renderSeats(panel, table, me, act) {
   // render() runs on every event of the deal (bots may play several a second): the panel is
   // drawn again only when what it shows changed, so that a button is never replaced under
   // the pointer between a press and its release (the click would be lost).
+  const leaving = mine >= 0 && !vacant[mine] && panel.dataset.confirmLeave === "true";
+  if (!leaving) delete panel.dataset.confirmLeave;
   const drawn = JSON.stringify([
     document.documentElement.lang, me, table.id, table.status, table.host, table.seats,
-    table.playing, table.bots,
+    table.playing, table.bots, leaving,
   ]);
   if (panel.dataset.drawn === drawn) return;
   panel.dataset.drawn = drawn;
@@ -46,9 +48,31 @@ export function renderSeats(panel, table, me, act) {
     })));
   }
   const buttons = [];
-  if (mine >= 0 && !vacant[mine]) {
+  // Leaving is asked twice (one tap among the other buttons gave the seat away mid-game:
+  // to the bot, or by the host to somebody else); the focus goes to "no", the safe answer.
+  const again = (confirm, focus) => {
+    if (confirm) panel.dataset.confirmLeave = "true";
+    else delete panel.dataset.confirmLeave;
+    renderSeats(panel, table, me, act);
+    document.getElementById(focus)?.focus();
+  };
+  if (leaving) {
+    buttons.push(...confirmation({
+      question: t(table.status === "open" ? "seats_leave_question_open" : "seats_leave_question"),
+      yes: t("seats_leave_confirm"),
+      no: t("seats_leave_cancel"),
+      yesId: "leave-confirm",
+      noId: "leave-cancel",
+      onYes: () => {
+        delete panel.dataset.confirmLeave;
+        const notice = table.status === "open" ? "seats_left_notice_open" : "seats_left_notice";
+        act("POST", `/tables/${table.id}/leave`, undefined, notice);
+      },
+      onNo: () => again(false, "leave-seat"),
+    }));
+  } else if (mine >= 0 && !vacant[mine]) {
     const leave = element("button", { type: "button", id: "leave-seat", class: "secondary", text: t("seats_leave") });
-    leave.addEventListener("click", () => act("POST", `/tables/${table.id}/leave`, undefined, "seats_left_notice"));
+    leave.addEventListener("click", () => again(true, "leave-cancel"));
     buttons.push(leave);
   }
   if (mine >= 0 && vacant[mine]) {

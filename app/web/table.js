@@ -14,18 +14,20 @@
 //           ask_partner|answer_yes|answer_no|clear|suggestion]  the move buttons; #cut-n;
 //   #log li[data-step][data-kind]  one line per event (never twice, none missed);
 //   #error (role=alert) a refusal, "Refused: <message> (<code>)"; #status the situation;
-//   #next-deal, #stop-game, #stop-confirm  the host's controls; #totals, #totals-table, #winner;
+//   #next-deal, #stop-game, #stop-confirm, #stop-cancel  the host's controls; #totals, #totals-table, #winner;
 //   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start;
 //   #start-game, the host's);
-//   #seat-panel li[data-seat-play=N][data-away], #leave-seat, #take-back, #give-player-N and
+//   #seat-panel li[data-seat-play=N][data-away], #leave-seat (#leave-confirm, #leave-cancel), #take-back, #give-player-N and
 //   #give-seat-N  who plays each seat and the absent players' controls (seats.js);
-//   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start.
+//   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start;
+//   #connection (role=status) "Connection lost: reconnecting..." while a stream is reopened.
 
 import { botNote } from "./bots.js";
 import {
   $, Refused, api, errorText, setUpLanguage, t, unreachable, whoAmI,
 } from "./common.js";
 import { renderDeal } from "./deal_render.js";
+import { followStream } from "./live.js";
 import { seatName } from "./words.js";
 import { logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
@@ -45,8 +47,6 @@ const TABLE_KINDS = [
   "GameEnded", "GameStopped", "SeatLeft", "SeatTakenOver", "SeatTakenBack", "SeatGiven",
   "TurnClockSet",
 ];
-const REOPEN_MS = 1500;
-const MAX_REOPEN_MS = 30_000;
 
 const state = {
   me: null, // who the session cookie signs in, or null
@@ -63,8 +63,9 @@ const state = {
   seatInDoubt: false, // his seat timed out or changed player since the view was read
   busy: false,
   invite: null, // a private table's new invite code, got on this page (its host only)
-  dealSource: null,
+  dealSource: null, // the streams followed (live.js)
   tableSource: null,
+  reconnecting: new Set(), // the streams being reopened ("deal", "table")
   tableEventId: 0, // the id of the last table event the table's stream brought
 };
 
@@ -166,6 +167,14 @@ function render() {
   }
   $("moves").hidden = !(view && view.seat !== null && menu && view.phase !== "over");
   if ($("moves").hidden && $("moves").contains($("error"))) placeError(false);
+  // Watching a deal in play: on a phone the log's newest lines stay at the bottom of the screen
+  // (table.css), the newest in sight.
+  const watching = $("moves").hidden && view !== null && view.phase !== "over";
+  if (document.body.classList.contains("watching") !== watching) {
+    document.body.classList.toggle("watching", watching);
+    $("log").scrollTop = $("log").scrollHeight;
+    keepRoom();
+  }
   if (!$("moves").hidden) {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
@@ -308,17 +317,18 @@ async function seatAction(method, path, body, noticeKey) {
   await refresh();
 }
 
-// On a phone the move panel stays at the bottom of the screen (table.css): the page keeps that
-// much room below anything it scrolls into view (a card tapped or reached with Tab), so that
-// the panel never hides it.
-function keepRoomForMoves() {
-  const panel = $("moves");
-  const room = () => {
-    const sticky = !panel.hidden && getComputedStyle(panel).position === "sticky";
-    document.documentElement.style.scrollPaddingBottom = sticky ? `${panel.offsetHeight}px` : "";
-  };
-  new ResizeObserver(room).observe(panel);
-  window.addEventListener("resize", room);
+// On a phone the move panel (or a spectator's log) stays at the bottom of the screen
+// (table.css): the page keeps that much room below anything it scrolls into view (a card tapped
+// or reached with Tab), so that the panel never hides it.
+function keepRoom() {
+  const sticky = [$("moves"), $("log-panel")]
+    .find((panel) => !panel.hidden && getComputedStyle(panel).position === "sticky");
+  document.documentElement.style.scrollPaddingBottom = sticky ? `${sticky.offsetHeight}px` : "";
+}
+
+function keepRoomForPanels() {
+  for (const panel of [$("moves"), $("log-panel")]) new ResizeObserver(keepRoom).observe(panel);
+  window.addEventListener("resize", keepRoom);
 }
 
 // --- reading: one refresh at a time, another queued behind it --------------------------------
@@ -414,72 +424,62 @@ function onDealEvent(message) {
   refresh();
 }
 
-// Follows /deals/{id}/stream. A dropped connection is reopened by the page itself after
-// REOPEN_MS (longer after each failed attempt) with ?after=<the last step shown>, rather than
-// relying on EventSource's own retry and its Last-Event-ID; any event at or below that step is
-// dropped should one come twice, and the view and menu are read again once the stream is back,
-// so nothing is missed.
-function followDeal(dealId, reopened = false, failures = 0) {
-  const after = state.lastStep ? `?after=${state.lastStep}` : "";
-  const source = new EventSource(`/deals/${dealId}/stream${after}`);
-  state.dealSource = source;
-  for (const kind of DEAL_KINDS) source.addEventListener(kind, onDealEvent);
-  source.addEventListener("end", () => {
-    source.close();
-    refresh();
-  });
-  let opened = false;
-  source.addEventListener("open", () => {
-    opened = true;
-    if (reopened) refresh();
-  });
-  source.addEventListener("error", () => {
-    source.close();
-    if (state.dealSource !== source) return;
-    // Again and again while it fails (a server away, a session ended), waiting longer each time.
-    const tries = opened ? 0 : failures + 1;
-    setTimeout(() => {
-      if (state.dealSource === source && state.dealId === dealId) followDeal(dealId, true, tries);
-    }, Math.min(REOPEN_MS * 2 ** tries, MAX_REOPEN_MS));
+// Follows /deals/{id}/stream (live.js: reopened by the page itself after a drop, or after a
+// silence much longer than the server's heartbeats, with ?after=<the last step shown>); any
+// event at or below that step is dropped should one come twice, and the view and menu are read
+// again once the stream is back, so nothing is missed.
+function followDeal(dealId) {
+  state.dealSource = followStream({
+    url: () => `/deals/${dealId}/stream${state.lastStep ? `?after=${state.lastStep}` : ""}`,
+    kinds: DEAL_KINDS,
+    onEvent: onDealEvent,
+    onOpen: (reopened) => {
+      connection("deal", true);
+      if (reopened) refresh();
+    },
+    onEnd: () => {
+      connection("deal", true);
+      refresh();
+    },
+    onLost: () => connection("deal", false),
   });
 }
 
-// Follows /tables/{id}/stream, reopened by the page itself as the deal's is, with
-// ?after=<the last table event seen>. The browser's own retry is not enough: it gives up for
-// good on an answer that is not a stream (a proxy's 502 while the server restarts), and the
+// Follows /tables/{id}/stream in the same way, with ?after=<the last table event seen>: the
 // table's events are what bring the seats, the scores and the next deal. The table is read
 // again whenever the stream opens.
-function followTable(failures = 0) {
-  const after = state.tableEventId ? `?after=${state.tableEventId}` : "";
-  const source = new EventSource(`/tables/${state.tableId}/stream${after}`);
-  state.tableSource = source;
-  const onEvent = (message) => {
-    state.tableEventId = Math.max(state.tableEventId, Number(message.lastEventId) || 0);
-    refreshTable();
-  };
-  for (const kind of TABLE_KINDS) source.addEventListener(kind, onEvent);
-  source.addEventListener("end", () => {
-    source.close();
-    refreshTable();
+function followTable() {
+  state.tableSource = followStream({
+    url: () => `/tables/${state.tableId}/stream${state.tableEventId ? `?after=${state.tableEventId}` : ""}`,
+    kinds: TABLE_KINDS,
+    onEvent: (message) => {
+      state.tableEventId = Math.max(state.tableEventId, Number(message.lastEventId) || 0);
+      refreshTable();
+    },
+    onOpen: () => {
+      connection("table", true);
+      refreshTable();
+    },
+    onEnd: () => {
+      connection("table", true);
+      refreshTable();
+    },
+    onLost: () => connection("table", false),
   });
-  let opened = false;
-  source.addEventListener("open", () => {
-    opened = true;
-    refreshTable();
-  });
-  source.addEventListener("error", () => {
-    source.close();
-    if (state.tableSource !== source) return;
-    const tries = opened ? 0 : failures + 1;
-    setTimeout(() => {
-      if (state.tableSource === source) followTable(tries);
-    }, Math.min(REOPEN_MS * 2 ** tries, MAX_REOPEN_MS));
-  });
+}
+
+// "Connection lost: reconnecting..." (#connection, on top of the screen wherever the reader is)
+// while one of the streams is being reopened.
+function connection(stream, up) {
+  if (up) state.reconnecting.delete(stream);
+  else state.reconnecting.add(stream);
+  $("connection").hidden = state.reconnecting.size === 0;
 }
 
 async function openDeal(dealId) {
   state.dealSource?.close();
   state.dealSource = null;
+  connection("deal", true);
   state.dealId = dealId;
   state.view = null;
   state.menu = null;
@@ -495,7 +495,7 @@ async function openDeal(dealId) {
 // --- start -----------------------------------------------------------------------------------
 
 async function main() {
-  keepRoomForMoves();
+  keepRoomForPanels();
   const [, kind, id] = location.pathname.match(/^\/(tables|deals)\/([0-9a-fA-F-]{36})$/) ?? [];
   // The catalogue, who is signed in and the table are asked for at once, not one by one.
   const language = setUpLanguage($("lang"), async () => {

@@ -3,7 +3,7 @@
 // shown only to the host (the table's `host` against GET /sessions/current); the server refuses them from
 // anybody else anyway (R-SEAT-3).
 
-import { $, element, redraw, t } from "./common.js";
+import { $, confirmation, element, redraw, t } from "./common.js";
 import { standsInForHost, teamsFor } from "./host.js";
 
 // Before the start: who sits where (like the lobby) and, for the host once every seat is
@@ -157,17 +157,22 @@ export function renderGame(state, act) {
   }
   const confirming = host.dataset.confirm === "true";
   if (confirming) {
-    const yes = element("button", { type: "button", id: "stop-confirm", class: "danger", text: t("table_stop_confirm") });
-    yes.addEventListener("click", () => {
-      host.dataset.confirm = "false";
-      act("stop");
-    });
-    const no = element("button", { type: "button", class: "secondary", text: t("table_stop_cancel") });
-    no.addEventListener("click", () => {
-      host.dataset.confirm = "false";
-      renderGame(state, act);
-    });
-    buttons.push(element("span", { class: "confirm", text: t("table_stop_question") }), yes, no);
+    buttons.push(...confirmation({
+      question: t("table_stop_question"),
+      yes: t("table_stop_confirm"),
+      no: t("table_stop_cancel"),
+      yesId: "stop-confirm",
+      noId: "stop-cancel",
+      onYes: () => {
+        host.dataset.confirm = "false";
+        act("stop");
+      },
+      onNo: () => {
+        host.dataset.confirm = "false";
+        renderGame(state, act);
+        $("stop-game")?.focus();
+      },
+    }));
   } else {
     const stop = element("button", { type: "button", id: "stop-game", class: "danger", text: t("table_stop") });
     stop.addEventListener("click", () => {

@@ -10,7 +10,13 @@ the standby that every test worker shares (tests/support/replica.py).
 (nginx) does: while the server is down (its port refuses connections), every request gets the
 proxy's own ``502 Bad Gateway`` (counted in ``refusals``) instead of a refused connection. A
 browser's ``EventSource`` given such an answer gives up for good instead of retrying (the HTML
-standard's "fail the connection"), which a page must survive (tests/web/test_restart.py)."""
+standard's "fail the connection"), which a page must survive (tests/web/test_restart.py).
+
+``stall()`` makes every open connection die silently, as a laptop's lid closed and opened, a
+Wi-Fi switch, or a NAT or proxy that forgets an idle connection without a FIN or RST: the
+relay keeps both ends open but forwards nothing more on them (what comes is dropped), so
+neither the browser nor the server learns that the connection is gone. New connections are
+carried as before (the network is back) (tests/web/test_silent_drop.py)."""
 
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ class Relay:
         self.refused = refused  # answered, once the request is read, when the target refuses
         self.refusals = 0
         self._sockets: set[socket.socket] = set()
+        self._stalled: set[socket.socket] = set()  # what comes from these is dropped
         self._lock = threading.Lock()
         self.port = 0
         self._listen()
@@ -92,7 +99,8 @@ class Relay:
     def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         try:
             while data := source.recv(65536):
-                sink.sendall(data)
+                if source not in self._stalled:
+                    sink.sendall(data)
         except OSError:
             pass
         finally:
@@ -100,11 +108,17 @@ class Relay:
                 with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
 
+    def stall(self) -> None:
+        """Forward nothing more on the connections open now, and close none of them."""
+        with self._lock:
+            self._stalled |= self._sockets
+
     def cut(self) -> None:
         """Stop listening (new connections are refused) and break every open connection."""
         with self._lock:
             self._cut = True
             sockets, self._sockets = self._sockets, set()
+            self._stalled = set()
         with contextlib.suppress(OSError):
             self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
         self._listener.close()

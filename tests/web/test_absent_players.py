@@ -56,6 +56,7 @@ def test_a_player_leaves_his_seat_and_takes_it_back(
     expect(page.locator("#deal .deal")).to_be_attached(timeout=LIVE_MS)
 
     page.locator("#leave-seat").click()
+    page.locator("#leave-confirm").click()  # asked twice (tests/web/test_leave_seat.py)
     panel = page.locator("#seat-panel")
     expect(panel.locator("li[data-seat-play='0'][data-away='true']")).to_contain_text(
         "away: the basic bot (for dot) plays", timeout=LIVE_MS

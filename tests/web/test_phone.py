@@ -13,10 +13,11 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import Backend
-from tests.support.http import open_table
-from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
+from tests.support.http import open_table, register_player
+from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import NAMES, classic_four, deck_for, play_step, start_table
-from tests.web.pages import open_lobby, signed_in, table_page
+from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
+from tests.web.practice import play_moves, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
 
@@ -293,3 +294,77 @@ def test_the_replay_s_controls_stay_on_screen_below_the_deal(
             expect(page.locator("#words")).to_contain_text(f"Step {shown}")
             reachable(page.locator("#words"))
         screenshot(page, f"phone-replay-{held}", full_page=False)
+
+
+def test_a_spectator_reads_the_log_s_newest_lines_while_he_watches_the_deal(
+    new_context: NewContext, web_server: Backend, http: httpx.Client
+) -> None:
+    """A spectator on a phone watches ann play a bot: the log's newest line is on screen,
+    whole, wherever in the deal he looks, and the next one comes there without a scroll (the
+    log's home, the end of the page, was 1,800 px below the deal's top: he saw the table
+    change but never the words for it). A player's own page keeps his move panel there, the
+    log in its place; so does a finished deal, and a desktop's spectator."""
+    ann = register_player(http, "ann-watched")
+    practice = {"entry": "classic", "players": 2, "bot": "basic"}
+    started = http.post("/tables/practice", json=practice, headers=ann).json()
+    table, deal = started["table"], started["deal"]
+    watchers = {
+        held: new_context(viewport=PHONES[held], **TOUCH).new_page()
+        for held in ("upright", "landscape")
+    }
+    for watcher in watchers.values():
+        watcher.goto(f"/tables/{table}")
+        expect(watcher.locator("body[data-ready=true]")).to_be_attached()
+
+    def newest_line_in_sight(watcher: Page) -> None:
+        last = http.get(f"/deals/{deal}/events").json()[-1]["step"]
+        line = watcher.locator(f"#log li[data-step='{last}']")
+        expect(line).to_be_attached(timeout=LIVE_MS)
+        expect(line).not_to_be_empty()
+        # His eyes on the top of the page, on the pile, on the bottom of the deal.
+        deal_end = watcher.locator("#deal").evaluate(
+            "node => node.getBoundingClientRect().bottom + scrollY - innerHeight"
+        )
+        pile = watcher.locator("#deal .pile").evaluate(
+            "node => node.getBoundingClientRect().top + scrollY"
+        )
+        for y in (0, pile, deal_end):
+            watcher.evaluate("y => window.scrollTo(0, y)", y)
+            watcher.wait_for_function(
+                "y => Math.abs(scrollY - Math.max(0, Math.min(y, "
+                "document.scrollingElement.scrollHeight - innerHeight))) < 2",
+                arg=y,
+            )
+            reachable(line)
+            assert line.evaluate("node => node.scrollWidth <= node.clientWidth"), "cut short"
+
+    play_moves(http, ann, deal, 4)
+    wait_until_quiet(http, ann, deal)
+    for watcher in watchers.values():
+        newest_line_in_sight(watcher)
+    upright = watchers["upright"]
+    scroll_to(upright.locator("#deal .pile"), "start")
+    screenshot(upright, "phone-spectator-log", full_page=False)
+    # ann moves again: its words come where he looks, without a scroll.
+    at = upright.evaluate("scrollY")
+    play_moves(http, ann, deal, 1)
+    last = http.get(f"/deals/{deal}/events").json()[-1]["step"]
+    expect(upright.locator(f"#log li[data-step='{last}']")).to_be_attached(timeout=LIVE_MS)
+    assert upright.evaluate("scrollY") == at
+    reachable(upright.locator(f"#log li[data-step='{last}']"))
+
+    # Elsewhere the log stays where it was: ann's own phone (her move panel at the bottom of
+    # the screen), a desktop, the deal over.
+    place = "() => getComputedStyle(document.getElementById('log-panel')).position"
+    wait_until_quiet(http, ann, deal)
+    mine = table_page(new_context(viewport=PHONES["upright"], **TOUCH), ann, table)
+    expect(mine.locator("#moves [data-move]").first).to_be_visible(timeout=LIVE_MS)
+    assert mine.evaluate(place) == "static"
+    desk = new_context(viewport=DESKTOP).new_page()
+    desk.goto(f"/tables/{table}")
+    expect(desk.locator("#log li").first).to_be_attached()
+    assert desk.evaluate(place) == "static"
+    assert upright.evaluate(place) == "sticky"
+    assert http.post(f"/tables/{table}/stop", headers=ann).status_code == 200
+    expect(upright.locator("#deal .deal[data-phase=over]")).to_be_attached(timeout=LIVE_MS)
+    assert upright.evaluate(place) == "static"

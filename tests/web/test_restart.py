@@ -11,20 +11,19 @@ goes with the outage (it stayed, as "Refused: Bad Gateway (502)")."""
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.http import register_player
 from tests.support.relay import BAD_GATEWAY, Relay
 from tests.web.conftest import PAGE_WAIT_MS, NewContext, screenshot
 from tests.web.pages import LIVE_MS, open_lobby, table_page
+from tests.web.practice import check_log, play_moves, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -37,58 +36,6 @@ MOVES = 6
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's own server (SQLite, as ``make run``): its test kills it."""
     yield from running(make_backend("sqlite", tmp_path_factory.mktemp("restart")))
-
-
-def _log_steps(page: Page) -> list[int]:
-    steps = page.locator("#log li[data-step]").evaluate_all(
-        "items => items.map(item => Number(item.dataset.step))"
-    )
-    return [int(step) for step in steps]
-
-
-def _play_mine(http: httpx.Client, headers: dict[str, str], deal: str, rng: random.Random) -> bool:
-    """One of the player's moves from his move menu, if he is to act (beside his page)."""
-    menu = http.get(f"/deals/{deal}/moves", headers=headers).json()
-    if not menu["moves"]:
-        return False
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": rng.choice(menu["moves"])}
-    answer = http.post(f"/deals/{deal}/commands", json=body, headers=headers)
-    assert answer.status_code in (200, 409), answer.text  # 409: the bot moved between reads
-    return answer.status_code == 200
-
-
-def _play_moves(http: httpx.Client, headers: dict[str, str], deal: str, count: int) -> None:
-    rng = random.Random(count)
-    deadline = time.monotonic() + 60
-    played = 0
-    while played < count:
-        assert time.monotonic() < deadline, "the bot did not play between the player's moves"
-        if http.get(f"/deals/{deal}").json()["phase"] == "over":
-            return
-        if _play_mine(http, headers, deal, rng):
-            played += 1
-        else:
-            time.sleep(0.05)
-
-
-def _wait_until_quiet(http: httpx.Client, headers: dict[str, str], deal: str) -> int:
-    """The deal's step once the bot has nothing left to do (the player to act, or the end)."""
-    deadline = time.monotonic() + 30
-    while True:
-        view = http.get(f"/deals/{deal}", headers=headers).json()
-        menu = http.get(f"/deals/{deal}/moves", headers=headers).json()
-        if view["phase"] == "over" or menu["moves"]:
-            return int(view["step"])
-        assert time.monotonic() < deadline, "the bot did not play its turn"
-        time.sleep(0.05)
-
-
-def _check_log(page: Page, events: list[dict[str, Any]], who: str) -> None:
-    """The page's log holds every event its viewer may see, once, in order."""
-    expected = [event["step"] for event in events]
-    expect(page.locator(f"#log li[data-step='{expected[-1]}']")).to_be_attached(timeout=LIVE_MS)
-    assert _log_steps(page) == expected, f"{who}'s log: missing or repeated lines"
-    expect(page.locator(f"#deal .deal[data-step='{expected[-1]}']")).to_be_attached()
 
 
 def test_open_pages_reconnect_and_catch_up_after_a_crash_without_a_reload(
@@ -111,7 +58,7 @@ def test_open_pages_reconnect_and_catch_up_after_a_crash_without_a_reload(
     for opened in pages:  # a reload would lose it
         opened.evaluate("window.notReloaded = true")
     # Her first move: the cut, or her first draw if the bot cut (the first dealer is drawn).
-    step = _wait_until_quiet(http, ann, deal)
+    step = wait_until_quiet(http, ann, deal)
     first = page.locator("#moves :is([data-move=cut], [data-move=draw])")
     expect(first).to_be_visible()
 
@@ -135,17 +82,17 @@ def test_open_pages_reconnect_and_catch_up_after_a_crash_without_a_reload(
         assert time.monotonic() < deadline, "her move after the restart was not recorded"
         time.sleep(0.05)
     assert http.get(f"/deals/{deal}").json()["step"] > step
-    _play_moves(http, ann, deal, MOVES)
+    play_moves(http, ann, deal, MOVES)
 
     # A crash in the middle of the deal, with the bot playing and both streams open.
     server.kill()
     time.sleep(1.0)
     server.start()
-    _play_moves(http, ann, deal, MOVES)
-    _wait_until_quiet(http, ann, deal)
+    play_moves(http, ann, deal, MOVES)
+    wait_until_quiet(http, ann, deal)
 
-    _check_log(page, http.get(f"/deals/{deal}/events", headers=ann).json(), "ann")
-    _check_log(spectator, http.get(f"/deals/{deal}/events").json(), "the spectator")
+    check_log(page, http.get(f"/deals/{deal}/events", headers=ann).json(), "ann")
+    check_log(spectator, http.get(f"/deals/{deal}/events").json(), "the spectator")
     expect(alert).to_be_hidden()
     for opened in pages:
         assert opened.evaluate("window.notReloaded === true"), "a page was reloaded"

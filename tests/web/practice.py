@@ -1,0 +1,68 @@
+"""A game against a bot played over HTTP beside the pages (the tests that cut, stall or
+restart what is between a page and the server: tests/web/test_restart.py,
+tests/web/test_silent_drop.py), and the page's log checked against the deal's events."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import httpx
+from playwright.sync_api import Page, expect
+
+from tests.web.pages import LIVE_MS
+
+
+def log_steps(page: Page) -> list[int]:
+    steps = page.locator("#log li[data-step]").evaluate_all(
+        "items => items.map(item => Number(item.dataset.step))"
+    )
+    return [int(step) for step in steps]
+
+
+def play_mine(http: httpx.Client, headers: dict[str, str], deal: str, rng: random.Random) -> bool:
+    """One of the player's moves from his move menu, if he is to act (beside his page)."""
+    menu = http.get(f"/deals/{deal}/moves", headers=headers).json()
+    if not menu["moves"]:
+        return False
+    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": rng.choice(menu["moves"])}
+    answer = http.post(f"/deals/{deal}/commands", json=body, headers=headers)
+    assert answer.status_code in (200, 409), answer.text  # 409: the bot moved between reads
+    return answer.status_code == 200
+
+
+def play_moves(http: httpx.Client, headers: dict[str, str], deal: str, count: int) -> None:
+    """``count`` of the player's moves (the bot plays its turns between them), or fewer if
+    the deal ends."""
+    rng = random.Random(count)
+    deadline = time.monotonic() + 60
+    played = 0
+    while played < count:
+        assert time.monotonic() < deadline, "the bot did not play between the player's moves"
+        if http.get(f"/deals/{deal}").json()["phase"] == "over":
+            return
+        if play_mine(http, headers, deal, rng):
+            played += 1
+        else:
+            time.sleep(0.05)
+
+
+def wait_until_quiet(http: httpx.Client, headers: dict[str, str], deal: str) -> int:
+    """The deal's step once the bot has nothing left to do (the player to act, or the end)."""
+    deadline = time.monotonic() + 30
+    while True:
+        view = http.get(f"/deals/{deal}", headers=headers).json()
+        menu = http.get(f"/deals/{deal}/moves", headers=headers).json()
+        if view["phase"] == "over" or menu["moves"]:
+            return int(view["step"])
+        assert time.monotonic() < deadline, "the bot did not play its turn"
+        time.sleep(0.05)
+
+
+def check_log(page: Page, events: list[dict[str, Any]], who: str) -> None:
+    """The page's log holds every event its viewer may see, once, in order."""
+    expected = [event["step"] for event in events]
+    expect(page.locator(f"#log li[data-step='{expected[-1]}']")).to_be_attached(timeout=LIVE_MS)
+    assert log_steps(page) == expected, f"{who}'s log: missing or repeated lines"
+    expect(page.locator(f"#deal .deal[data-step='{expected[-1]}']")).to_be_attached()
