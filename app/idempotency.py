@@ -63,6 +63,8 @@ KEY_REUSED = "idempotency_key_reused"
 IN_PROGRESS = "idempotency_key_in_progress"
 #: A key's length: long enough to be unguessable (a UUID is 36 characters).
 MIN_KEY, MAX_KEY = 16, 255
+#: Its characters: visible ASCII but the quote and the backslash (``parse_key``).
+KEY_PATTERN = r"^[!#-\[\]-~]+$"
 #: A request that holds its key this long without answering is taken for dead.
 STALE_CLAIM_SECONDS = 60.0
 #: Expired keys are deleted at most this often per process.
@@ -353,7 +355,12 @@ PARAMETER: dict[str, Any] = {
     "name": HEADER,
     "in": "header",
     "required": False,
-    "schema": {"type": "string", "minLength": MIN_KEY, "maxLength": MAX_KEY},
+    "schema": {
+        "type": "string",
+        "minLength": MIN_KEY,
+        "maxLength": MAX_KEY,
+        "pattern": KEY_PATTERN,
+    },
     "description": "A key of your own (a random UUID) for this one request: a retry with "
     "the same key and body within 24 h gets the first answer back (with "
     f"{REPLAYED}: true) and does nothing again; another body under the key: 422 "

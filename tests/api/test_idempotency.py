@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
-from app.idempotency import HEADER, REPLAYED
+from app.idempotency import HEADER, REPLAYED, ROUTES
 from tests.support.http import Headers, register_player
 
 TABLE = {"entry": "classic", "players": 2}
@@ -168,6 +168,19 @@ def test_a_retried_start_answers_the_deal_instead_of_a_refusal(http: TestClient)
     assert created(canasta_of(http), "Deal.Started") == 1
 
 
+def test_a_retried_bot_seat_seats_one_bot(http: TestClient) -> None:
+    """Without a key, a retried ``bot`` seat took the next free seat: a second bot."""
+    ann = register_player(http, "ann")
+    table = http.post("/tables", json={**TABLE, "players": 4}, headers=ann).json()["id"]
+    same = {**ann, **key()}
+    first = http.post(f"/tables/{table}/seats", json={"bot": "random"}, headers=same)
+    again = http.post(f"/tables/{table}/seats", json={"bot": "random"}, headers=same)
+    assert first.status_code == again.status_code == 200
+    assert again.json() == first.json() and again.headers[REPLAYED] == "true"
+    bots = http.get(f"/tables/{table}").json()["bots"]
+    assert [b for b in bots if b is not None] == ["random"]
+
+
 def test_a_refusal_frees_the_key(http: TestClient) -> None:
     ann = register_player(http, "ann")
     same = {**ann, **key()}
@@ -255,3 +268,20 @@ def test_two_server_processes_on_one_postgres_do_it_once(
             client.close()
     assert_done_once(answers)
     assert created(store_reader(servers[0].settings)) == 1
+
+
+def test_the_openapi_document_lists_the_header_where_it_is_taken(
+    make_client: Callable[..., TestClient],
+) -> None:
+    document = make_client().get("/openapi.json").json()
+    taking = {
+        (method.upper(), path)
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if any(p["name"] == HEADER for p in operation.get("parameters", []))
+    }
+    assert taking == set(ROUTES)
+    assert ("POST", "/deals/{deal_id}/commands") not in taking  # its seq does it (R-CMD-1)
+    for method, path in ROUTES:
+        answers = document["paths"][path][method.lower()]["responses"]
+        assert all(REPLAYED in a.get("headers", {}) for s, a in answers.items() if s[0] == "2")
