@@ -147,6 +147,18 @@ class IdempotencyStore:
         return store
 
     def create_table(self) -> None:
+        """On SQLite, unless it is there already: a process starting beside a running server
+        then only reads (a deferred transaction that reads, then writes next to another
+        writer fails at once with "database is locked" instead of waiting)."""
+        with self._transaction() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'index') "
+                "AND tbl_name = :table",
+                {"table": TABLE},
+            )
+            found = cursor.fetchone()
+            if found is not None and self._values(found)[0] >= len(sqlite_ddl()):
+                return
         with self._transaction() as cursor:
             for statement in sqlite_ddl():
                 cursor.execute(statement)

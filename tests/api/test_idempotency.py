@@ -9,6 +9,7 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -244,13 +245,20 @@ def test_an_unknown_token_is_refused_as_without_a_key(http: TestClient) -> None:
     assert stored_rows(http) == []
 
 
-@pytest.mark.postgres
-def test_two_server_processes_on_one_postgres_do_it_once(
-    migrated_postgres_url: str,
+@pytest.mark.parametrize("store", STORES)
+def test_two_server_processes_on_one_database_do_it_once(
+    store: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
     uvicorn_server: Callable[..., Any],
     store_reader: Callable[..., CanastaApp],
 ) -> None:
-    servers = [uvicorn_server(database_url=migrated_postgres_url) for _ in range(2)]
+    """Two uvicorn processes on one PostgreSQL, or on one SQLite file, given one key at once."""
+    if store == "postgres":
+        url = request.getfixturevalue("migrated_postgres_url")
+        servers = [uvicorn_server(database_url=url) for _ in range(2)]
+    else:
+        servers = [uvicorn_server(data_dir=tmp_path / "shared") for _ in range(2)]
     with httpx.Client(base_url=servers[0].url) as first:
         ann = register_player(first, "ann")
     same = {**ann, **key()}
