@@ -37,13 +37,18 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
         "model": ErrorOut,
         "description": "R-CMD-1: a stale command or a used sequence number; race_lost: another "
         "request changed the game first; seq_too_far: seq more than 1000 above your last; "
-        "name_taken: the name is an account's",
+        "name_taken: the name is an account's; idempotency_key_in_progress: a request with "
+        "this Idempotency-Key is still being processed",
     },
     413: {
         "model": ErrorOut,
         "description": "request body above CANASTA_MAX_BODY_BYTES (code: body_too_large)",
     },
-    422: {"model": ErrorOut, "description": "malformed request (code: malformed)"},
+    422: {
+        "model": ErrorOut,
+        "description": "malformed request (code: malformed); idempotency_key_reused: this "
+        "Idempotency-Key came with another body",
+    },
     429: {
         "model": ErrorOut,
         "description": "over a per-client limit (app.rate_limits; codes: rate_limited, "

@@ -17,6 +17,7 @@ from app.bot_runner import BotRunner
 from app.command_lane import CommandLane
 from app.fanout import EventHub
 from app.http_methods import HeadAsGet
+from app.idempotency import Idempotency, store_for
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
 from app.rate_limits import ClientLimits
@@ -39,7 +40,7 @@ from app.routes import (
 )
 from app.schemas_views import Health
 from app.sessions import CSRF_HEADER
-from app.settings import Settings, eventsourcing_env
+from app.settings import MEMORY, Settings, eventsourcing_env
 from app.signing import SigningKeyError, load_keyring
 from app.startup import StartupRefusal, check_store, settings_from_environment
 
@@ -142,6 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             api.state.read_models = read_models
             api.state.bots = bots
             api.state.reads = reads
+            api.state.idempotency = store_for(canasta, memory=config.database_url == MEMORY)
             api.state.hub = hub
             yield
 
@@ -158,6 +160,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     errors.install(api)
     config = settings or Settings()
+    api.add_middleware(Idempotency)  # Idempotency-Key, in front of the routes only
     if config.command_lane:
         api.add_middleware(CommandLane, max_body=config.max_body_bytes)
     api.add_middleware(HeadAsGet)

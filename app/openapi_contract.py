@@ -10,6 +10,8 @@ between operations, and which operations take the bearer token optionally.
   stateful phase) can follow them from a registration to a deal.
 - **413**: every operation that takes a body documents the answer to a body above the limit
   (``app.limits``).
+- **Idempotency-Key**: the header on the operations that take it, and ``Idempotent-Replayed``
+  on their success answers (``app.idempotency``).
 - **Optional tokens**: an operation that answers anonymous spectators as well as players
   (the deal view, its events, its replay, its stream) lists the empty requirement ``{}``
   beside the bearer token, so that a client knows the token is optional there.
@@ -25,6 +27,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
+from app import idempotency
 from app.deps import lenient_account, optional_account, required_account
 
 AUTH = "$request.header.Authorization"
@@ -183,6 +186,7 @@ def install(api: FastAPI) -> None:
                 and {} not in operation["security"]
             ):
                 operation["security"] = [*operation["security"], {}]
+        idempotency.document(paths)  # the Idempotency-Key header
         api.openapi_schema = document
         return document
 

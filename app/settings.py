@@ -119,6 +119,9 @@ class Settings(BaseSettings):
     #: How long a browser session (``POST /sessions``, the ``canasta_session`` cookie) signs
     #: its player in, in seconds, unless he signs out first (``DELETE /sessions``).
     session_max_age_seconds: int = Field(default=7 * 24 * 3600, ge=60, le=400 * 24 * 3600)
+    #: How long an ``Idempotency-Key`` holds, in seconds (``app/idempotency.py``,
+    #: docs/api.md): a retry under the key within this time gets the first answer back.
+    idempotency_key_seconds: int = Field(default=24 * 3600, ge=60, le=30 * 24 * 3600)
     #: Origins (``https://host[:port]``) whose pages may call the API from scripts, with
     #: credentials (CORS); empty: none, CORS is off. Comma-separated in the environment.
     cors_origins: Annotated[list[str], NoDecode] = []

@@ -2,7 +2,7 @@
 // for each free seat of his open table, and "Practice against bots" in the create form
 // (POST /tables/practice: the player and bots, started at once; the page then opens the table).
 
-import { $, api, element, t } from "./common.js";
+import { $, apiOnce, element, t } from "./common.js";
 
 export const BOT_LEVELS = ["basic", "strong", "random"];
 
@@ -38,7 +38,7 @@ export function botControls(table, me, act, notice) {
     const add = element("button", { type: "button", text: t("bot_add_seat", { number: seat + 1 }) });
     add.addEventListener("click", () => act(async () => {
       const bot = $(id).value;
-      await api("POST", `/tables/${table.id}/seats`, { body: { seat, bot } });
+      await apiOnce("POST", `/tables/${table.id}/seats`, { body: { seat, bot } });
       notice("bot_added", { seat: seat + 1 });
     }));
     form.append(add);
@@ -53,7 +53,7 @@ export function setUpPractice(formBody, showError) {
   $("practice-button").addEventListener("click", async () => {
     try {
       const body = { ...formBody(), bot: field.value };
-      const { table } = await api("POST", "/tables/practice", { body });
+      const { table } = await apiOnce("POST", "/tables/practice", { body });
       window.location.assign(`/tables/${table}`);
     } catch (error) {
       showError(error);

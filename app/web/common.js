@@ -63,9 +63,10 @@ export class Refused extends Error {
 // change something carries the CSRF header. A refusal throws Refused with the server's code.
 // minStep: the least step the answer may show (X-Canasta-Min-Step: a server reading from a
 // replica waits for it, or asks the primary; docs/api.md).
-export async function api(method, path, { body, token, minStep } = {}) {
+export async function api(method, path, { body, token, minStep, key } = {}) {
   const headers = { Accept: "application/json" };
   if (minStep) headers["X-Canasta-Min-Step"] = String(minStep);
+  if (key) headers["Idempotency-Key"] = key;
   if (method !== "GET") headers["X-Canasta-CSRF"] = "1";
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -92,6 +93,49 @@ export async function api(method, path, { body, token, minStep } = {}) {
     throw new Refused(answer.status, error.code, error.message, error.details ?? null);
   }
   return data;
+}
+
+// A request that a double tap or a lost answer could repeat (a new table, a practice game, an
+// account, the start, the next deal, a rematch: docs/api.md, "Retrying safely"). It carries an
+// Idempotency-Key of its own; when it gets no answer (the network, a restarting server), or
+// the server is still doing it (409 idempotency_key_in_progress), it is sent again with the
+// same key, up to three times a second apart: the server does it once and answers each try
+// the same. A second tap while the same request is under way waits for its answer instead
+// of sending another.
+const underWay = new Map();
+
+export function apiOnce(method, path, options = {}) {
+  const what = `${method} ${path} ${JSON.stringify(options.body ?? null)}`;
+  if (underWay.has(what)) return underWay.get(what);
+  const sent = sendOnce(method, path, { ...options, key: newKey() });
+  underWay.set(what, sent);
+  const forget = () => underWay.delete(what);
+  sent.then(forget, forget);
+  return sent;
+}
+
+const TRIES = 3;
+const RETRY_MS = 1000;
+
+async function sendOnce(method, path, options) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await api(method, path, options);
+    } catch (error) {
+      const busy = error instanceof Refused && error.code === "idempotency_key_in_progress";
+      if (attempt >= TRIES || !(busy || unreachable(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+  }
+}
+
+// A random key (a version 4 UUID; crypto.randomUUID needs a secure context, this does not).
+function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 // The request got no answer from the server (it is restarting, the connection is down, a proxy

@@ -4,7 +4,7 @@
 // for the next deal, shown also to a player who plays his own seat while the host is away
 // (docs/tables.md); the server refuses them to anybody else all the same (403 R-SEAT-3).
 
-import { api, element, t } from "./common.js";
+import { api, apiOnce, element, t } from "./common.js";
 
 // The seat counts where the host names the teams (R-SEAT-2, R-SEAT-3), and the teams to pick
 // from: classic at 5 (3 + 2) and 6 (3 + 3); extra_six at 6 (3 + 3, or three teams of 2).
@@ -86,7 +86,7 @@ export function hostControls(table, me, details, act, notice) {
     if (teams) controls.push(teamsForm(table, teams, act, notice));
     if (table.free_seats === 0 && (!teams || table.sides)) {
       controls.push(button(t("start"), () => act(async () => {
-        await api("POST", `/tables/${table.id}/start`);
+        await apiOnce("POST", `/tables/${table.id}/start`);
         notice("started");
       })));
     }
@@ -129,7 +129,7 @@ function lastDealOver(details) {
 
 function nextDealButton(table, act, notice) {
   return button(t("host_next_deal"), () => act(async () => {
-    await api("POST", `/tables/${table.id}/deals`);
+    await apiOnce("POST", `/tables/${table.id}/deals`);
     notice("host_next_deal_started");
   }));
 }

@@ -4,7 +4,7 @@
 // POST /players and POST /sessions.
 
 import {
-  $, api, element, errorText, setUpLanguage, t, unreachable, whoAmI,
+  $, api, apiOnce, element, errorText, setUpLanguage, t, unreachable, whoAmI,
 } from "./common.js";
 import { botControls, botNote, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
@@ -95,7 +95,7 @@ async function signUp(event) {
   event.preventDefault();
   const name = $("sign-up-name").value.trim();
   await act(async () => {
-    const created = await api("POST", "/players", { body: { name } });
+    const created = await apiOnce("POST", "/players", { body: { name } });
     // Shown once, then forgotten by the page: only the box holds it until it is dismissed.
     $("token-shown").value = created.token;
     $("token-box").hidden = false;
@@ -169,7 +169,7 @@ async function createTable(event) {
   event.preventDefault();
   const body = createBody();
   await act(async () => {
-    const created = await api("POST", "/tables", { body });
+    const created = await apiOnce("POST", "/tables", { body });
     if (created.invite) showInvite(created.id, created.invite);
     else rememberTable(created.id);
     notice("created");

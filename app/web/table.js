@@ -24,7 +24,7 @@
 
 import { botNote } from "./bots.js";
 import {
-  $, Refused, api, errorText, setUpLanguage, t, unreachable, whoAmI,
+  $, Refused, api, apiOnce, errorText, setUpLanguage, t, unreachable, whoAmI,
 } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
@@ -273,9 +273,9 @@ async function play(command, { check = false } = {}) {
 async function hostAction(kind) {
   clearError();
   try {
-    if (kind === "next") await api("POST", `/tables/${state.tableId}/deals`);
+    if (kind === "next") await apiOnce("POST", `/tables/${state.tableId}/deals`);
     if (kind === "stop") await api("POST", `/tables/${state.tableId}/stop`);
-    if (kind === "start") await api("POST", `/tables/${state.tableId}/start`);
+    if (kind === "start") await apiOnce("POST", `/tables/${state.tableId}/start`);
     if (kind === "invite") {
       // A private table's new invite code, shown this once (docs/tables.md): the old one stops
       // working.
@@ -283,7 +283,7 @@ async function hostAction(kind) {
     }
     if (kind === "rematch") {
       // The same players in the same seats, at a new open table (docs/tables.md, "Rematch").
-      const { id } = await api("POST", `/tables/${state.tableId}/rematch`);
+      const { id } = await apiOnce("POST", `/tables/${state.tableId}/rematch`);
       window.location.assign(`/tables/${id}`);
       return;
     }

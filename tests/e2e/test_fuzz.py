@@ -15,7 +15,7 @@ Whatever the request: no 500 (R-CMD-3: a stable error body instead), every respo
 to the schema the API publishes (status, content type, headers, body), invalid requests are
 refused, valid ones are accepted or refused by a documented rule (400 with a rule id: the one
 answer added to what schemathesis expects for valid data, besides 401, 403, 404 and 409
-R-CMD-1, which it expects already), a 405 names
+R-CMD-1, which it expects already; each request's ``Idempotency-Key`` is a new one), a 405 names
 the allowed methods, an operation that declares a token refuses a request without one unless
 it declares the token optional, and a created table can be read at once.
 
@@ -25,11 +25,12 @@ Live streams (``/stream``) are left out: an open stream only ends when its deal 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 import schemathesis
@@ -42,6 +43,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.generation import GenerationMode
 
 from app.application import CanastaApp
+from app.idempotency import HEADER, KEY_PATTERN, MAX_KEY, MIN_KEY
 from app.main import create_app
 from app.settings import Settings
 from domain.legal import legal_command, seat_to_act
@@ -202,6 +204,19 @@ def published_operations() -> list[tuple[str, str, GenerationMode]]:
     return cases
 
 
+def fresh_key(case: Any) -> dict[str, str]:
+    """A generated ``Idempotency-Key`` is replaced by a new one, as a client makes a new key
+    for each new request (docs/api.md, "Retrying safely"): hypothesis repeats its values, and
+    a key repeated with another body is refused (422 ``idempotency_key_reused``), as it
+    should be (tests/api/test_idempotency.py). An invalid one (negative generation) is kept."""
+    generated = (case.headers or {}).get(HEADER)
+    if not isinstance(generated, str) or not re.fullmatch(KEY_PATTERN, generated):
+        return {}
+    if not MIN_KEY <= len(generated) <= MAX_KEY:
+        return {}
+    return {HEADER: str(uuid4())}
+
+
 # The operations are listed when the tests are collected, one test per operation and mode.
 # (schemathesis' own pytest integration, ``schemathesis.pytest.from_fixture``, fails with
 # pytest 9.2: it sets ``Function._nodeid``, which pytest 9.2 no longer has.)
@@ -225,6 +240,7 @@ def test_no_request_gets_a_server_error_or_breaks_the_schema_r_cmd_3(
             headers["Authorization"] = "Bearer not-a-token"
         elif who != "nobody":
             headers["Authorization"] = f"Bearer {seeded.tokens[who]}"
+        headers.update(fresh_key(case))
         case.call_and_validate(headers=headers)  # every check the configuration enables
 
     fuzz()
@@ -265,7 +281,9 @@ def test_the_stateful_phase_follows_the_links_without_a_failure(
             if given not in known:
                 token = next(tokens)  # None: the generated header is sent as it is
                 given = f"Bearer {token}" if token is not None else None
-            return {"headers": {"Authorization": given}} if given else {}
+            headers = {"Authorization": given} if given else {}
+            headers.update(fresh_key(case))
+            return {"headers": headers} if headers else {}
 
         def validate_response(
             self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any

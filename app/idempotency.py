@@ -1,0 +1,388 @@
+"""``Idempotency-Key``: a retried request that changes something is done once (docs/api.md,
+"Retrying safely").
+
+The IETF httpapi draft "The Idempotency-Key HTTP Header Field", as Stripe's API has it: a
+client that sends the same key again with the same request (a timeout, a dropped connection,
+a double tap) gets the first answer back, status and body, with ``Idempotent-Replayed:
+true``, and nothing is done again. The same key with another body is refused, 422
+``idempotency_key_reused``; a retry while the first request is still being processed, 409
+``idempotency_key_in_progress`` (``Retry-After: 1``). A key holds for
+``CANASTA_IDEMPOTENCY_KEY_SECONDS`` (24 h by default). Without the header nothing changes.
+
+An ASGI middleware in front of the routes of ``ROUTES`` (every route that changes something,
+but ``POST /deals/{id}/commands``, whose sequence numbers do this already (R-CMD-1), its dry
+run, which changes nothing, and the sign-in and sign-out). A key is scoped to its caller
+(the account of the bearer token or the session cookie; nobody for ``POST /players``), the
+method and the path: the same key from another account, or on another route or table, is
+another key. A request whose caller the route will refuse (an unknown token, a cookie
+without the CSRF header, no credentials where one is needed) is handed on untouched.
+
+Only a success (2xx) is stored: a refusal changed nothing, so its key is freed and a retry
+runs again. The keys live in the database (``app.infra.idempotency_store``), one row per key
+under a unique primary key, so that two processes given the same key at once do the request
+once. The database holds neither the key nor the answer in clear: the row's id is a hash of
+the caller, route and key, and the answer (which may hold a new account's token or a
+private table's invite code) is encrypted with AES-GCM under another hash of them: only a
+client that knows the key can have it back.
+
+A request whose process dies before it answers leaves its key held: a retry gets 409 until
+``STALE_CLAIM_SECONDS`` have passed, and then runs again (whether the first one did its
+work before dying cannot be known from here).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from starlette.requests import cookie_parser
+from starlette.routing import compile_path
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.application import error_body
+from app.auth import account_name, bearer_token
+from app.infra.idempotency_store import IdempotencyStore
+from app.limits import replayed
+from app.sessions import COOKIE, CSRF_HEADER, session_account
+
+log = logging.getLogger("canasta.api")
+
+HEADER = "Idempotency-Key"
+REPLAYED = "Idempotent-Replayed"
+#: The error codes (docs/rules/common.md).
+KEY_REUSED = "idempotency_key_reused"
+IN_PROGRESS = "idempotency_key_in_progress"
+#: A key's length: long enough to be unguessable (a UUID is 36 characters).
+MIN_KEY, MAX_KEY = 16, 255
+#: Its characters: visible ASCII but the quote and the backslash (``parse_key``).
+KEY_PATTERN = r"^[!#-\[\]-~]+$"
+#: A request that holds its key this long without answering is taken for dead.
+STALE_CLAIM_SECONDS = 60.0
+#: Expired keys are deleted at most this often per process.
+PURGE_EVERY_SECONDS = 60.0
+
+#: The routes that take the header: (method, path template).
+ROUTES: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("POST", "/players"),
+        ("POST", "/tables"),
+        ("POST", "/tables/practice"),
+        ("PUT", "/tables/{table_id}/clock"),
+        ("POST", "/tables/{table_id}/seats"),
+        ("PUT", "/tables/{table_id}/teams"),
+        ("POST", "/tables/{table_id}/start"),
+        ("POST", "/tables/{table_id}/deals"),
+        ("POST", "/tables/{table_id}/stop"),
+        ("POST", "/tables/{table_id}/invite"),
+        ("PUT", "/tables/{table_id}/spectators"),
+        ("POST", "/tables/{table_id}/rematch"),
+        ("POST", "/tables/{table_id}/leave"),
+        ("POST", "/tables/{table_id}/seats/{seat}/give"),
+        ("PUT", "/tables/{table_id}/missed-turns"),
+    }
+)
+#: The routes a caller without credentials may send a key to (the others refuse him).
+ANONYMOUS = frozenset({("POST", "/players")})
+
+
+class BadKey(ValueError):
+    """A header that is not a key (422 ``malformed``)."""
+
+
+def parse_key(raw: str) -> str:
+    """The key of a header value: a string of ``MIN_KEY`` to ``MAX_KEY`` visible ASCII
+    characters, bare or quoted (the draft's Structured Field string, ``"..."``)."""
+    value = raw.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
+    if not MIN_KEY <= len(value) <= MAX_KEY:
+        raise BadKey(f"{HEADER}: {MIN_KEY} to {MAX_KEY} characters (a UUID will do)")
+    if not all(33 <= ord(c) <= 126 and c not in '"\\' for c in value):
+        raise BadKey(f"{HEADER}: visible ASCII characters only, no quote or backslash")
+    return value
+
+
+def fingerprint(body: bytes) -> str:
+    """The request's body, as compared between a key's uses: JSON read and written again
+    (spacing and key order do not matter), other bytes as they are."""
+    try:
+        canonical = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":"))
+        data = b"json\0" + canonical.encode()
+    except ValueError:
+        data = b"raw\0" + body
+    return hashlib.sha256(data).hexdigest()
+
+
+def derive(caller: str, method: str, path: str, key: str) -> tuple[str, bytes]:
+    """The row's id and the answer's encryption key, both from the caller, route and key."""
+    material = "\0".join(("canasta-ledger idempotency/1", caller, method, path, key)).encode()
+    key_id = hashlib.sha256(b"id\0" + material).hexdigest()
+    secret = hashlib.sha256(b"answer\0" + material).digest()
+    return key_id, secret
+
+
+def seal(secret: bytes, key_id: str, status: int, content_type: str, body: bytes) -> str:
+    plain = json.dumps(
+        {"status": status, "type": content_type, "body": base64.b64encode(body).decode()}
+    ).encode()
+    nonce = os.urandom(12)
+    return base64.b64encode(nonce + AESGCM(secret).encrypt(nonce, plain, key_id.encode())).decode()
+
+
+def unseal(secret: bytes, key_id: str, sealed: str) -> tuple[int, str, bytes]:
+    data = base64.b64decode(sealed)
+    plain = json.loads(AESGCM(secret).decrypt(data[:12], data[12:], key_id.encode()))
+    return int(plain["status"]), str(plain["type"]), base64.b64decode(plain["body"])
+
+
+@dataclass(frozen=True)
+class Claimed:
+    claim: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    sealed: str
+
+
+class Reused:
+    pass
+
+
+class InProgress:
+    pass
+
+
+Outcome = Claimed | Replay | Reused | InProgress
+
+
+def claim(store: IdempotencyStore, key_id: str, digest: str, now: float, ttl: float) -> Outcome:
+    """Take the key for this request, or say what its earlier use decides."""
+    mine = uuid.uuid4().hex
+    for _ in range(3):  # each turn loses only to a request that changed the row meanwhile
+        if store.insert(key_id, digest, mine, now, ttl):
+            return Claimed(mine)
+        row = store.get(key_id)
+        if row is None:
+            continue  # freed meanwhile
+        dead = row.status is None and row.created_at < now - STALE_CLAIM_SECONDS
+        if row.expires_at <= now or dead:
+            if store.take_over(key_id, digest, mine, row.claim, now, ttl):
+                return Claimed(mine)
+            continue
+        if row.fingerprint != digest:
+            return Reused()
+        if row.status is None or row.answer is None:
+            return InProgress()
+        return Replay(row.answer)
+    return InProgress()
+
+
+def _error(status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]]) -> list[Message]:
+    data = json.dumps(body).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(data)).encode()),
+        *extra,
+    ]
+    return [
+        {"type": "http.response.start", "status": status, "headers": headers},
+        {"type": "http.response.body", "body": data},
+    ]
+
+
+#: Each route's path pattern (Starlette's, as the router compiles it).
+_PATTERNS = [(method, template, compile_path(template)[0]) for method, template in sorted(ROUTES)]
+
+
+def covered(scope: Scope) -> tuple[str, str] | None:
+    """The (method, path template) of the route the request goes to, if it takes a key."""
+    for method, template, pattern in _PATTERNS:
+        if method == scope["method"] and pattern.match(scope["path"]):
+            return method, template
+    return None
+
+
+class Idempotency:
+    """The middleware (see the module's docstring)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._next_purge = 0.0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        raw = headers.get(HEADER.lower())
+        route = covered(scope) if raw is not None else None
+        if raw is None or route is None:
+            await self.app(scope, receive, send)
+            return
+        try:
+            key = parse_key(raw)
+        except BadKey as exc:
+            await _send(send, _error(422, error_body("malformed", str(exc)), []))
+            return
+        caller = await self._caller(scope["app"].state.canasta, headers, route)
+        if caller is None:  # the route refuses it (401, 403): nothing to keep
+            await self.app(scope, receive, send)
+            return
+        messages: list[Message] = []
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+        key_id, secret = derive(caller, scope["method"], scope["path"], key)
+        store: IdempotencyStore = scope["app"].state.idempotency
+        ttl = float(scope["app"].state.settings.idempotency_key_seconds)
+        now = time.time()
+        purge = now >= self._next_purge
+        if purge:
+            self._next_purge = now + PURGE_EVERY_SECONDS
+
+        def decide() -> Outcome:
+            if purge:
+                store.purge(now)
+            return claim(store, key_id, fingerprint(body), now, ttl)
+
+        outcome = await anyio.to_thread.run_sync(decide)
+        if isinstance(outcome, Reused):
+            text = (
+                f"this {HEADER} was used with another request body on this route: send a new "
+                "key for a new request"
+            )
+            await _send(send, _error(422, error_body("idempotency_key_reused", text), []))
+        elif isinstance(outcome, InProgress):
+            text = f"a request with this {HEADER} is still being processed: retry shortly"
+            await _send(
+                send,
+                _error(
+                    409, error_body("idempotency_key_in_progress", text), [(b"retry-after", b"1")]
+                ),
+            )
+        elif isinstance(outcome, Replay):
+            status, content_type, data = unseal(secret, key_id, outcome.sealed)
+            start: Message = {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", content_type.encode("latin-1")),
+                    (b"content-length", str(len(data)).encode()),
+                    (REPLAYED.lower().encode(), b"true"),
+                ],
+            }
+            await _send(send, [start, {"type": "http.response.body", "body": data}])
+        else:
+            await self._first(scope, replayed(messages, receive), send, key_id, secret, outcome)
+
+    async def _first(
+        self, scope: Scope, receive: Receive, send: Send, key_id: str, secret: bytes, held: Claimed
+    ) -> None:
+        """Run the request, keep its answer if it succeeded (else free the key), answer."""
+        store: IdempotencyStore = scope["app"].state.idempotency
+        answer: list[Message] = []
+
+        async def keep(message: Message) -> None:
+            answer.append(message)
+
+        try:
+            await self.app(scope, receive, keep)
+        except BaseException:
+            await anyio.to_thread.run_sync(store.release, key_id, held.claim)
+            raise
+        start = next((m for m in answer if m["type"] == "http.response.start"), None)
+        status = int(start["status"]) if start is not None else 500
+        if 200 <= status < 300 and start is not None:
+            content_type = next(
+                (v.decode("latin-1") for k, v in start.get("headers", []) if k == b"content-type"),
+                "application/json",
+            )
+            body = b"".join(m.get("body", b"") for m in answer if m["type"] == "http.response.body")
+            sealed = seal(secret, key_id, status, content_type, body)
+            try:
+                await anyio.to_thread.run_sync(store.finish, key_id, held.claim, status, sealed)
+            except Exception:  # the work is done: answer it even so
+                log.exception("idempotency: could not store the answer of %s", scope["path"])
+        else:
+            await anyio.to_thread.run_sync(store.release, key_id, held.claim)
+        await _send(send, answer)
+
+    @staticmethod
+    async def _caller(canasta: Any, headers: dict[str, str], route: tuple[str, str]) -> str | None:
+        """Whose key it is: ``account:<name>`` for a bearer token or a session cookie the
+        route will accept, ``anonymous`` where the route takes no credentials; None when the
+        route will refuse the request."""
+        token = bearer_token(headers.get("authorization"))
+        if token is not None:
+            name = await account_name(canasta, token)
+            return None if name is None else f"account:{name}"
+        session = cookie_parser(headers.get("cookie", "")).get(COOKIE)
+        if session:
+            if not headers.get(CSRF_HEADER.lower(), "").strip():
+                return None
+            name = await session_account(canasta, session)
+            return None if name is None else f"account:{name}"
+        return "anonymous" if route in ANONYMOUS else None
+
+
+async def _send(send: Send, messages: list[Message]) -> None:
+    for message in messages:
+        await send(message)
+
+
+def store_for(canasta: Any, memory: bool) -> IdempotencyStore:
+    """The keys' store of the application's database (``app.main``'s start-up)."""
+    if memory:
+        return IdempotencyStore.in_memory()
+    return IdempotencyStore.for_datastore(canasta.factory.datastore)
+
+
+#: The header's OpenAPI parameter, on every operation of ``ROUTES``.
+PARAMETER: dict[str, Any] = {
+    "name": HEADER,
+    "in": "header",
+    "required": False,
+    "schema": {
+        "type": "string",
+        "minLength": MIN_KEY,
+        "maxLength": MAX_KEY,
+        "pattern": KEY_PATTERN,
+    },
+    "description": "A key of your own (a random UUID) for this one request: a retry with "
+    "the same key and body within 24 h gets the first answer back (with "
+    f"{REPLAYED}: true) and does nothing again; another body under the key: 422 "
+    f"{KEY_REUSED}; the first still being processed: 409 {IN_PROGRESS} (docs/api.md, "
+    '"Retrying safely").',
+}
+
+
+def document(paths: dict[str, Any]) -> None:
+    """Add the header to the OpenAPI operations of ``ROUTES``, and ``Idempotent-Replayed``
+    to their success answers."""
+    for method, path in sorted(ROUTES):
+        operation = paths.get(path, {}).get(method.lower())
+        if operation is None:
+            continue
+        parameters = operation.setdefault("parameters", [])
+        if not any(p.get("name") == HEADER for p in parameters):
+            parameters.append(PARAMETER)
+        for status, answer in operation["responses"].items():
+            if status.startswith("2"):
+                answer.setdefault("headers", {})[REPLAYED] = {
+                    "description": f"true: the stored answer to an earlier request with this "
+                    f"{HEADER}; nothing was done again",
+                    "schema": {"type": "string", "enum": ["true"]},
+                }
