@@ -17,6 +17,7 @@ from app.bot_runner import BotRunner
 from app.command_lane import CommandLane
 from app.fanout import EventHub
 from app.http_methods import HeadAsGet
+from app.infra.liveness import Heartbeat
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
 from app.rate_limits import ClientLimits
@@ -116,8 +117,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_stacked_decks=config.allow_stacked_decks,
             keys=keys,
             turn_seconds_min=config.turn_seconds_min,
+            outage_seconds=config.outage_seconds,
         )
         canasta.claim_names()  # an older store's names, before any registration (domain.accounts)
+        # The service is alive (before it serves anybody, and before the bots look at the
+        # turn clocks): docs/operations.md, "Restarts and crashes".
+        heartbeat = Heartbeat(canasta.liveness)
+        heartbeat.start()
         read_models = ReadModels(config, app=canasta)
         read_models.start()
         reads = Reads.open(canasta, config, read_models)  # a read replica, if configured
@@ -130,6 +136,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api.state.canasta = canasta
         api.state.read_models = read_models
         api.state.bots = bots
+        api.state.heartbeat = heartbeat
         api.state.reads = reads
         api.state.hub = hub = EventHub.for_settings(canasta, config, reads)
         try:
@@ -139,6 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             bots.close()
             reads.close()
             read_models.close()
+            heartbeat.close()
             canasta.close()
 
     api = FastAPI(
