@@ -30,13 +30,10 @@ that turn as the ``basic`` bot under the same name. A seat whose player has miss
 limit of turns in a row is taken over whenever the leader looks at it (the recorded count
 decides, so a leader that died right after the timeout leaves nothing undone).
 
-The clocks know the service's outages (``app.infra.liveness``: every serving process says in
-the database that it is alive). While no serving process has said so for longer than
-``outage_seconds``, nobody is timed out (players cannot move). A person's turn that began
-before the service came back from its last outage gets its full time again: the leader
-records ``TurnClockRestarted`` in the deal (``CanastaApp.restart_turn_clock``) before
-anything else, whichever process leads then; a hand-over between live processes restarts
-nothing, since the others went on saying the service was alive.
+The clocks know the service's outages (``app.infra.liveness``): while no serving process has
+said it is alive for ``outage_seconds``, nobody is timed out; a person's turn begun before the
+service came back gets its whole time again (``CanastaApp.restart_turn_clock`` records
+``TurnClockRestarted``). A hand-over between live processes restarts nothing.
 
 Correctness does not rest on the election. A command decided on a deal that moved meanwhile
 is refused as stale (409, nothing recorded) and decided again on the next round; a command
