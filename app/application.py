@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from app.services.accounts import AccountService
 from app.services.bot_seats import BotSeatService
+from app.services.clock import ClockService
 from app.services.commands import Answer, Expected, error_body
 from app.services.core import RandomSource
 from app.services.dry_run import DryRunService
@@ -25,7 +26,13 @@ __all__ = ["Answer", "CanastaApp", "Expected", "RandomSource", "error_body"]
 
 
 class CanastaApp(
-    AccountService, SessionService, SeatService, BotSeatService, PrivacyService, DryRunService
+    AccountService,
+    SessionService,
+    SeatService,
+    BotSeatService,
+    ClockService,
+    PrivacyService,
+    DryRunService,
 ):
     """The application service (an eventsourcing ``Application``): accounts, browser
     sessions, tables (with bots: ``BotSeatService``, a ``TableService``), their privacy,

@@ -30,6 +30,11 @@ that turn as the ``basic`` bot under the same name. A seat whose player has miss
 limit of turns in a row is taken over whenever the leader looks at it (the recorded count
 decides, so a leader that died right after the timeout leaves nothing undone).
 
+The clocks know the service's outages (``app.infra.liveness``): while no serving process has
+said it is alive for ``outage_seconds``, nobody is timed out; a person's turn begun before the
+service came back gets its whole time again (``CanastaApp.restart_turn_clock`` records
+``TurnClockRestarted``). A hand-over between live processes restarts nothing.
+
 Correctness does not rest on the election. A command decided on a deal that moved meanwhile
 is refused as stale (409, nothing recorded) and decided again on the next round; a command
 submitted twice under one sequence number gets its first answer back; so a bot's move is
@@ -47,13 +52,14 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
 from app.application import CanastaApp, Expected
 from app.command_io import submission
+from app.infra.liveness import BEAT_SECONDS, Alive
 from app.infra.projection_runner.leases import (
     BOTS_LEASE_KEY,
     BOTS_LOCK_FILE_SUFFIX,
@@ -67,7 +73,7 @@ from app.settings import MEMORY, Settings
 from bots import PublicMemory, choose, get_bot, random_move
 from bots.view import seat_view
 from domain.bot_names import STAND_IN_LEVEL, bot_level
-from domain.clock import deadline, missed_in_a_row, stand_in
+from domain.clock import deadline, missed_in_a_row, restart_due, stand_in
 from domain.commands import Command, TimeOut
 from domain.constants import OVER
 from domain.deal import Deal
@@ -136,6 +142,8 @@ class BotRunner:
         self.takeovers = 0  # seats taken over after the limit of missed turns
         self.deals_opened = 0  # next deals opened while nobody present could (docs/tables.md)
         self._due: dict[UUID, datetime] = {}  # a clocked table -> its seat to act's deadline
+        self.restarts = 0  # turn clocks restarted after an outage of the service
+        self._alive: tuple[float, Alive | None] | None = None  # (read at, the record)
 
     # --- lifecycle -----------------------------------------------------------------------
     @property
@@ -195,6 +203,7 @@ class BotRunner:
         self._tables.clear()
         self._deal_table.clear()
         self._deals.clear()
+        self._alive = None
         pending = self._find_tables()
         swept = time.monotonic()
         while not self._stopping.is_set():
@@ -366,15 +375,33 @@ class BotRunner:
         now = datetime.now(UTC)
         return {table_id for table_id, due in self._due.items() if due <= now}
 
+    def _service(self) -> Alive | None:
+        """The service's record (``app.infra.liveness``), read again at most every 0.2 s
+        (the server checks it again before any timeout: this only saves queries)."""
+        if self._alive is None or time.monotonic() - self._alive[0] > 0.2:
+            self._alive = (time.monotonic(), self.canasta.liveness.read())
+        return self._alive[1]
+
     def _clock(self, table: Table, deal: Deal, seat: int) -> bool:
-        """A person is to act: once his deadline has passed, time his turn out (as the seat's
-        stand-in, through ``submit`` like any command, decided on the deal's step); before,
-        note when to look again. True if a timeout was submitted."""
+        """A person is to act: if his turn ran through an outage of the service, restart
+        its clock; once his deadline has passed, time his turn out (as the seat's stand-in,
+        through ``submit`` like any command, decided on the deal's step), unless the service
+        is out of service now; before, note when to look again. True if something was
+        recorded or submitted."""
+        alive = self._service()
+        if alive is not None:
+            turn_since, seconds = deal.turn_since, table.turn_seconds
+            if restart_due(turn_since, seconds, deal.state, alive.up_since) is not None:
+                return self._restart(deal)
         due = deadline(deal.turn_since, table.turn_seconds, deal.state)
         if due is None:
             return False
-        if datetime.now(UTC) < due:
+        now = datetime.now(UTC)
+        if now < due:
             self._due[table.id] = due
+            return False
+        if alive is not None and alive.out_of_service(now, self.canasta.liveness.outage_seconds):
+            self._due[table.id] = now + timedelta(seconds=BEAT_SECONDS)  # look again then
             return False
         name = stand_in(seat)
         body = CommandIn.model_validate(
@@ -391,6 +418,20 @@ class BotRunner:
         code = answer.body.get("error", {}).get("code")
         logger.info("bots: the timeout of seat %s in deal %s refused (%s)", seat, deal.id, code)
         return answer.status == 409  # stale: a move got there first; looked at again
+
+    def _restart(self, deal: Deal) -> bool:
+        """Record that the turn's clock starts again after the outage (decided again on the
+        deal as stored: ``CanastaApp.restart_turn_clock``). True: look at the table again."""
+        try:
+            seat = self.canasta.restart_turn_clock(deal.id, deal.version)
+        except DomainError as exc:  # the deal moved meanwhile: looked at again
+            logger.info("bots: the clock of deal %s not restarted (%s)", deal.id, exc)
+            return True
+        self._alive = None  # read the record again before deciding on it again
+        if seat is not None:
+            self.restarts += 1
+            logger.info("bots: the clock of seat %s in deal %s restarted", seat, deal.id)
+        return True
 
     def _missed_turns(self, table: Table, state: DealState, seat: int) -> bool:
         """A seat whose player has missed the table's limit of turns in a row (and still

@@ -57,7 +57,10 @@ def open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
         return None
     try:
         keys = load_keyring(settings, signing=signing) or None  # none: signatures unchecked
-        return settings, CanastaApp(env=eventsourcing_env(settings), keys=keys)
+        canasta = CanastaApp(
+            env=eventsourcing_env(settings), keys=keys, outage_seconds=settings.outage_seconds
+        )
+        return settings, canasta
     except Exception as exc:  # a bad URL, a database that is down, no signing key
         print(f"cannot open the store ({store_name(settings)}): {exc}", file=sys.stderr)
         return None

@@ -18,6 +18,7 @@ from app.command_lane import CommandLane
 from app.fanout import EventHub
 from app.http_methods import HeadAsGet
 from app.idempotency import Idempotency, store_for
+from app.infra.liveness import Heartbeat
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
 from app.rate_limits import ClientLimits
@@ -122,9 +123,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 allow_stacked_decks=config.allow_stacked_decks,
                 keys=keys,
                 turn_seconds_min=config.turn_seconds_min,
+                outage_seconds=config.outage_seconds,
             )
             started.callback(canasta.close)
             canasta.claim_names()  # an older store's names, before any registration
+            # The service is alive (before it serves anybody, and before the bots look at the
+            # turn clocks): docs/operations.md, "Restarts and crashes".
+            heartbeat = Heartbeat(canasta.liveness)
+            started.callback(heartbeat.close)
+            heartbeat.start()
             read_models = ReadModels(config, app=canasta)
             started.callback(read_models.close)
             read_models.start()
@@ -142,6 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             api.state.canasta = canasta
             api.state.read_models = read_models
             api.state.bots = bots
+            api.state.heartbeat = heartbeat
             api.state.reads = reads
             api.state.idempotency = store_for(canasta, memory=config.database_url == MEMORY)
             api.state.hub = hub

@@ -278,6 +278,19 @@ class TurnTimedOutView(EventBase):
     on_step: Step
 
 
+class TurnClockRestartedView(EventBase):
+    """The server was out of service while ``seat``'s turn ran: its clock starts again, in
+    full, from the end of the outage (docs/tables.md, "Turn clock"). The deadline is then
+    the event's time (or ``up`` if later) plus the table's ``turn_seconds``."""
+
+    kind: Literal["TurnClockRestarted"]
+    seat: SeatNo
+    down: datetime | None = Field(
+        description="the server's last sign of life before the outage (null: not known)"
+    )
+    up: datetime = Field(description="when the server came back")
+
+
 _DealEventView = Annotated[
     StartedView
     | DeckCutView
@@ -299,7 +312,8 @@ _DealEventView = Annotated[
     | DealScoredView
     | DealAbandonedView
     | SeatPlayerChangedView
-    | TurnTimedOutView,
+    | TurnTimedOutView
+    | TurnClockRestartedView,
     Field(discriminator="kind"),
 ]
 

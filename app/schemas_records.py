@@ -184,6 +184,13 @@ class TurnTimedOutRecord(_Record):
     on_step: int = Field(description="the step the timeout was decided on (docs/tables.md)")
 
 
+class TurnClockRestartedRecord(_Record):
+    kind: Literal["TurnClockRestarted"]
+    seat: SeatNo
+    down: datetime | None = Field(description="the last sign of life before the outage")
+    up: datetime = Field(description="when the server came back (docs/tables.md)")
+
+
 _DealEventRecord = Annotated[
     StartedRecord
     | DeckShuffledRecord
@@ -207,7 +214,8 @@ _DealEventRecord = Annotated[
     | DealScoredRecord
     | DealAbandonedRecord
     | SeatPlayerChangedRecord
-    | TurnTimedOutRecord,
+    | TurnTimedOutRecord
+    | TurnClockRestartedRecord,
     Field(discriminator="kind"),
 ]
 

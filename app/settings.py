@@ -63,6 +63,11 @@ class Settings(BaseSettings):
     #: The least turn clock a host may choose, in seconds (docs/tables.md, "Turn clock"): 10;
     #: tests set less to see a clock run out quickly.
     turn_seconds_min: int = Field(default=10, ge=1, le=3600)
+    #: How long no server process may say it is alive before that counts as an outage of
+    #: the service (docs/operations.md, "Restarts and crashes"): a person's turn that ran
+    #: through a longer one gets its full time again (docs/tables.md, "Turn clock"). Each
+    #: server says so every 2 s (a quarter of this, if less); tests set less.
+    outage_seconds: float = Field(default=10.0, ge=0.2, le=3600)
     #: Connections kept open by the eventsourcing PostgreSQL pool. Keep it at least as large
     #: as the number of threads that use the application at once.
     postgres_pool_size: int = 10

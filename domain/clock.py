@@ -6,13 +6,17 @@ fold), so its deadline is a fact of the stored history, the same in every proces
 replay; nothing here reads a clock. When the deadline has passed, the bots process sends
 ``TimeOut`` for that seat (as the seat's stand-in, ``stand_in``), and the ``basic`` bot plays
 the rest of that turn under the same name.
+
+A turn that ran while the server was out of service (no process answered the players) gets
+its full time again from the outage's end (``restart_due``): the deal records
+``TurnClockRestarted``, from which its clock starts again.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from domain.bot_names import STAND_IN_LEVEL, bot_name
+from domain.bot_names import STAND_IN_LEVEL, bot_level, bot_name
 from domain.errors import SetupError
 from domain.state import DealState
 
@@ -43,6 +47,22 @@ def deadline(turn_since: str | None, turn_seconds: int | None, state: DealState)
     if seat is None or seat in state.timed_out:
         return None
     return datetime.fromisoformat(turn_since) + timedelta(seconds=turn_seconds)
+
+
+def restart_due(
+    turn_since: str | None, turn_seconds: int | None, state: DealState, up: datetime | None
+) -> int | None:
+    """The seat whose turn clock starts again because the service came back at ``up`` (the
+    end of the last outage; None: none known) while its turn ran: a person's turn, with a
+    clock, not timed out, begun before ``up``. None when no restart is due. A restarted
+    turn starts at ``up`` or later (``Deal.turn_since``), so it is due once an outage."""
+    if up is None or deadline(turn_since, turn_seconds, state) is None:
+        return None
+    seat = state.to_act
+    assert seat is not None and turn_since is not None  # a deadline has both
+    if bot_level(state.player_ids[seat]) is not None:  # a bot's seat has no time to lose
+        return None
+    return seat if datetime.fromisoformat(turn_since) < up else None
 
 
 def stand_in(seat: int) -> str:

@@ -11,7 +11,13 @@ from domain import rules
 from domain.chain import GENESIS, link
 from domain.commands import Command, TimeOut
 from domain.constants import OVER
-from domain.deal_events import DealEvent, DeckShuffled, DeckStacked, SeatPlayerChanged
+from domain.deal_events import (
+    DealEvent,
+    DeckShuffled,
+    DeckStacked,
+    SeatPlayerChanged,
+    TurnClockRestarted,
+)
 from domain.errors import RuleViolation
 from domain.events import EVENT_CLASSES
 from domain.state import DealState, Options
@@ -111,6 +117,16 @@ class Deal(Aggregate):
         if st.phase == OVER or not 0 <= seat < st.players or st.player_ids[seat] == player:
             raise ValueError(f"seat {seat} cannot change player now")
         self.record([SeatPlayerChanged(seat=seat, player=player, reason=reason)])
+
+    def restart_clock(self, seat: int, down: str | None, up: str) -> None:
+        """``seat``'s turn ran through an outage of the server (``down`` to ``up``): its clock
+        starts again, in full (docs/tables.md, "Turn clock"); only for the seat to act,
+        whose turn has not timed out, in a deal not over (``domain.clock.restart_due`` says
+        when one is due)."""
+        st = self.state
+        if st.to_act is None or seat != st.to_act or seat in st.timed_out:
+            raise ValueError(f"seat {seat}'s turn clock cannot restart now")
+        self.record([TurnClockRestarted(seat=seat, down=down, up=up)])
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Deal:
         """Fast copy for the aggregate cache: the state knows how to clone itself."""

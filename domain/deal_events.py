@@ -176,6 +176,19 @@ class TurnTimedOut(_Base):
     on_step: int
 
 
+@dataclass(frozen=True, slots=True)
+class TurnClockRestarted(_Base):
+    """The server was out of service (no process answered players) while ``seat``'s turn
+    ran: that seat's clock starts again, in full, from the end of the outage (docs/tables.md,
+    "Turn clock"). ``down``: the last sign of life before the outage (ISO 8601, UTC; null
+    when not known), ``up``: when the service came back. Not a command: the process that
+    keeps the clocks records it; it changes nothing but where the turn's clock starts."""
+
+    seat: int
+    down: str | None
+    up: str
+
+
 DealEvent = (
     DeckShuffled
     | DeckStacked
@@ -199,6 +212,7 @@ DealEvent = (
     | DealAbandoned
     | SeatPlayerChanged
     | TurnTimedOut
+    | TurnClockRestarted
 )
 
 #: Every deal event class by its kind (its class name, which the stored event shares).
@@ -227,6 +241,7 @@ BY_KIND: dict[str, type[DealEvent]] = {
         DealAbandoned,
         SeatPlayerChanged,
         TurnTimedOut,
+        TurnClockRestarted,
     )
 }
 for _cls in BY_KIND.values():

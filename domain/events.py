@@ -11,6 +11,7 @@ and the fold reads their typed twins of the same names in ``domain.deal_events``
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from eventsourcing.domain import Aggregate
@@ -42,6 +43,12 @@ class DealEvent(Aggregate.Event):
         changed = isinstance(self, SeatPlayerChanged) and self.seat == state.to_act
         if state.to_act != before or changed:
             aggregate.turn_since = self.timestamp.isoformat()
+        elif isinstance(self, TurnClockRestarted):
+            # The clock starts again from the outage's end: the event's time, or the end
+            # it names if that is later (machines' clocks a little apart), so that a turn
+            # restarted once for an outage is never restarted again for it.
+            at = self.timestamp.isoformat()
+            aggregate.turn_since = max(at, self.up, key=datetime.fromisoformat)
 
 
 class DeckShuffled(DealEvent):
@@ -157,6 +164,12 @@ class TurnTimedOut(DealEvent):
     on_step: int  # the deal step the timeout was decided on
 
 
+class TurnClockRestarted(DealEvent):
+    seat: int  # the seat to act, whose clock starts again
+    down: str | None  # the last sign of life before the outage (ISO 8601; null: not known)
+    up: str  # when the service came back (ISO 8601)
+
+
 EVENT_CLASSES: dict[str, type[DealEvent]] = {
     cls.__name__: cls
     for cls in (
@@ -182,5 +195,6 @@ EVENT_CLASSES: dict[str, type[DealEvent]] = {
         DealAbandoned,
         SeatPlayerChanged,
         TurnTimedOut,
+        TurnClockRestarted,
     )
 }

@@ -37,6 +37,7 @@ from domain.deal_events import (
     PonytailsDealt,
     RedThreeLaid,
     SeatPlayerChanged,
+    TurnClockRestarted,
     TurnTimedOut,
     WentOut,
 )
@@ -240,6 +241,8 @@ class DealState:
             case TurnTimedOut():
                 self.timed_out.append(e.seat)
                 self.missed[e.seat] += 1
+            case TurnClockRestarted():
+                pass  # only where the turn's clock starts (Deal.turn_since) changes
             case _:
                 assert_never(e)
 

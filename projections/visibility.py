@@ -129,6 +129,7 @@ _PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "DealAbandoned": ("reason",),
     "SeatPlayerChanged": ("seat", "player", "reason"),
     "TurnTimedOut": ("seat", "on_step"),
+    "TurnClockRestarted": ("seat", "down", "up"),
 }
 _SECRET_KINDS = frozenset({"DeckShuffled", "DeckStacked"})  # the seed, the deck order
 

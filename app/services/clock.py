@@ -13,17 +13,26 @@ Who may send what, decided where ``CommandService`` decides every sequenced comm
 
 These checks come after the ``expect`` check, so that a late move and the timeout decided on
 the same step race like any two commands: the second is refused as stale (R-CMD-1).
+
+The service's outages (``app.infra.liveness``) are the clock's business too: while no server
+process says it is alive, players cannot move, so no turn times out (409 ``clock_not_due``);
+a person's turn that ran through an outage gets its full time again from the outage's end,
+recorded in the deal (``ClockService.restart_turn_clock``: ``TurnClockRestarted``), and
+cannot time out before that is recorded.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from uuid import UUID
 
-from domain.clock import deadline, stand_in_seat
+from app.infra.liveness import Alive
+from app.services.tables import TableService
+from domain.clock import deadline, restart_due, stand_in_seat
 from domain.commands import Command, TimeOut
 from domain.deal import Deal
-from domain.errors import Conflict, Forbidden
+from domain.errors import RACE_LOST, Conflict, Forbidden
 
 TIMEOUT_NOT_ALLOWED = "timeout_not_allowed"
 TURN_TIMED_OUT = "turn_timed_out"
@@ -51,10 +60,12 @@ def check_clock(
     seat: int,
     command: Command,
     turn_seconds: Callable[[], int | None],
+    service: Callable[[], tuple[Alive | None, float]],
     now: datetime | None = None,
 ) -> None:
     """The clock's part of a command's decision, once its ``expect`` has been checked
-    (``turn_seconds``: the table's, read only for a timeout)."""
+    (``turn_seconds``: the table's, ``service``: the service's record and how long a silence
+    is an outage; both read only for a timeout)."""
     state = deal.state
     if player in state.player_ids:  # a person (or a seated bot)
         if seat in state.timed_out:
@@ -64,8 +75,44 @@ def check_clock(
             )
         return
     if isinstance(command, TimeOut):
-        due = deadline(deal.turn_since, turn_seconds(), state)
-        if due is None or (now or datetime.now(UTC)) < due:
+        seconds = turn_seconds()
+        due = deadline(deal.turn_since, seconds, state)
+        now = now or datetime.now(UTC)
+        if due is None or now < due:
             raise Conflict(f"seat {seat}'s turn clock has not run out", code=CLOCK_NOT_DUE)
+        alive, outage_seconds = service()
+        if alive is None:
+            return
+        if restart_due(deal.turn_since, seconds, state, alive.up_since) is not None:
+            raise Conflict(
+                f"seat {seat}'s turn ran through an outage of the server: its clock starts again",
+                code=CLOCK_NOT_DUE,
+            )
+        if alive.out_of_service(now, outage_seconds):
+            raise Conflict("the server is out of service: no turn times out", code=CLOCK_NOT_DUE)
     elif seat not in state.timed_out:
         raise Forbidden("R-CMD-2", f"seat {seat}'s turn has not timed out: not yours to play")
+
+
+class ClockService(TableService):
+    """Records the restart of a turn clock after an outage (docs/tables.md, "Turn clock")."""
+
+    def restart_turn_clock(self, deal_id: UUID, step: int) -> int | None:
+        """If the deal (still at ``step``) waits for a person whose turn ran through the
+        service's last outage, record ``TurnClockRestarted``: his clock starts again, in
+        full. Returns the seat, or None when no restart is due. 409 ``race_lost`` when the
+        deal moved meanwhile (the caller looks again)."""
+        deal = self.get_deal(deal_id)
+        if deal.version != step:
+            raise Conflict(f"the deal is at step {deal.version}, not {step}", code=RACE_LOST)
+        alive = self.liveness.read()
+        if alive is None:
+            return None
+        table = self.get_table(UUID(deal.state.table_id))
+        seat = restart_due(deal.turn_since, table.turn_seconds, deal.state, alive.up_since)
+        if seat is None:
+            return None
+        down = None if alive.down_since is None else alive.down_since.isoformat()
+        deal.restart_clock(seat, down, alive.up_since.isoformat())
+        self._save(deal)
+        return seat

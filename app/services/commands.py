@@ -255,7 +255,9 @@ class CommandService(AppCore):
         stale = expected.mismatch(deal)
         if stale is not None:
             raise Stale(stale)
-        check_clock(deal, player, seat, command, lambda: self._turn_seconds(deal))
+        check_clock(
+            deal, player, seat, command, lambda: self._turn_seconds(deal), self.service_alive
+        )
         first_new = deal.version + 1
         deal.execute(seat, command)
         aggregates = self._with_table(deal, cache_only=cache_only)

@@ -23,6 +23,7 @@ from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcodin
 
 from app.infra.group_commit import GroupCommit, Pending
 from app.infra.library import cache_reader, record_batch
+from app.infra.liveness import Alive, liveness_for
 from app.signing import Keyring
 from domain.clock import TURN_SECONDS_MIN
 from domain.deal import Deal
@@ -84,6 +85,8 @@ DEFAULT_COMMIT_BATCH_MAX = 64
 #: for more commands before writing a transaction (0: never waits).
 COMMIT_LINGER_MS = "COMMIT_LINGER_MS"
 DEFAULT_COMMIT_LINGER_MS = 2.0
+#: How long the service may be silent before that is an outage (``Settings.outage_seconds``).
+OUTAGE_SECONDS = 10.0
 
 
 class AppCore(Application[UUID]):
@@ -97,6 +100,7 @@ class AppCore(Application[UUID]):
         allow_stacked_decks: bool = False,
         keys: Keyring | None = None,
         turn_seconds_min: int = TURN_SECONDS_MIN,
+        outage_seconds: float = OUTAGE_SECONDS,
     ) -> None:
         """``keys``: the server's signing key and published keys (``app.signing``): the
         current key signs each table's record of a finished deal (``domain.seal``), the audit
@@ -112,6 +116,8 @@ class AppCore(Application[UUID]):
         self.random: RandomSource = random or SystemRandom()
         self.allow_stacked_decks = allow_stacked_decks
         self.turn_seconds_min = turn_seconds_min  # the turn clock's least (docs/tables.md)
+        # The service's sign of life in the store (its outages restart the turn clocks).
+        self.liveness = liveness_for(self.factory, outage_seconds)
         # Commands saved concurrently share a transaction (see app.infra.group_commit).
         batch = int(self.env.get(COMMIT_BATCH_MAX, "") or DEFAULT_COMMIT_BATCH_MAX)
         linger = float(self.env.get(COMMIT_LINGER_MS, "") or DEFAULT_COMMIT_LINGER_MS) / 1000
@@ -122,6 +128,11 @@ class AppCore(Application[UUID]):
             if batch > 1
             else None
         )
+
+    def service_alive(self) -> tuple[Alive | None, float]:
+        """The service's record (``app.infra.liveness``) and how long a silence is an
+        outage (the turn clock's checks, ``app.services.clock``)."""
+        return self.liveness.read(), self.liveness.outage_seconds
 
     def close(self) -> None:
         if self.group_commit is not None:

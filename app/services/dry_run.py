@@ -45,7 +45,9 @@ class DryRunService(CommandService):
             stale = expected.mismatch(deal)
             if stale is not None:
                 raise Conflict(stale, code=STALE)
-            check_clock(deal, player, seat, command, lambda: self._turn_seconds(deal))
+            check_clock(
+                deal, player, seat, command, lambda: self._turn_seconds(deal), self.service_alive
+            )
             trial = deepcopy(deal)  # decided on a copy that is never saved
             trial.execute(seat, command)
         except Conflict as conflict:  # stale, or the turn clock's (``turn_timed_out``)

@@ -40,7 +40,7 @@ const DEAL_KINDS = [
   "RedThreeLaid", "CardTurnedUp", "PlayStarted", "PartnerAsked", "PartnerAnswered", "PileTaken",
   "MeldLaid", "MeldExtended", "CardDiscarded", "WentOut", "PileDeclined", "DealScored", "DealAbandoned",
   "SeatPlayerChanged",
-  "TurnTimedOut",
+  "TurnTimedOut", "TurnClockRestarted",
 ];
 const TABLE_KINDS = [
   "Created", "PlayerSeated", "TeamsChosen", "GameStarted", "DealOpened", "DealRecorded",

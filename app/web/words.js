@@ -157,6 +157,7 @@ export const DESCRIBE = {
   SeatPlayerChanged: (e, who) =>
     t(SEAT_CHANGES[e.reason] ?? "event_SeatPlayerChanged", { who, seat: seatName(e.seat), player: playerText(e.player) }),
   TurnTimedOut: (_e, who) => t("event_TurnTimedOut", { who }),
+  TurnClockRestarted: (_e, who) => t("event_TurnClockRestarted", { who }),
   // --- a table's events (GET /tables/{id}/stream) -----------------------------------------
   Created: (e) =>
     t("event_Created", { host: e.host, entry: known(`entry_${e.entry}`, e.entry), players: e.players }),

@@ -5,6 +5,7 @@ must produce exactly the stored events that follow (see ``domain.audit``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from domain import rules
@@ -53,6 +54,7 @@ from domain.events import (
     PileTaken,
     PonytailPickedUp,
     SeatPlayerChanged,
+    TurnClockRestarted,
     TurnTimedOut,
 )
 from domain.state import DealState
@@ -220,6 +222,7 @@ def _setup(events: Sequence[StoredEvent]) -> DealState | Mismatch:
 
 _ABANDON = "abandon"  # the move that a DealAbandoned event records (the host's stop)
 _CHANGE = "change"  # a SeatPlayerChanged event: who plays a seat (docs/tables.md)
+_RESTART = "restart"  # a TurnClockRestarted event: a clock started again after an outage
 Move = Candidate | str
 
 
@@ -231,6 +234,8 @@ def _moves(events: Sequence[StoredEvent], i: int) -> list[Move] | Mismatch:
         return [_ABANDON]
     if isinstance(event, SeatPlayerChanged):
         return [_CHANGE]
+    if isinstance(event, TurnClockRestarted):
+        return [_RESTART]
     try:
         candidates = _candidates(events, i)
     except Exception as exc:  # a field missing or of the wrong type
@@ -275,6 +280,25 @@ def _change(state: DealState, events: Sequence[StoredEvent], i: int) -> int | Mi
     return 1
 
 
+def _restart(state: DealState, events: Sequence[StoredEvent], i: int) -> int | Mismatch:
+    """A turn clock started again after an outage of the server is not a command: the
+    outage is the recorder's to know; the history shows that it restarts the clock of the
+    seat to act, whose turn has not timed out, and that the outage ends after it began
+    (``Deal.restart_clock``)."""
+    event = events[i]
+    seat = getattr(event, "seat", None)
+    down, up = getattr(event, "down", None), getattr(event, "up", None)
+    try:
+        ends = datetime.fromisoformat(str(up))
+        ordered = down is None or datetime.fromisoformat(str(down)) <= ends
+    except (TypeError, ValueError):
+        ordered = False
+    if not ordered or seat is None or seat != state.to_act or seat in state.timed_out:
+        message = "a turn clock restarted that the deal cannot record here"
+        return Mismatch(event.originator_version, message, stored=describe(event))
+    return 1
+
+
 def check_rules(events: Sequence[StoredEvent]) -> tuple[Mismatch | None, int]:
     """(the first mismatch or None, the number of commands re-decided).
 
@@ -302,6 +326,8 @@ def check_rules(events: Sequence[StoredEvent]) -> tuple[Mismatch | None, int]:
         move = untried.pop()
         if move == _CHANGE:
             outcome = _change(here, events, i)
+        elif move == _RESTART:
+            outcome = _restart(here, events, i)
         elif isinstance(move, str):
             outcome = _abandon(here, events, i)
         else:

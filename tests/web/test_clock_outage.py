@@ -1,0 +1,82 @@
+"""The turn clock across an outage of the server, in a real browser (docs/tables.md, "Turn
+clock"; docs/operations.md, "Restarts and crashes"): a player's table page stays open while
+the server is killed in her turn and kept down for longer than the whole turn. Back, her page
+(reconnected by itself) says in its log that the server was out of service and her clock
+starts again, and counts her whole time down again: her turn is not timed out at once, and
+her cut, past her old deadline, counts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import Backend, make_backend, running
+from tests.support.http import register_player
+from tests.web.conftest import NewContext, screenshot
+from tests.web.pages import table_page
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+#: The table's clock. The page reopens its stream 1.5, 4.5, 10.5, 22.5 and 46.5 s after the
+#: crash: after an outage that ends past the turn's old deadline (about 25 s), it is back
+#: some 20 s after the restart, well within the whole turn again.
+TURN_SECONDS = 30
+OUTAGE_SECONDS = 2
+#: Where the screenshots are copied for a person to look at.
+SHOTS = Path("/tmp/clock-outage")
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    """This module's own server (SQLite, as ``make run``): its test kills it."""
+    env = {"CANASTA_TURN_SECONDS_MIN": "1", "CANASTA_OUTAGE_SECONDS": str(OUTAGE_SECONDS)}
+    yield from running(make_backend("sqlite", tmp_path_factory.mktemp("outage"), extra_env=env))
+
+
+def test_the_page_shows_the_clock_started_again_after_an_outage(
+    web_server: Backend, new_context: NewContext, http: httpx.Client
+) -> None:
+    server = web_server.server
+    ann, bob = register_player(http, "ann"), register_player(http, "bob")
+    body = {"entry": "classic", "players": 2, "turn_seconds": TURN_SECONDS}
+    table = http.post("/tables", json=body, headers=ann).json()["id"]
+    for seat, who in enumerate((ann, bob)):
+        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
+    assert http.post(f"/tables/{table}/start", headers=ann).status_code == 201
+    view = http.get(f"/tables/{table}").json()
+    to_act = http.get(f"/deals/{view['current_deal']}").json()
+    assert to_act["phase"] == "cut"
+    player = (ann, bob)[to_act["cutter"]]  # her page is open; she does not move
+    page = table_page(new_context(), player, table)
+    page.evaluate("window.notReloaded = true")
+    clock = page.get_by_role("timer").first
+    expect(clock).to_be_visible()
+    old_deadline = datetime.fromisoformat(to_act["deadline"])
+
+    server.kill()
+    time.sleep((old_deadline - datetime.now(UTC)).total_seconds() + 1)
+    assert datetime.now(UTC) > old_deadline
+    server.start()
+
+    restarted = page.locator("#log li[data-kind=TurnClockRestarted]")
+    expect(restarted).to_have_count(1, timeout=30_000)
+    expect(restarted).to_contain_text("The server was out of service during")
+    expect(restarted).to_contain_text("clock starts again, with the whole time")
+    expect(page.locator("#log li[data-kind=TurnTimedOut]")).to_have_count(0)
+    expect(clock).to_contain_text("s left to play")
+    left = int(clock.get_attribute("data-left") or "-1")
+    assert 0 < left <= TURN_SECONDS, left
+    assert page.evaluate("window.notReloaded === true"), "the page was reloaded"
+    shot = screenshot(page, "clock-outage-restarted")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / shot.name).write_bytes(shot.read_bytes())
+    # She cuts now, past her old deadline, within her whole time again: it counts.
+    page.locator("#moves [data-move=cut]").click()
+    expect(page.locator("#log li[data-kind=DeckCut]")).to_have_count(1)
+    expect(page.locator("#log li[data-kind=TurnTimedOut]")).to_have_count(0)
