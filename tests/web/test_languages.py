@@ -1,34 +1,56 @@
 """The pages in Russian and Thai (docs/web.md, "Languages"): a browser whose language is one of
 them gets it by default and keeps the menu's choice; a Russian player reads every count of a
-live deal in its plural form ("11 карт", "62 карты", "61 карта"); a Thai spectator reads the
-table in Thai."""
+live deal in its plural form ("11 карт", "62 карты", "61 карта"); and the lobby, the table (a
+player's and a spectator's), the replay and the audit fit a phone and a desktop in both: no
+horizontal scroll, no button whose words are cut."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
-from tests.support.http import Game, Headers
-from tests.web.conftest import NewContext, screenshot
+from tests.support.http import Game, Headers, open_table, register_player, state_reader
+from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
 from tests.web.deals import NAMES, classic_four, play_step, start_table
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
 
+AUDITOR = "audra"
 #: Each language: the browser's locale, the lobby's title and its "Your name" label.
 LANGUAGES = {
     "ru": ("ru-RU", "Журнал канасты", "Ваше имя"),
     "th": ("th-TH", "สมุดบันทึกคานาสต้า", "ชื่อของคุณ"),
 }
+#: What reaches past the right edge of a screen ``width`` wide: the deepest such elements. (A
+#: mobile browser widens its layout to the content, so ``innerWidth`` would grow with it.)
+WIDE = """(width) => {
+  const clipped = (node) => {
+    for (let up = node.parentElement; up && up !== document.body; up = up.parentElement) {
+      if (getComputedStyle(up).overflowX !== "visible") return true;
+    }
+    return false;
+  };
+  const wide = (node) => node.getBoundingClientRect().right > width + 0.5 && !clipped(node);
+  return [...document.querySelectorAll("body *")]
+    .filter((node) => wide(node) && ![...node.children].some(wide))
+    .map((node) => `${node.tagName.toLowerCase()}.${node.className}: ${node.textContent.trim().slice(0, 50)}`);
+}"""
+#: The buttons and links drawn as buttons whose words do not fit inside them.
+CUT_BUTTONS = """() => [...document.querySelectorAll("button, a.button")]
+  .filter((b) => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1)
+  .map((b) => `${b.textContent.trim()}: ${b.scrollWidth} > ${b.clientWidth}`)"""
 
 
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
-    """A server set up for tests (stacked decks)."""
-    env = {"CANASTA_ALLOW_STACKED_DECKS": "true"}
+    """A server set up for tests (stacked decks), with an auditor."""
+    env = {"CANASTA_AUDITORS": AUDITOR, "CANASTA_ALLOW_STACKED_DECKS": "true"}
     yield from running(make_backend("sqlite", tmp_path_factory.mktemp("languages"), extra_env=env))
 
 
@@ -130,3 +152,53 @@ def test_a_thai_spectator_watches_the_table_in_thai(
     expect(page.locator("html")).to_have_attribute("lang", "th")
     expect(page.locator("#deal li[data-seat='1'] .count")).to_have_text("ในมือ 11 ใบ")
     expect(page.locator("#deal")).to_contain_text("กองจั่ว")
+
+
+@pytest.fixture(scope="module")
+def finished(web_server: Backend) -> Iterator[tuple[Game, Headers]]:
+    """A 2-player classic deal played to its end by the seeded random player, and the
+    auditor's headers."""
+    with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
+        game = open_table(http, ["done-ann", "done-bob"])
+        game.play_deal(state_reader(web_server.shadow()), random.Random(1))
+        yield game, register_player(http, AUDITOR)
+
+
+def fits(page: Page, shot: str) -> None:
+    """No horizontal scroll, no button with its words cut; and a screenshot to look at."""
+    screenshot(page, shot)
+    width = page.viewport_size["width"] if page.viewport_size else 0
+    wide = page.evaluate(WIDE, width)
+    scrolled = page.evaluate("() => document.scrollingElement.scrollWidth")
+    assert (wide, scrolled <= width) == ([], True), (shot, wide, scrolled)
+    assert page.evaluate(CUT_BUTTONS) == []
+
+
+@pytest.mark.parametrize("screen", ["phone", "desktop"])
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_page_fits_the_screen_in_the_language(
+    new_context: NewContext,
+    http: httpx.Client,
+    finished: tuple[Game, Headers],
+    lang: str,
+    screen: str,
+) -> None:
+    def context() -> Any:
+        if screen == "phone":
+            return new_context(locale=LANGUAGES[lang][0], viewport=PHONES["upright"], **TOUCH)
+        return new_context(locale=LANGUAGES[lang][0], viewport=DESKTOP)
+
+    done, auditor = finished
+    game, names = live_deal(http, f"{lang}-{screen}")
+    fits(open_page(context(), "/"), f"{lang}-{screen}-lobby-signed-out")
+    player = sign_in(context(), game.headers[names[0]])
+    fits(open_page(player, "/"), f"{lang}-{screen}-lobby")
+    table = open_page(player, f"/tables/{game.table}")
+    expect(table.locator("#moves [data-move='draw']")).to_be_visible()
+    fits(table, f"{lang}-{screen}-table-player")
+    fits(open_page(context(), f"/tables/{game.table}"), f"{lang}-{screen}-table-spectator")
+    fits(open_page(context(), f"/tables/{done.table}"), f"{lang}-{screen}-table-over")
+    fits(open_page(context(), f"/deals/{done.deal_id}/replay?step=12"), f"{lang}-{screen}-replay")
+    audit = open_page(sign_in(context(), auditor), f"/audit/deals/{done.deal_id}")
+    expect(audit.locator("#audit-events li").first).to_be_visible()
+    fits(audit, f"{lang}-{screen}-audit")
