@@ -1,18 +1,25 @@
 // What every page shares (docs/web.md): the string catalogue, the API client (same origin,
 // session cookie, CSRF header), DOM helpers and the cards' faces and spoken names.
 
-export const LANGS = ["en", "zh"];
+// The languages of the menu, by their catalogue's name (app/web/i18n/<lang>.json).
+export const LANGS = ["en", "zh", "ru", "th"];
 
 let strings = {};
+let plurals = new Intl.PluralRules("en");
 
 export const $ = (id) => document.getElementById(id);
 
 // The catalogue's text for `key`, with {name} placeholders filled.
-// A count of exactly one picks the key's singular form, `<key>_one`, where the catalogue has
-// one ("1 card in hand", not "1 cards in hand").
+// A `count` picks the key's plural form by the language's rules (Intl.PluralRules, docs/web.md
+// "Languages"): `<key>_<category>` where the catalogue has it ("one", "few", "many", "two",
+// "zero"), else the key itself (the "other" form). English: "1 card", "2 cards"; Russian:
+// "1 карта", "2 карты", "5 карт", "21 карта"; Chinese and Thai have one form only.
 export function t(key, values = {}) {
-  const one = values.count === 1 ? strings[`${key}_one`] : undefined;
-  const text = one ?? strings[key] ?? key;
+  const count = values.count;
+  const counted = count !== undefined && count !== null && count !== "" && Number.isFinite(Number(count));
+  const category = counted ? plurals.select(Number(count)) : "other";
+  const form = category === "other" ? undefined : strings[`${key}_${category}`];
+  const text = form ?? strings[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
 }
 
@@ -20,6 +27,7 @@ export function t(key, values = {}) {
 export async function loadLanguage(lang) {
   const answer = await fetch(`/web/i18n/${lang}.json`, { credentials: "same-origin" });
   strings = await answer.json();
+  plurals = new Intl.PluralRules(lang);
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-i18n]")) {
     node.textContent = t(node.dataset.i18n);
@@ -30,7 +38,17 @@ export async function loadLanguage(lang) {
 export function chosenLanguage() {
   const saved = localStorage.getItem("canasta-lang");
   if (LANGS.includes(saved)) return saved;
-  return (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
+  return browserLanguage(navigator.languages?.length ? navigator.languages : [navigator.language]);
+}
+
+// The first of the browser's preferred languages ("ru-RU", "th", "zh-Hans-CN") that the pages
+// speak, by its primary subtag; English when none.
+export function browserLanguage(preferred) {
+  for (const tag of preferred ?? []) {
+    const primary = String(tag ?? "").toLowerCase().split(/[-_]/)[0];
+    if (LANGS.includes(primary)) return primary;
+  }
+  return "en";
 }
 
 // Wires a <select> of languages: shows the chosen one, and on change saves it, loads it and

@@ -1,11 +1,14 @@
 """The web pages' string catalogues (app/web/i18n): every language has every key of the English
-one, and every key the pages use exists."""
+one with the same placeholders (and plural forms of its own), the pages offer every language,
+and every key the pages use exists."""
 
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
+
+import pytest
 
 from app.web_ui import WEB_DIR
 from tests.web.conftest import NewContext
@@ -19,17 +22,70 @@ def catalogue(lang: str) -> dict[str, str]:
     return data
 
 
-def test_the_chinese_catalogue_has_every_english_key_translated() -> None:
-    english, chinese = catalogue("en"), catalogue("zh")
-    assert sorted(chinese) == sorted(english)
-    for key, text in chinese.items():
+#: Every language but English: one catalogue each (zh, ru, th, ...).
+LANGUAGES = sorted(p.stem for p in CATALOGUES.glob("*.json") if p.stem != "en")
+#: The plural categories a catalogue may add to an English key (common.js's ``t``, docs/web.md
+#: "Languages"): ``<key>_one``, ``<key>_few``, ...; the key itself is the "other" form.
+PLURAL = re.compile(r"^(?P<base>\w+)_(?:zero|one|two|few|many)$")
+#: Languages whose "one" category holds more counts than 1 (Russian: 1, 21, 31, 101, ...).
+ONE_IS_NOT_ONLY_1 = {"ru"}
+
+
+def placeholders(text: str) -> list[str]:
+    return sorted(re.findall(r"\{\w+\}", text))
+
+
+def plural_base(key: str, english: dict[str, str]) -> str | None:
+    """The English key a plural form belongs to ("table_hand_count" for "table_hand_count_few"),
+    or None when the key is no plural form of one."""
+    match = PLURAL.match(key)
+    return match["base"] if match and match["base"] in english else None
+
+
+def test_the_languages_are_the_ones_the_pages_offer() -> None:
+    assert {"zh", "ru", "th"} <= set(LANGUAGES)
+    common = (Path(WEB_DIR) / "common.js").read_text(encoding="utf-8")
+    offered = re.search(r"export const LANGS = \[(.*?)\]", common)
+    assert offered and sorted(re.findall(r'"(\w+)"', offered[1])) == sorted(["en", *LANGUAGES])
+    pages = list(Path(WEB_DIR).glob("*.html"))
+    assert len(pages) == 4, "the scan is broken"
+    for page in pages:
+        menu = re.search(r'<select id="lang">(.*?)</select>', page.read_text("utf-8"), re.S)
+        assert menu, f"{page.name} has no language menu"
+        assert sorted(re.findall(r'value="(\w+)"', menu[1])) == sorted(["en", *LANGUAGES])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_catalogue_has_every_english_key_translated_with_its_placeholders(
+    lang: str,
+) -> None:
+    english, translated = catalogue("en"), catalogue(lang)
+    assert not sorted(set(english) - set(translated)), "keys missing"
+    for key, text in translated.items():
         assert text.strip(), key
-        placeholders = re.findall(r"\{\w+\}", english[key])
-        assert sorted(re.findall(r"\{\w+\}", text)) == sorted(placeholders), key
-    # Translated, not copied: the visible sentences differ from the English ones.
-    assert all(
-        chinese[key] != english[key] for key in english if re.search(r"[a-z]{3}", english[key])
-    )
+        base = plural_base(key, english)
+        if key not in english:  # a plural form English does not need: "table_hand_count_few"
+            assert base, f"{key}: neither an English key nor a plural form of one"
+        if base:
+            # A plural form may say "1" for the count where the count is always 1 here.
+            expected = set(placeholders(english[base]))
+            assert expected - {"{count}"} <= set(placeholders(text)) <= expected, key
+        else:
+            assert placeholders(text) == placeholders(english[key]), key
+    # Translated, not copied: the visible sentences (words besides placeholders) differ.
+    worded = [k for k, v in english.items() if re.search(r"[a-z]{3}", re.sub(r"\{\w+\}", "", v))]
+    assert "meld_of" not in worded and "table_hand_count" in worded, "the scan is broken"
+    assert [key for key in worded if translated[key] == english[key]] == []
+
+
+@pytest.mark.parametrize("lang", sorted(ONE_IS_NOT_ONLY_1))
+def test_a_one_form_that_serves_21_says_its_count(lang: str) -> None:
+    """Russian's "one" form is used for 21 and 101 too: "21 карта", never "1 карта"."""
+    english, translated = catalogue("en"), catalogue(lang)
+    for key, text in translated.items():
+        base = plural_base(key, english)
+        if key.endswith("_one") and base and "{count}" in english[base]:
+            assert "{count}" in text, key
 
 
 def test_every_key_the_pages_use_is_in_the_catalogue() -> None:
