@@ -11,6 +11,7 @@ import pytest
 
 from app.infra.idempotency_store import TABLE, postgres_ddl
 from app.migrations import downgrade, upgrade
+from tests.support.databases import schema_made_by
 
 pytestmark = pytest.mark.postgres
 
@@ -35,17 +36,9 @@ def _shape(url: str, schema: str) -> dict[str, Any]:
 
 def test_the_migration_makes_the_table_the_metadata_describes(migrated_postgres_url: str) -> None:
     url = migrated_postgres_url
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("DROP SCHEMA IF EXISTS idemref CASCADE")
-        conn.execute("CREATE SCHEMA idemref")
-        for statement in postgres_ddl("idemref"):
-            conn.execute(statement)
-    try:
-        ours, described = _shape(url, "public"), _shape(url, "idemref")
-    finally:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("DROP SCHEMA idemref CASCADE")
-    assert ours["columns"] and ours == described
+    with schema_made_by(url, "idemref", postgres_ddl("idemref")) as described:
+        ours, theirs = _shape(url, "public"), _shape(url, described)
+    assert ours["columns"] and ours == theirs
 
 
 def test_a_downgrade_to_0006_removes_the_table_and_an_upgrade_brings_it_back(

@@ -16,6 +16,7 @@ from app.infra.read_model_store.schema import METADATA, postgres_view_ddl
 from app.migrations import downgrade, sqlalchemy_url, upgrade
 from app.settings import Settings, eventsourcing_env
 from tests.infra.probe import CanastaProbe
+from tests.support.databases import schema_made_by
 
 pytestmark = pytest.mark.postgres
 
@@ -246,16 +247,8 @@ def test_the_read_model_metadata_is_what_alembic_creates(migrated_postgres_url: 
     revisions 0002 and 0003 wrote it by hand: created from the metadata in a schema of its
     own, it must be the same tables, columns, types, nullability, keys and indexes."""
     url = migrated_postgres_url
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("DROP SCHEMA IF EXISTS metaref CASCADE")
-        conn.execute("CREATE SCHEMA metaref")
-        for statement in postgres_view_ddl("metaref"):
-            conn.execute(statement)
-    try:
-        ours, alembic = _described(url, "metaref"), _described(url, "public")
-    finally:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("DROP SCHEMA metaref CASCADE")
+    with schema_made_by(url, "metaref", postgres_view_ddl("metaref")) as described:
+        ours, alembic = _described(url, described), _described(url, "public")
     assert ours == alembic
     assert set(ours) == {"discard_log", "draw_log", "score_deals", "deal_scores", "tables"}
     assert ours["draw_log"]["columns"][3] == ("cards", "text[]", False, None)

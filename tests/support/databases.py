@@ -4,7 +4,7 @@ so that tests running at once (pytest-xdist) never share one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit, urlunsplit
 from uuid import uuid4
@@ -37,3 +37,20 @@ def own_database(url: str, prefix: str = "canasta_test") -> Iterator[tuple[str, 
         yield database_url(url, name), name
     finally:
         drop_database(url, name)
+
+
+@contextmanager
+def schema_made_by(url: str, schema: str, statements: Iterable[str]) -> Iterator[str]:
+    """A schema ``schema`` of the database at ``url`` made by running ``statements`` (DDL
+    that names it), dropped afterwards: what a description of tables creates, to compare with
+    what the migrations created in ``public``. Yields the schema's name."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        for statement in statements:
+            conn.execute(statement)
+    try:
+        yield schema
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
