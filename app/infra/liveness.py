@@ -128,7 +128,7 @@ class SQLiteLiveness:
         self._upsert = _UPSERT.format(table=TABLE, now=":now", stale=":stale", greatest="max")
         self._select = _SELECT.format(table=TABLE)
 
-    def _create(self) -> None:
+    def _ensure_table(self) -> None:
         if not self._created:
             with self.datastore.transaction(commit=True) as cursor:
                 cursor.execute(self.CREATE)
@@ -137,13 +137,13 @@ class SQLiteLiveness:
     def beat(self, now: datetime | None = None) -> Alive:
         now = now or datetime.now(UTC)
         stale = now - timedelta(seconds=self.outage_seconds)
-        self._create()
+        self._ensure_table()
         with self.datastore.transaction(commit=True) as cursor:
             cursor.execute(self._upsert, {"now": _text(now), "stale": _text(stale)})
             return _alive(tuple(cursor.fetchone()))
 
     def read(self) -> Alive | None:
-        self._create()
+        self._ensure_table()
         with self.datastore.transaction(commit=False) as cursor:
             cursor.execute(self._select)
             row = cursor.fetchone()

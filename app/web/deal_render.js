@@ -301,14 +301,16 @@ export function breakdownTable(scores, variant = null) {
     const row = element("tr", {}, element("th", { scope: "row", text: t(label) }));
     row.dataset.part = part;
     for (const side of sides) {
-      let text = String(scores[side][part] ?? 0);
+      const cell = element("td", { text: String(scores[side][part] ?? 0) });
       if (part === "canasta_bonus") {
         const counts = ["natural", "mixed", "wild", "special"]
           .filter((kind) => scores[side][`${kind}_canastas`])
           .map((kind) => t(`score_canastas_${kind}`, { count: scores[side][`${kind}_canastas`] }));
-        if (counts.length) text += ` (${counts.join(", ")})`;
+        // On a line of its own, smaller: "(3 смешанные)" beside the points made the table
+        // wider than a phone.
+        if (counts.length) cell.append(element("span", { class: "detail", text: ` (${counts.join(", ")})` }));
       }
-      row.append(element("td", { text }));
+      row.append(cell);
     }
     body.append(row);
   });

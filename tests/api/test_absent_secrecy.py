@@ -18,10 +18,22 @@ from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
 from tests.api.secrecy_support import card_tokens, fetch, sse_messages
-from tests.support.games import play_commands
+from tests.support.games import play_commands, stacked_deck
 
 Headers = dict[str, str]
 
+
+def start(client: TestClient, table: str, host: Headers) -> UUID:
+    """Starts the game on a deck fixed in advance: the same deal every run, so that it lasts
+    as long as the test needs it (a server's shuffle once ended it first: a failed CI run)."""
+    body = {"deck": stacked_deck(DECK_SEED), "dealer": 0}
+    answer = client.post(f"/tables/{table}/start", json=body, headers=host)
+    assert answer.status_code == 201, answer.text
+    return UUID(answer.json()["deal"])
+
+
+#: The deck the tests' games are dealt from (``start``).
+DECK_SEED = 1
 
 #: How long a stream left open while the test plays on may be read: the test stops reading
 #: once it has the deal's last step, so this bounds only a stream that never gets there (a busy
@@ -67,7 +79,7 @@ def until_the_bot_holds_a_card_drawn_since(
 def test_a_player_away_sees_none_of_what_the_bot_draws_for_him(
     make_client: Callable[..., TestClient], register: Callable[[Any, str], Headers]
 ) -> None:
-    client = make_client(run_bots=False)  # the test plays every seat itself
+    client = make_client(run_bots=False, allow_stacked_decks=True)  # it plays every seat
     canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
     people = {name: register(client, name) for name in ("ann", "bob", "cy", "di")}
     bob = people["bob"]
@@ -76,7 +88,7 @@ def test_a_player_away_sees_none_of_what_the_bot_draws_for_him(
     ).json()["id"]
     for seat, headers in enumerate(people.values()):
         client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=headers)
-    deal_id = UUID(client.post(f"/tables/{table}/start", headers=people["ann"]).json()["deal"])
+    deal_id = start(client, table, people["ann"])
     rng = random.Random(8)
     play_commands(canasta, deal_id, rng, 8)
     # His stream, open across the leave (read in a thread until it has been quiet a while).
@@ -124,7 +136,7 @@ def test_a_draw_log_holds_only_the_draws_made_while_its_reader_played_the_seat(
     and the replays, shows a draw only to whoever played the seat when it was made. Bob back
     from a leave does not get the bot's draws of his absence; eve, given the seat, gets none
     of the draws made there before her (bob's, the bot's)."""
-    client = make_client(run_bots=False)  # the test plays every seat itself
+    client = make_client(run_bots=False, allow_stacked_decks=True)  # it plays every seat
     canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
     people = {name: register(client, name) for name in ("ann", "bob", "cy", "di", "eve")}
     bob, eve = people["bob"], people["eve"]
@@ -133,7 +145,7 @@ def test_a_draw_log_holds_only_the_draws_made_while_its_reader_played_the_seat(
     ).json()["id"]
     for seat, name in enumerate(("ann", "bob", "cy", "di")):
         client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=people[name])
-    deal_id = UUID(client.post(f"/tables/{table}/start", headers=people["ann"]).json()["deal"])
+    deal_id = start(client, table, people["ann"])
     rng = random.Random(8)
     drawn: set[int] = set()  # the steps of seat 1's draws so far
 
@@ -193,7 +205,7 @@ def test_a_stream_resumed_past_the_deal_s_step_follows_the_seat_and_the_clock(
     turn clock, through every event. It skipped the events up to the id unfolded: bob's leave
     went unseen and his stream showed him the cards the bot drew for his seat after it; at a
     table with a clock the stream broke off (OriginatorVersionError) at its first event."""
-    client = make_client(run_bots=False)
+    client = make_client(run_bots=False, allow_stacked_decks=True)
     canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
     people = {name: register(client, name) for name in ("ann", "bob", "cy", "di")}
     bob = people["bob"]
@@ -201,7 +213,7 @@ def test_a_stream_resumed_past_the_deal_s_step_follows_the_seat_and_the_clock(
     table = client.post("/tables", json=body, headers=people["ann"]).json()["id"]
     for seat, headers in enumerate(people.values()):
         client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=headers)
-    deal_id = UUID(client.post(f"/tables/{table}/start", headers=people["ann"]).json()["deal"])
+    deal_id = start(client, table, people["ann"])
     rng = random.Random(8)
     play_commands(canasta, deal_id, rng, 8)
     now = canasta.get_deal(deal_id).version
