@@ -7,6 +7,7 @@ test, the fixture builders).
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 from collections.abc import Callable, Sequence
@@ -194,9 +195,27 @@ def expectation(deal: Deal) -> dict[str, Any]:
     }
 
 
+#: Where ``free_port`` looks: below Linux's ephemeral ports (32768 and up,
+#: /proc/sys/net/ipv4/ip_local_port_range), which the kernel hands to outgoing connections. A
+#: port chosen there (by binding to port 0) could be taken as the local end of another test's
+#: connection while its server was stopped, and the server, or a relay, could not listen on it
+#: again when it restarted (CI: "Address already in use" on a relay's resume). Each test
+#: worker (pytest-xdist) looks in a slice of its own, so two workers do not pick the same port.
+PORTS = range(20_000, 32_000)
+PORT_SLICES = 8
+
+
 def free_port() -> int:
-    """A TCP port of 127.0.0.1 that nobody listens on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A TCP port of 127.0.0.1 that nobody listens on now, outside the ephemeral range, so
+    that a server stopped and started again on it finds it free."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    size = len(PORTS) // PORT_SLICES
+    first = PORTS.start + (int(worker) % PORT_SLICES if worker.isdigit() else 0) * size
+    for port in random.sample(range(first, first + size), 200):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free port in {first}..{first + size - 1}")

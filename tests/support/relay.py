@@ -25,6 +25,8 @@ import socket
 import threading
 from urllib.parse import urlsplit, urlunsplit
 
+from tests.support.http import free_port
+
 #: What nginx answers while the server behind it is down.
 BAD_GATEWAY = (
     b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n"
@@ -40,7 +42,7 @@ class Relay:
         self._sockets: set[socket.socket] = set()
         self._stalled: set[socket.socket] = set()  # what comes from these is dropped
         self._lock = threading.Lock()
-        self.port = 0
+        self.port = free_port()  # outside the ephemeral ports: ``resume`` listens on it again
         self._listen()
 
     def _listen(self) -> None:
