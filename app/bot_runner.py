@@ -45,6 +45,7 @@ restart is the same move.
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 import random
 import signal
@@ -464,6 +465,9 @@ def run_foreground(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     stopping = threading.Event()
+    # SIGUSR1 prints every thread's stack (to stderr): what a process that does not stop is
+    # doing, for its operator and for the tests.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     previous = {
         sig: signal.signal(sig, lambda *_: stopping.set())
         for sig in (signal.SIGINT, signal.SIGTERM)

@@ -76,6 +76,20 @@ def bots_process(server: Server, log: Path) -> subprocess.Popen[bytes]:
         )
 
 
+def stopped_within(proc: subprocess.Popen[bytes], seconds: float) -> int | None:
+    """The exit status of ``proc`` (a ``canasta bots`` asked to stop), or None if it did not
+    exit within ``seconds``: then its threads' stacks are written to its output (SIGUSR1,
+    ``faulthandler``) for the failure to show, and it is killed."""
+    try:
+        return proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(1.0)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None
+
+
 class Server:
     """``uvicorn app.main:app`` on 127.0.0.1, restartable on the same port and store."""
 

@@ -22,7 +22,7 @@ from domain.command_log import CommandLog, command_log_id
 from tests.e2e.checks import check_stream
 from tests.e2e.client import Api
 from tests.e2e.conftest import BACKENDS, Backend, started_backend
-from tests.e2e.server import bots_process
+from tests.e2e.server import bots_process, stopped_within
 
 #: A bot must have moved within this many seconds of its turn (the issue's "within a second").
 BOT_SECONDS = 1.0
@@ -124,7 +124,7 @@ def test_the_bot_process_killed_and_restarted_plays_on_and_applies_nothing_twice
                 time.sleep(0.1)
         finally:
             second.send_signal(signal.SIGTERM)
-            assert second.wait(15) == 0, log.read_text()
+            assert stopped_within(second, 15) == 0, log.read_text()
     finally:
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)
