@@ -45,10 +45,8 @@ restart is the same move.
 
 from __future__ import annotations
 
-import faulthandler
 import logging
 import random
-import signal
 import threading
 import time
 from collections.abc import Iterable
@@ -455,41 +453,6 @@ class BotRunner:
 def bot_outcome(status: int) -> str:
     """``canasta_bot_moves_total``'s outcome label for the answer's status."""
     return "accepted" if status == 200 else "refused" if status == 400 else "stale"
-
-
-def run_foreground(
-    canasta: CanastaApp, settings: Settings, where: str, retry_seconds: float
-) -> int:
-    """``canasta bots``: play until SIGINT or SIGTERM, saying when this process leads."""
-    logging.basicConfig(
-        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    stopping = threading.Event()
-    # SIGUSR1 prints every thread's stack (to stderr): what a process that does not stop is
-    # doing, for its operator and for the tests.
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
-    previous = {
-        sig: signal.signal(sig, lambda *_: stopping.set())
-        for sig in (signal.SIGINT, signal.SIGTERM)
-    }
-    runner = BotRunner(canasta, settings, lease_retry_seconds=retry_seconds)
-    try:
-        print(f"bots on {where}: waiting for the lease (Ctrl-C or SIGTERM stops)", flush=True)
-        runner.start()
-        leading = False
-        while not stopping.wait(0.05):
-            if runner.is_leading != leading:
-                leading = runner.is_leading
-                print(
-                    "leading: this process plays the bots" if leading else "not leading any more",
-                    flush=True,
-                )
-        print("stopping", flush=True)
-        return 0
-    finally:
-        runner.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _expect(expected: Expected) -> dict[str, object]:

@@ -246,7 +246,7 @@ def _audit(args: argparse.Namespace) -> int:
 def _bots(args: argparse.Namespace) -> int:
     """Play the tables' bots in the foreground (whatever ``CANASTA_RUN_BOTS`` says) until
     Ctrl-C or SIGTERM; exit 0 when stopped so."""
-    from app.bot_runner import run_foreground
+    from app.cli_bots import run_foreground
 
     opened = open_store(signing=True)
     if opened is None:

