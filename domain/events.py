@@ -170,31 +170,6 @@ class TurnClockRestarted(DealEvent):
     up: str  # when the service came back (ISO 8601)
 
 
-EVENT_CLASSES: dict[str, type[DealEvent]] = {
-    cls.__name__: cls
-    for cls in (
-        DeckShuffled,
-        DeckStacked,
-        DeckCut,
-        CardsDealt,
-        PonytailsDealt,
-        PonytailPickedUp,
-        CardsDrawn,
-        RedThreeLaid,
-        CardTurnedUp,
-        PlayStarted,
-        PartnerAsked,
-        PartnerAnswered,
-        PileTaken,
-        MeldLaid,
-        MeldExtended,
-        CardDiscarded,
-        WentOut,
-        PileDeclined,
-        DealScored,
-        DealAbandoned,
-        SeatPlayerChanged,
-        TurnTimedOut,
-        TurnClockRestarted,
-    )
-}
+#: Every stored deal event class by its kind: one for each typed twin in ``deal_events.BY_KIND``
+#: (the list lives there only; a twin without its stored class fails here, at import).
+EVENT_CLASSES: dict[str, type[DealEvent]] = {kind: globals()[kind] for kind in deal_events.BY_KIND}
