@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app import docs_ui, errors, observability, openapi_contract, web_ui
+from app import docs_ui, errors, observability, openapi_contract, rules_pages, web_ui
 from app.application import CanastaApp
 from app.bot_runner import BotRunner
 from app.command_lane import CommandLane
@@ -209,6 +209,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api.include_router(router.router, responses=errors.RESPONSES)
     docs_ui.install(api)
     web_ui.install(api)
+    rules_pages.install(api)  # /rules, /rules/{name}: docs/rules/ as pages
     api.add_middleware(StartupRefusals)
     stream_docs.document_streams(api)
 

@@ -4,7 +4,7 @@
 // on demand; the first broken link is highlighted and scrolled into view. Anyone else sees
 // the server's refusal (401: sign in; 403: not an auditor).
 
-import { $, api, cardElement, element, errorText, setUpLanguage, t, whoAmI } from "./common.js";
+import { $, api, cardElement, element, errorNodes, errorText, setUpLanguage, t, whoAmI } from "./common.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, scoresText, seatName } from "./words.js";
 
@@ -292,7 +292,7 @@ function draw() {
 
 function refuse(error) {
   refusal = error;
-  $("refused-text").textContent = errorText(error);
+  $("refused-text").replaceChildren(...errorNodes(error)); // the code: a link to the rules
   const hint = { 401: "audit_sign_in", 403: "audit_not_auditor" }[error.status];
   $("refused-hint").replaceChildren();
   if (hint) $("refused-hint").append(t(hint), " ", element("a", { href: "/", text: t("audit_lobby") }));

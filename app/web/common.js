@@ -23,6 +23,14 @@ export function t(key, values = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
 }
 
+// t() as nodes: a value that is a node (a link) stands in its placeholder as it is.
+export function tNodes(key, values = {}) {
+  const marked = Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [name, value instanceof Node ? `\u0000${name}\u0000` : value]),
+  );
+  return t(key, marked).split(/\u0000(\w+)\u0000/).map((part, i) => (i % 2 ? values[part] : part));
+}
+
 // Loads a language's catalogue and fills every [data-i18n] node of the page.
 export async function loadLanguage(lang) {
   const answer = await fetch(`/web/i18n/${lang}.json`, { credentials: "same-origin" });
@@ -170,6 +178,42 @@ export function errorText(error) {
     return t("error", { message: error.message, code: error.code });
   }
   return error instanceof Refused ? error.message : String(error);
+}
+
+// "Refused: <message> (<code>)" as nodes, for an error box: the code a link to what the rules
+// say of it (codeLink); the message alone for anything but a server's refusal.
+export function errorNodes(error) {
+  if (error instanceof Refused && error.status !== 0) {
+    return tNodes("error", { message: error.message, code: codeLink(error.code) });
+  }
+  return [errorText(error)];
+}
+
+// A server's error code (a rule id, or one of the others: malformed, not_found, ...) as a link
+// to where the rules define it, in a new tab so that the page is not left: /rules/{code}, which
+// the server sends on to the rule's anchor (/rules/common#R-PILE-3) or to the code's row of
+// the rules' "Error codes" (/rules/common#not_found). Anything else stays text.
+const CODE = /^(R-[A-Z]+(-[A-Z]+)*-\d+|[a-z][a-z0-9_]*)$/;
+
+export function codeLink(code) {
+  if (!CODE.test(code)) return code;
+  return element("a", {
+    href: `/rules/${code}`, target: "_blank", rel: "noopener", class: "rule-link",
+    "aria-label": t("rule_link", { code }), text: code,
+  });
+}
+
+// `link` (an <a>) made the link to the rules of `name` (an entry, or always_frozen), in a new
+// tab: "Rules: Classic". Unchanged when it already is (the table page calls it at every redraw).
+export function rulesLink(link, name, label) {
+  const text = t("rules_of", { entry: label });
+  if (link.getAttribute("href") === `/rules/${name}` && link.textContent === text) return link;
+  link.href = `/rules/${name}`;
+  link.target = "_blank";
+  link.rel = "noopener";
+  link.textContent = text;
+  link.setAttribute("aria-label", t("new_tab", { what: text }));
+  return link;
 }
 
 // Who the session cookie signs in, or null. GET /sessions/current answers a visitor with

@@ -4,7 +4,7 @@
 // POST /players and POST /sessions.
 
 import {
-  $, api, apiOnce, element, errorText, setUpLanguage, t, unreachable, whoAmI,
+  $, api, apiOnce, element, errorNodes, rulesLink, setUpLanguage, t, unreachable, whoAmI,
 } from "./common.js";
 import { botControls, botNote, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
@@ -37,7 +37,7 @@ function translate() {
 
 function showError(error) {
   const box = $("error");
-  box.textContent = errorText(error);
+  box.replaceChildren(...errorNodes(error)); // its code a link to the rules (a new tab)
   box.hidden = false;
   box.dataset.unreachable = String(unreachable(error));
 }
@@ -142,7 +142,18 @@ function fillEntries() {
   fillTargets();
 }
 
+// What the chosen entry is, in a line, and the link to its rules (docs/rules/, served at
+// /rules/{entry}; a new tab, so that the form keeps what the player chose); the same for the
+// option always_frozen.
+function explainEntry() {
+  const entry = $("create-entry").value;
+  $("entry-summary-text").textContent = t(`entry_summary_${entry}`);
+  rulesLink($("entry-rules"), entry, t(`entry_${entry}`));
+  rulesLink($("frozen-rules"), "always_frozen", t("rules_always_frozen"));
+}
+
 function fillTargets() {
+  explainEntry();
   const entry = ENTRIES[$("create-entry").value];
   const select = $("create-target");
   select.replaceChildren(

@@ -3,7 +3,7 @@
 // (GET /deals/{id}/replay?step=N: a seated player his own hand, anyone else the public table).
 // The step is in the address (?step=N), so a link opens at that step.
 
-import { $, api, element, errorText, setUpLanguage, t } from "./common.js";
+import { $, api, element, errorNodes, errorText, setUpLanguage, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, secretStep } from "./words.js";
@@ -127,7 +127,7 @@ async function translate() {
 
 function refuse(error) {
   refusal = error;
-  $("refused-text").textContent = errorText(error);
+  $("refused-text").replaceChildren(...errorNodes(error)); // the code: a link to the rules
   $("refused").hidden = false;
 }
 

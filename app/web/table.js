@@ -13,7 +13,8 @@
 //   #moves [data-move=cut|draw|take_pile|meld|discard|decline_pile|pick_up_ponytail|
 //           ask_partner|answer_yes|answer_no|clear|suggestion]  the move buttons; #cut-n;
 //   #log li[data-step][data-kind]  one line per event (never twice, none missed);
-//   #error (role=alert) a refusal, "Refused: <message> (<code>)"; #status the situation;
+//   #error (role=alert) a refusal, "Refused: <message> (<code>)", the code a link to the rules;
+//   #status the situation; #to-rules the rules of the table's entry (a new tab);
 //   #next-deal, #stop-game, #stop-confirm, #stop-cancel  the host's controls; #totals, #totals-table, #winner;
 //   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start;
 //   #start-game, the host's);
@@ -24,7 +25,7 @@
 
 import { botNote } from "./bots.js";
 import {
-  $, Refused, api, apiOnce, errorText, setUpLanguage, t, unreachable, whoAmI,
+  $, Refused, api, apiOnce, errorNodes, rulesLink, setUpLanguage, t, unreachable, whoAmI,
 } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
@@ -88,7 +89,7 @@ const names = () => {
 // Any other error is said at the top of the page.
 function showError(error, { move = false } = {}) {
   const box = $("error");
-  box.textContent = errorText(error);
+  box.replaceChildren(...errorNodes(error)); // its code a link to the rule (a new tab)
   box.hidden = false;
   box.dataset.unreachable = String(unreachable(error));
   placeError(move && !$("moves").hidden);
@@ -142,6 +143,8 @@ function statusText() {
 
 function render() {
   $("who").textContent = state.me ? t("signed_in_as", { name: state.me }) : t("table_signed_out");
+  $("to-rules").hidden = !state.table; // the rules of the table's entry, in a new tab
+  if (state.table) rulesLink($("to-rules"), state.table.entry, t(`entry_${state.table.entry}`));
   renderWaiting(state, hostAction);
   renderClockChoice(state.table, state.me, clockAction);
   renderSeats($("seat-panel"), state.table, state.me, seatAction);
