@@ -266,6 +266,44 @@ def test_another_site_cannot_frame_the_table_page(
         screenshot(page, "security-framed")
 
 
+def test_an_invitation_code_never_reaches_a_server_log(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """The store keeps only a hash of a private table's code, but the invitation link had it
+    in the address's query (``/?invite=<table>:<code>``): every opening of the link wrote it in
+    the server's access log (and a proxy's). The link now carries it after the "#", which a
+    browser never sends; older ``?invite=`` links still fill the form."""
+    host_context = new_context()
+    host, _ = open_lobby(host_context)
+    sign_up(host, "ivy")
+    host.get_by_label("Players").select_option("2")
+    host.get_by_label("Private table: by invitation only").check()
+    host.get_by_role("button", name="Create the table").click()
+    expect(host.get_by_role("region", name="Your invitation link")).to_be_visible()
+    link = host.get_by_label("Invitation link", exact=True).input_value()
+    pair = link.split("invite=")[1]
+    table, code = pair.split(":")
+    assert link.startswith(f"{web_server.server.url}/#invite=")
+
+    guest_context = new_context()
+    guest, sent = open_lobby(guest_context)
+    guest.goto(link)
+    sign_up(guest, "jon")
+    expect(guest.get_by_label("Invitation link you received")).to_have_value(pair)
+    guest.get_by_role("button", name="Join", exact=True).click()
+    expect(guest.get_by_role("status")).to_have_text("You sit in seat 1.")
+    expect(guest).to_have_url(f"{web_server.server.url}/")  # the code leaves the address
+    # What the browser sent is what an access log writes (the address with its query; this
+    # test server keeps no access log): the code is in none of it.
+    assert [url for url in sent if f"/tables/{table}/seats" in url], sent
+    assert not [url for url in sent if code in url]
+    assert code not in web_server.server.log()
+
+    # An older link, with the code in the query, still fills the form.
+    older = ready(guest_context.new_page(), f"/?invite={quote(pair)}")
+    expect(older.get_by_label("Invitation link you received")).to_have_value(pair)
+
+
 #: Addresses a visitor may be sent to, with markup, quotes and script URLs in them.
 HOSTILE = [
     "<img src=x onerror=alert(1)>",
