@@ -40,6 +40,7 @@ from app.routes import (
     views,
 )
 from app.schemas_views import Health
+from app.security_headers import SecurityHeaders
 from app.sessions import CSRF_HEADER
 from app.settings import MEMORY, Settings, eventsourcing_env
 from app.signing import SigningKeyError, load_keyring
@@ -210,6 +211,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     docs_ui.install(api)
     web_ui.install(api)
     rules_pages.install(api)  # /rules, /rules/{name}: docs/rules/ as pages
+    api.add_middleware(SecurityHeaders)  # outside the pages: every answer (docs/operations.md)
     api.add_middleware(StartupRefusals)
     stream_docs.document_streams(api)
 

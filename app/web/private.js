@@ -1,7 +1,9 @@
 // Private tables in the lobby (docs/tables.md, docs/web.md): the create form's two boxes, the
 // invitation link shown once to the host, joining by an invitation link
-// (/?invite=<table>:<code>), and the private tables this browser created or joined (the
-// lobby never lists them), remembered in localStorage by id only (never a code).
+// (/#invite=<table>:<code>: after the "#", which a browser never sends, so the code reaches
+// neither the server's nor a proxy's access log; /?invite= links still work), and the
+// private tables this browser created or joined (the lobby never lists them), remembered in
+// localStorage by id only (never a code).
 
 import { $, Refused, api, t } from "./common.js";
 
@@ -29,12 +31,23 @@ export function rememberTable(id) {
   remember([...remembered(), id]);
 }
 
+// An invitation link: the code after the "#" (never sent to any server, nor in a Referer).
+export function inviteLink(table, code) {
+  const link = new URL("/", window.location.href);
+  link.hash = `invite=${table}:${code}`;
+  return link.href;
+}
+
+// The invitation in an address: its "#invite=", else an older link's "?invite=".
+export function invitationIn(url) {
+  const fragment = new URLSearchParams(url.hash.slice(1)).get("invite");
+  return fragment ?? url.searchParams.get("invite");
+}
+
 // The host's answer to POST /tables: a private table's code, shown once as a link.
 export function showInvite(id, code) {
   rememberTable(id);
-  const link = new URL("/", window.location.href);
-  link.searchParams.set("invite", `${id}:${code}`);
-  $("invite-link").value = link.href;
+  $("invite-link").value = inviteLink(id, code);
   $("invite-box").hidden = false;
   $("invite-link").focus();
   $("invite-link").select();
@@ -44,7 +57,7 @@ export function showInvite(id, code) {
 export function parseInvite(text) {
   let value = text.trim();
   try {
-    value = new URL(value).searchParams.get("invite") ?? value;
+    value = invitationIn(new URL(value)) ?? value;
   } catch {
     // not a link: the pair itself
   }
@@ -86,8 +99,12 @@ export function setUpPrivate(act, notice) {
     $("invite-box").hidden = true;
   });
   const field = $("join-private-invite");
-  const given = new URLSearchParams(window.location.search).get("invite");
+  const given = invitationIn(new URL(window.location.href));
   if (given) field.value = given;
+  window.addEventListener("hashchange", () => {
+    const pasted = invitationIn(new URL(window.location.href)); // a link opened in this tab
+    if (pasted) field.value = pasted;
+  });
   $("join-private-form").addEventListener("submit", (event) => {
     event.preventDefault();
     act(async () => {
@@ -98,7 +115,7 @@ export function setUpPrivate(act, notice) {
       });
       rememberTable(parsed.table);
       field.value = "";
-      window.history.replaceState(null, "", window.location.pathname);
+      window.history.replaceState(null, "", window.location.pathname); // the code leaves the address
       notice("seated", { seat: seat + 1 });
     });
   });

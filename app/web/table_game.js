@@ -5,6 +5,7 @@
 
 import { $, confirmation, element, redraw, t } from "./common.js";
 import { standsInForHost, teamsFor } from "./host.js";
+import { inviteLink } from "./private.js";
 
 // Before the start: who sits where (like the lobby) and, for the host once every seat is
 // taken (and the teams chosen where he chooses them), "Start the game" (#start-game): the
@@ -51,10 +52,8 @@ function renderInvite(state, act) {
   }
   const parts = [];
   if (state.invite) {
-    const link = new URL("/", window.location.href);
-    link.searchParams.set("invite", `${table.id}:${state.invite}`);
     const field = element("input", {
-      id: "invite-link", type: "text", readonly: "", value: link.href, "aria-label": t("private_invite_link"),
+      id: "invite-link", type: "text", readonly: "", value: inviteLink(table.id, state.invite), "aria-label": t("private_invite_link"),
     });
     const copy = element("button", { type: "button", class: "secondary", text: t("private_copy") });
     copy.addEventListener("click", async () => {

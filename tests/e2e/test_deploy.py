@@ -150,6 +150,15 @@ def test_through_nginx_https_is_required_and_the_session_cookie_is_secure(
             direct = direct_client.post("/sessions", headers={"Authorization": f"Bearer {token}"})
         assert direct.status_code == 201 and "; Secure" not in direct.headers["set-cookie"]
 
+        # HSTS is nginx's; the server's own security headers pass through once.
+        page = client.get("/", headers={"Accept": "text/html"})
+        assert page.headers["strict-transport-security"] == "max-age=63072000"
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+        assert len(page.headers.get_list("content-security-policy")) == 1
+        assert signed_in.headers["strict-transport-security"] == "max-age=63072000"
+        with client_from(nginx, "127.0.0.4", backend.server.url) as direct_client:
+            assert "strict-transport-security" not in direct_client.get("/").headers
+
         # The metrics are not served to the public site; Prometheus reads uvicorn's port.
         assert client.get("/metrics").status_code == 404
         assert httpx.get(f"{backend.server.url}/metrics").status_code == 200

@@ -29,7 +29,7 @@ def test_a_private_table_is_joined_through_its_invitation_link(
     box = ann.get_by_role("region", name="Your invitation link")
     expect(box).to_be_visible()
     link = ann.get_by_label("Invitation link", exact=True).input_value()
-    assert "/?invite=" in link
+    assert "/#invite=" in link
     ann.get_by_role("button", name="Done").click()
     expect(box).to_be_hidden()
     assert ann.get_by_label("Invitation link", exact=True).input_value() == ""
