@@ -189,6 +189,15 @@ def test_every_page_works_under_its_policy(
     expect(audit.locator("#verdict-summary")).not_to_be_empty()
     screenshot(audit, "security-audit", full_page=False)
 
+    # The rules' pages: the overview, a rule opened by its link (highlighted by rules.js),
+    # and the overview's table of the entries.
+    rules = spectator_context.new_page()
+    rules.goto("/rules/common#R-PILE-3")
+    expect(rules.locator("[id='R-PILE-3']")).to_be_visible()
+    rules.goto("/rules")
+    expect(rules.locator("table").first).to_be_visible()
+    screenshot(rules, "security-rules", full_page=False)
+
     # The API's own pages: Swagger UI (an operation opened) and ReDoc (its search).
     docs = spectator_context.new_page()
     docs.goto("/docs")
