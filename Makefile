@@ -15,6 +15,7 @@ SERVER_BENCH_ARGS ?=
 MENU_BENCH_ARGS ?=
 ARENA_BENCH_ARGS ?=
 SPECTATORS_BENCH_ARGS ?=
+SOAK_BENCH_ARGS ?=
 PYTEST_ARGS ?=
 # make test runs the suite in this many processes (pytest-xdist; each has a database of its
 # own on the one throwaway PostgreSQL: tests/conftest.py). Many tests wait on servers and
@@ -85,7 +86,8 @@ demo: venv
 # "--seconds 60 --nodelay-fix"), SPECTATORS_BENCH_ARGS (benchmarks.spectators: live streams
 # at scale, e.g. "--spectators 0,500,2000,5000 --games 64 --rate 500"),
 # COMMAND_PATH_BENCH_ARGS (benchmarks.command_path: the server's CPU per command in one
-# process, e.g. "--profile 40"). Figures: .bench/
+# process, e.g. "--profile 40"), SOAK_BENCH_ARGS (benchmarks.soak: what grows while the
+# server runs, three minutes by default, e.g. "--minutes 15"). Figures: .bench/
 bench: venv
 	@$(PG) start
 	@scripts/chromium.sh >/dev/null
@@ -100,6 +102,8 @@ bench: venv
 		$(COMMAND_PATH_BENCH_ARGS) || failed="$$failed command_path"; \
 	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.spectators \
 		$(SPECTATORS_BENCH_ARGS) || failed="$$failed spectators"; \
+	DATABASE_URL="$$($(PG) url)" $(VENV)/bin/python -m benchmarks.soak \
+		$(SOAK_BENCH_ARGS) || failed="$$failed soak"; \
 	if [ -n "$$failed" ]; then echo "benchmarks that failed or missed a target:$$failed"; exit 1; fi
 
 pg-start:

@@ -11,7 +11,9 @@ in-memory store). While it holds the lease it:
    whose game ended or stopped;
 2. follows the notification log from its head: a table's or its current deal's new event
    puts that table on the list to look at; every ``sweep_seconds`` all of them are looked at
-   anyway (nothing depends on an event being seen);
+   anyway, but those *waiting for a person*: a person is to act without a turn clock, or to
+   open the next deal, so nothing can change there but by a new event of the table or its
+   deal, which the log shows (a practice table whose player walked away costs no query);
 3. looks at a table: its current deal, read from the store; if the seat to act is a bot's,
    the bot decides (``bots.choose``: from that seat's view and move menu only) and the
    command is submitted through ``CanastaApp.submit`` exactly as the HTTP route submits a
@@ -49,6 +51,7 @@ import logging
 import random
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -57,7 +60,7 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from app.application import CanastaApp, Expected
-from app.command_io import submission
+from app.command_io import expect_body, submission
 from app.infra.liveness import BEAT_SECONDS, Alive
 from app.infra.projection_runner.leases import (
     BOTS_LEASE_KEY,
@@ -83,6 +86,10 @@ from domain.state import DealState
 from domain.table import MISSED_TURNS, OPEN, PLAYING, Table
 
 logger = logging.getLogger(__name__)
+
+#: The most deals whose public history the runner remembers (the least recently played
+#: forgotten first: a deal forgotten is read again from the store when a bot acts in it).
+DEAL_MEMORIES = 1000
 
 SEATED: str = get_topic(Table.PlayerSeated)  # type: ignore[attr-defined]
 #: The basic bot takes a seat over for its absent player (docs/tables.md): it plays that
@@ -120,6 +127,7 @@ class BotRunner:
         sweep_seconds: float = 5.0,
         batch_interval: float = 0.05,
         batch_size: int = 500,
+        deal_memories: int = DEAL_MEMORIES,
     ) -> None:
         self.canasta = canasta
         self.settings = settings
@@ -128,6 +136,7 @@ class BotRunner:
         self.sweep_seconds = sweep_seconds
         self.batch_interval = batch_interval
         self.batch_size = batch_size
+        self.deal_memories = deal_memories
         self.moves = 0  # commands accepted (or answered again) in this process
         self.retried = 0  # moves refused as stale, or answered again: decided again
         self._thread: threading.Thread | None = None
@@ -135,7 +144,11 @@ class BotRunner:
         self._leading = False
         self._tables: set[UUID] = set()  # tables with bots, in play or about to be
         self._deal_table: dict[UUID, UUID] = {}  # a table's current deal -> the table
-        self._deals: dict[UUID, _Deal] = {}
+        self._deals: OrderedDict[UUID, _Deal] = OrderedDict()  # least recently played first
+        # Tables waiting for a person (no clock to watch): looked at again on their next event.
+        self._waiting: set[UUID] = set()
+        self.looked = 0  # tables looked at (``play``)
+        self.sweeps = 0  # rounds that looked at every table not waiting for a person
         self._position = 0
         self.timeouts = 0  # turns timed out by this process (docs/tables.md, "Turn clock")
         self.takeovers = 0  # seats taken over after the limit of missed turns
@@ -202,6 +215,7 @@ class BotRunner:
         self._tables.clear()
         self._deal_table.clear()
         self._deals.clear()
+        self._waiting.clear()
         self._alive = None
         pending = self._find_tables()
         swept = time.monotonic()
@@ -210,7 +224,8 @@ class BotRunner:
             pending |= self._follow()
             if time.monotonic() - swept >= self.sweep_seconds:
                 swept = time.monotonic()
-                pending |= self._tables
+                pending |= self._tables - self._waiting
+                self.sweeps += 1
                 lease.check()  # a lease lost while busy: LeaseLost, stop playing
             pending |= self._overdue()
             again: set[UUID] = set()
@@ -276,6 +291,7 @@ class BotRunner:
             self._deals.pop(deal_id, None)
         if keep is None:
             self._tables.discard(table_id)
+            self._waiting.discard(table_id)
             self._due.pop(table_id, None)
 
     def _follow(self) -> set[UUID]:
@@ -293,12 +309,37 @@ class BotRunner:
             elif originator in self._deal_table:
                 touched.add(self._deal_table[originator])
         self._position = max(self._position, head)
+        self._waiting -= touched
         return touched & self._tables
+
+    def _memory(self, deal_id: UUID) -> _Deal:
+        """What the runner remembers of the deal (made afresh if it was forgotten: its
+        public history is then read whole from the store), at most ``deal_memories`` deals."""
+        kept = self._deals.get(deal_id)
+        if kept is None:
+            kept = self._deals[deal_id] = _Deal()
+            while len(self._deals) > self.deal_memories:
+                self._deals.popitem(last=False)
+        else:
+            self._deals.move_to_end(deal_id)
+        return kept
+
+    @property
+    def remembered_deals(self) -> int:
+        """How many deals' public histories the runner holds (at most ``deal_memories``)."""
+        return len(self._deals)
+
+    @property
+    def waiting_tables(self) -> int:
+        """Tables with bots waiting for a person, left out of the sweeps."""
+        return len(self._waiting)
 
     # --- one move ----------------------------------------------------------------------------
     def play(self, table_id: UUID) -> bool:
         """If a bot is to act in the table's current deal, decide and submit its move; True
         if one was submitted (another may follow), False if no bot is to act."""
+        self.looked += 1
+        self._waiting.discard(table_id)
         table = self.canasta.get_table(table_id)
         if table.status != PLAYING:
             if table.status != OPEN:
@@ -324,7 +365,7 @@ class BotRunner:
             if seat not in state.timed_out:
                 return self._clock(table, deal, seat)
             name, level = stand_in(seat), STAND_IN_LEVEL  # the rest of a timed-out turn
-        kept = self._deals.setdefault(deal_id, _Deal())
+        kept = self._memory(deal_id)
         kept.memory.observe_stored(self.canasta.events.get(deal_id, gt=kept.memory.version), state)
         rng = random.Random(f"bot:{deal_id}:{seat}:{deal.version}")
         command: Command
@@ -336,7 +377,7 @@ class BotRunner:
         body = CommandIn.model_validate(
             {
                 "seq": self.canasta.last_seq(table_id, name) + 1,
-                "expect": _expect(Expected.now(deal)),
+                "expect": expect_body(Expected.now(deal)),
                 "command": command_body(command),
             }
         )
@@ -362,7 +403,10 @@ class BotRunner:
         every seat is a bot's or away): open it as the bot playing the host's seat
         (``Table.may_open_next_deal``, docs/tables.md). True if it was opened."""
         by = table.next_deal_by_bot()
-        if by is None or phase != OVER or len(table.deal_scores) < len(table.deals):
+        if phase != OVER or len(table.deal_scores) < len(table.deals):
+            return False
+        if by is None:  # a person present opens it: the table's next event says so
+            self._waiting.add(table.id)
             return False
         self.canasta.start_next_deal(table.id, by)  # refused: looked at again (``_lead``)
         self.deals_opened += 1
@@ -393,7 +437,9 @@ class BotRunner:
             if restart_due(turn_since, seconds, deal.state, alive.up_since) is not None:
                 return self._restart(deal)
         due = deadline(deal.turn_since, table.turn_seconds, deal.state)
-        if due is None:
+        if due is None:  # no clock: only the person's move (an event of the deal) changes it
+            if table.turn_seconds is None:
+                self._waiting.add(table.id)
             return False
         now = datetime.now(UTC)
         if now < due:
@@ -406,7 +452,7 @@ class BotRunner:
         body = CommandIn.model_validate(
             {
                 "seq": self.canasta.last_seq(table.id, name) + 1,
-                "expect": _expect(Expected.now(deal)),
+                "expect": expect_body(Expected.now(deal)),
                 "command": command_body(TimeOut(deal.version)),
             }
         )
@@ -453,13 +499,3 @@ class BotRunner:
 def bot_outcome(status: int) -> str:
     """``canasta_bot_moves_total``'s outcome label for the answer's status."""
     return "accepted" if status == 200 else "refused" if status == 400 else "stale"
-
-
-def _expect(expected: Expected) -> dict[str, object]:
-    return {
-        "game": str(expected.game),
-        "deal": expected.deal,
-        "step": expected.step,
-        "turn": expected.turn,
-        "phase": expected.phase,
-    }

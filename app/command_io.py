@@ -80,6 +80,17 @@ def expectation(body: CommandIn) -> Expected:
     )
 
 
+def expect_body(expected: Expected) -> dict[str, object]:
+    """``expectation``'s inverse: a command body's ``expect`` (the bots' commands)."""
+    return {
+        "game": str(expected.game),
+        "deal": expected.deal,
+        "step": expected.step,
+        "turn": expected.turn,
+        "phase": expected.phase,
+    }
+
+
 def submission(deal_id: UUID, player: str, body: CommandIn) -> Submission:
     """``CanastaApp.submit``'s arguments for a request; the digest identifies the command
     (everything but ``seq``) so that a retry under the same ``seq`` is recognised."""

@@ -5,9 +5,11 @@ command path, with sequence numbers, and the audit finds every deal clean."""
 from __future__ import annotations
 
 import contextlib
+import random
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -21,7 +23,7 @@ from app.settings import Settings, eventsourcing_env
 from domain.bot_names import bot_name
 from domain.command_log import CommandLog, command_log_id
 from domain.errors import DomainError
-from domain.legal import seat_to_act
+from domain.legal import legal_command, seat_to_act
 from tests.support.bots import BOT_HOST, bot_table, deal_over, wait_for
 
 ENTRIES = [("classic", 4), ("extra_six", 6), ("modern_american", 4), ("ponytail", 4)]
@@ -108,6 +110,41 @@ def test_a_bot_does_not_play_a_persons_seat(canasta: tuple[CanastaApp, Settings]
         assert (app.get_deal(deal_id).version, runner.moves) == (version, moves)
     finally:
         runner.stop()
+
+
+def test_tables_whose_player_walked_away_cost_the_runner_no_reads_and_bounded_memory(
+    canasta: tuple[CanastaApp, Settings],
+) -> None:
+    """Practice tables whose person walked away (his turn, no turn clock: the game waits for
+    him for ever) are not read again at every sweep of the bots' runner, and the runner
+    remembers at most ``deal_memories`` deals; the player who comes back finds the bots
+    playing on at once (docs/operations.md, "The bots")."""
+    app, settings = canasta
+    tables = [app.start_practice(f"walker{i}", "classic", 2, "random") for i in range(6)]
+    runner = BotRunner(app, settings, poll_interval=0.02, sweep_seconds=0.02, deal_memories=3)
+    runner.start()
+    try:
+        for i, (_, deal_id) in enumerate(tables):
+            wait_for(partial(_walker_to_act, app, deal_id, f"walker{i}"), 30, "no turn")
+        wait_for(lambda: runner.waiting_tables == len(tables), 30, "tables never waiting")
+        looked, sweeps = runner.looked, runner.sweeps
+        wait_for(lambda: runner.sweeps >= sweeps + 5, 30, "the runner does not sweep")
+        assert runner.looked == looked  # five sweeps, and not one table read again
+        assert runner.remembered_deals <= 3
+        # One of them comes back: his move is seen, and the bot answers it.
+        deal_id = tables[0][1]
+        rng = random.Random(1)
+        while (deal := app.get_deal(deal_id)).state.to_act == 0:  # his turn, to its end
+            app.act(deal_id, "walker0", legal_command(deal.state, 0, rng))
+        after = deal.version
+        wait_for(lambda: app.get_deal(deal_id).version > after, 30, "the bot did not answer")
+        assert runner.remembered_deals <= 3
+    finally:
+        runner.stop()
+
+
+def _walker_to_act(app: CanastaApp, deal_id: UUID, name: str) -> bool:
+    return _to_act(app, deal_id) == name
 
 
 def _to_act(app: CanastaApp, deal_id: UUID) -> str:

@@ -22,8 +22,7 @@ import httpx
 import pytest
 
 from app.application import Expected
-from app.bot_runner import _expect
-from app.command_io import submission
+from app.command_io import expect_body, submission
 from app.routes.audit import deal_report
 from app.schemas import CommandIn, command_body
 from domain.clock import deadline, stand_in
@@ -212,7 +211,7 @@ def test_a_timeout_that_reached_the_limit_left_without_its_takeover_is_taken_ove
     timeout = CommandIn.model_validate(
         {
             "seq": store.last_seq(UUID(table), stand_in(1)) + 1,
-            "expect": _expect(Expected.now(current)),
+            "expect": expect_body(Expected.now(current)),
             "command": command_body(TimeOut(current.version)),
         }
     )
