@@ -24,6 +24,8 @@ import psycopg
 from eventsourcing.persistence import InterfaceError, OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.application import error_body
+
 log = logging.getLogger("canasta.api")
 
 #: What a query raises when the database does not answer, or the connection broke (the
@@ -39,12 +41,11 @@ RETRY_AFTER_SECONDS = 2
 #: At most one log line in this many seconds while requests are refused.
 LOG_EVERY_SECONDS = 10.0
 
-CODE = "database_unavailable"
 MESSAGE = "the database does not answer: nothing was recorded; send it again shortly"
 
 
 def unavailable_body() -> bytes:
-    return json.dumps({"error": {"code": CODE, "message": MESSAGE}}).encode()
+    return json.dumps(error_body("database_unavailable", MESSAGE)).encode()  # 503
 
 
 class DatabaseOutage:

@@ -42,7 +42,7 @@ CUT_SECONDS = 6.0
 TURN_SECONDS = 4
 OUTAGE_SECONDS = "3"
 #: CANASTA_DATABASE_WAIT_SECONDS: a request waits this long for the database, then 503.
-WAIT_SECONDS = 2
+WAIT_SECONDS = 1
 #: At most this long for a 503 (the wait, one more try of a broken connection, a slow box).
 ANSWER_SECONDS = 2 * WAIT_SECONDS + 2.0
 BOT_SEATS = (1, 2, 3)
@@ -126,6 +126,7 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
         "CANASTA_DATABASE_WAIT_SECONDS": str(WAIT_SECONDS),
         "CANASTA_READ_MODELS": "off",
         "CANASTA_RUN_BOTS": "false",
+        "CANASTA_READY_TIMEOUT_SECONDS": "0.5",
     }
     server = Server(tmp_path, database_url=url, workers=2, extra_env=env)
     server.start()
@@ -168,6 +169,8 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
         assert health.status_code == 200 and took < 1.0
         ready, took = timed(lambda: http.get("/ready"))
         assert ready.status_code == 503 and ready.json()["error"]["code"] == "database_unreachable"
+        for _ in range(4):  # a load balancer probes on
+            assert http.get("/ready").status_code == 503
         for name, call in [
             (
                 "a command",
@@ -219,15 +222,19 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
             assert stream.steps == shown[: len(stream.steps)], "a step missed, or sent twice"
 
         # The read models' process caught up: a table opened now is in the lobby, and
-        # /ready (which reads them, catching nothing up itself) shows no lag.
+        # /ready (which reads them, catching nothing up itself) shows them up to date.
         bea = api.register("bea")
         fresh_table = api.create_table(bea, "classic", 2)
         lobby = api.call("GET", "/tables", expect=200).json()
         assert fresh_table in [t["id"] for t in lobby]
-        until(
-            "the read models' process caught up",
-            lambda: not any(http.get("/ready").json().get("read_models", {"x": 1}).values()),
-        )
+
+        def lag() -> int:
+            ready = http.get("/ready")
+            assert ready.status_code == 200, ready.text
+            return max(ready.json()["read_models"].values())
+
+        # (the bots play on meanwhile: a few notifications behind at most, not all since)
+        until("the read models' process caught up", lambda: lag() < 10)
         http.close()
     finally:
         for stream in streams:
@@ -248,8 +255,12 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
         reader.close()
     kinds = [(type(e).__name__, getattr(e, "seat", None)) for e in stored]
     after = [(k, s) for k, s in kinds[cut_at_step:]]
-    assert ("TurnClockRestarted", 0) in after, "ann's turn did not get its time again"
-    assert ("TurnTimedOut", 0) not in after[: after.index(("TurnClockRestarted", 0))]
+    # The turn that ran through the outage was not timed out: ann's first event after it is
+    # the restart of her clock (her whole time again), or her move sent again if that came
+    # first (a later TurnTimedOut is a later turn's, or the same turn's after her partner
+    # answered her, which starts her time again).
+    first = next(kind for kind, seat in after if seat == 0)
+    assert first != "TurnTimedOut", f"ann was timed out for the outage: {after[:8]}"
     assert any(s in BOT_SEATS for k, s in after), "no bot played after the outage"
     moved = [e for e in stored[cut_at_step:] if getattr(e, "seat", None) == 0]
     assert moved, "ann's command was lost"
@@ -260,4 +271,7 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
     lines = [line for line in text.splitlines() if " WARNING " in line or " ERROR " in line]
     assert len(lines) < 60, f"{len(lines)} warnings for one outage:\n" + "\n".join(lines)
     assert "the database does not answer" in text
+    # Once per worker, however often probed; and when it is back.
+    assert text.count("not ready:") <= 2, text
+    assert "the event store answers again" in text
     assert "liveness: the service was out of service" in text
