@@ -231,7 +231,8 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
         def lag() -> int:
             ready = http.get("/ready")
             assert ready.status_code == 200, ready.text
-            return max(ready.json()["read_models"].values())
+            lags: dict[str, int] = ready.json()["read_models"]
+            return max(lags.values())
 
         # (the bots play on meanwhile: a few notifications behind at most, not all since)
         until("the read models' process caught up", lambda: lag() < 10)
