@@ -60,6 +60,17 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
             }
         },
     },
+    503: {
+        "model": ErrorOut,
+        "description": "database_unavailable: the database does not answer (app.outage); "
+        "nothing was recorded: send the same request again after Retry-After seconds",
+        "headers": {
+            "Retry-After": {
+                "description": "seconds to wait before sending again",
+                "schema": {"type": "integer"},
+            }
+        },
+    },
 }
 
 

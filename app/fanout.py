@@ -58,6 +58,7 @@ from typing import Any, cast
 from uuid import UUID
 
 import psycopg
+from eventsourcing.persistence import InterfaceError, OperationalError
 from psycopg.sql import SQL, Identifier
 
 from app.application import CanastaApp
@@ -255,10 +256,14 @@ class EventHub:
 
     def _run(self) -> None:
         conn: psycopg.Connection[Any] | None = None
+        failing = False  # the listener's connection broke, and no new one listens yet
         while not self._stopping.is_set():
             try:
                 if self._connect is not None and conn is None:
                     conn = self._listen()
+                    if failing:
+                        log.info("event hub: listening again")
+                        failing = False
                 if conn is not None:  # the commits NOTIFYd meanwhile come in the same read
                     self._stopping.wait(self._last_read + self.read_interval - time.monotonic())
                     self._last_read = time.monotonic()
@@ -268,8 +273,12 @@ class EventHub:
                 else:
                     self._wake.wait(self.poll_seconds)
                     self._wake.clear()
-            except psycopg.Error as exc:  # the listener's connection broke: poll, reconnect
-                log.warning("event hub: %s; reconnecting", exc)
+            except (psycopg.Error, OperationalError, InterfaceError) as exc:
+                # the database went away (the listener's connection broke): poll, reconnect
+                if not failing:  # once, not at every try (docs/operations.md)
+                    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    log.warning("event hub: %s; reconnecting every %gs", reason, self.poll_seconds)
+                failing = True
                 if conn is not None:
                     conn.close()
                 conn = None

@@ -21,6 +21,7 @@ from app.idempotency import Idempotency, store_for
 from app.infra.liveness import Heartbeat
 from app.infra.projection_runner import ReadModels
 from app.limits import BodyLimit
+from app.outage import DatabaseOutage
 from app.rate_limits import ClientLimits
 from app.replica import MIN_STEP_HEADER, Reads
 from app.routes import (
@@ -172,6 +173,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.add_middleware(Idempotency)  # Idempotency-Key, in front of the routes only
     if config.command_lane:
         api.add_middleware(CommandLane, max_body=config.max_body_bytes)
+    api.add_middleware(DatabaseOutage)  # 503 database_unavailable (app/outage.py)
     api.add_middleware(HeadAsGet)
     api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     if config.rate_limits:  # outside the body limit and the command lane: refused first

@@ -22,6 +22,7 @@ make the process unready: the primary serves the reads it cannot.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import anyio
@@ -105,6 +106,25 @@ async def measured_lag(request: Request) -> tuple[int, dict[str, int]]:
 
 NO_STORE = {"Cache-Control": "no-store"}
 
+#: Since when (``time.monotonic``) the probes of this process find the store unreachable:
+#: logged when it starts and when it ends, not at every probe (a load balancer probes every
+#: few seconds).
+_unreachable_since: float | None = None
+
+
+def _unreachable(reason: str) -> None:
+    global _unreachable_since
+    if _unreachable_since is None:
+        _unreachable_since = time.monotonic()
+        log.warning("not ready: %s (logged once until ready again)", reason)
+
+
+def _reachable() -> None:
+    global _unreachable_since
+    if _unreachable_since is not None:
+        log.info("the event store answers again after %.0fs", time.monotonic() - _unreachable_since)
+        _unreachable_since = None
+
 
 @router.get(
     "/ready",
@@ -125,12 +145,13 @@ async def ready(request: Request) -> Any:
         head, lags = await measured_lag(request)
     except TimeoutError:
         message = f"the event store did not answer within {settings.ready_timeout_seconds:g}s"
-        log.warning("not ready: %s", message)
+        _unreachable(message)
         return JSONResponse(error_body("database_unreachable", message), 503, headers=NO_STORE)
     except Exception as exc:  # the reason is logged; the answer names its kind only
-        log.warning("not ready: the event store failed: %r", exc)
+        _unreachable(f"the event store failed: {exc!r}")
         message = f"the event store failed ({type(exc).__name__})"
         return JSONResponse(error_body("database_unreachable", message), 503, headers=NO_STORE)
+    _reachable()
     behind = {name: lag for name, lag in lags.items() if lag > settings.ready_max_lag}
     if behind:
         worst = max(behind, key=lambda name: behind[name])

@@ -71,6 +71,10 @@ class Settings(BaseSettings):
     #: Connections kept open by the eventsourcing PostgreSQL pool. Keep it at least as large
     #: as the number of threads that use the application at once.
     postgres_pool_size: int = 10
+    #: The longest a request waits for PostgreSQL (a connection, and the tries of a query
+    #: whose connection broke) before it is answered 503 ``database_unavailable``
+    #: (docs/operations.md, "When PostgreSQL goes away"): the library's connect timeout.
+    database_wait_seconds: int = Field(default=3, ge=1, le=60)
     #: Account names that hold the auditor role (R-VIEW-4), besides roles granted with
     #: ``canasta grant-auditor NAME``. Comma-separated in the environment.
     auditors: Annotated[list[str], NoDecode] = []
@@ -252,7 +256,9 @@ def _postgres_env(url: str, settings: Settings) -> dict[str, str]:
         raise ValueError(f"database URL has no database name: {url!r}")
     host = parts.hostname or query.get("host", ["localhost"])[0]
     return {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        # The library's factory, its queries tried within the connect timeout only.
+        "PERSISTENCE_MODULE": "app.infra.persistence:PrimaryFactory",
+        "POSTGRES_CONNECT_TIMEOUT": str(settings.database_wait_seconds),
         "POSTGRES_DBNAME": dbname,
         "POSTGRES_HOST": host,
         "POSTGRES_PORT": str(parts.port or 5432),

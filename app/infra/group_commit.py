@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError
 
 logger = logging.getLogger(__name__)
 
@@ -192,6 +192,15 @@ class GroupCommit:
                     finish([pending])
                 self._saved([pending for pending in batch if pending.error is None])
                 return
+        except (OperationalError, InterfaceError) as exc:
+            # The database does not answer (docs/operations.md, "When PostgreSQL goes
+            # away"): every command of the batch failed; one line, no traceback (each is
+            # answered 503: app.outage). Its outcome may be unknown (the connection broke
+            # during the commit): the sender's retry under the same sequence number is
+            # answered from the store.
+            logger.warning("saving %d commands failed: %s: %s", len(batch), type(exc).__name__, exc)
+            for pending in batch:
+                pending.error = exc
         except BaseException as exc:
             # Not a conflict (the store is down, ...): every command of the batch failed and
             # none of it is stored (one transaction).

@@ -17,12 +17,15 @@ too.
 
 from __future__ import annotations
 
+import functools
 import inspect
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import Application, Cache, ProcessingEvent, Repository
+from eventsourcing.persistence import InterfaceError, OperationalError
 
 from app.infra.group_commit import Pending
 
@@ -84,6 +87,42 @@ def run_once(cls: T, name: str, module: str) -> T:
     once is the better answer. ``name`` and ``module`` make the class's topic."""
     once = type(name, (cls,), {**retried_methods(cls), "__module__": module})
     return cast(T, once)
+
+
+#: Seconds between two tries of a query on the primary (the library's own wait).
+RETRY_WAIT_SECONDS = 0.2
+
+
+def within_wait(cls: T) -> T:
+    """``cls`` (a PostgreSQL recorder class) changed in place: each query the library tries
+    ten times, 0.2 s apart, each try waiting up to the connect timeout for a pool
+    connection, is tried again only within the connect timeout
+    (``CANASTA_DATABASE_WAIT_SECONDS``) since its first try. A database that went away then
+    fails a request within that time (503 ``database_unavailable``, app.outage) instead of
+    holding its thread ten times as long (5 minutes with the library's 30 s); a pooled
+    connection that a restart of the database broke fails at once and is replaced by the
+    next try, as before. The wrapper keeps the library's name and ``__wrapped__``, so that
+    ``run_once`` still finds the query under it."""
+    for name, func in retried_methods(cls).items():
+        setattr(cls, name, _tried_within_wait(func))
+    return cls
+
+
+def _tried_within_wait(func: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(func)
+    def retry_decorator(self: Any, *args: Any, **kwargs: Any) -> Any:
+        pool = getattr(self.datastore, "pool", None)
+        budget = float(getattr(pool, "timeout", 0) or 0)
+        started = time.monotonic()
+        while True:
+            try:
+                return func(self, *args, **kwargs)
+            except (InterfaceError, OperationalError):
+                if time.monotonic() - started + RETRY_WAIT_SECONDS >= budget:
+                    raise
+                time.sleep(RETRY_WAIT_SECONDS)
+
+    return retry_decorator
 
 
 def postgres_pool(factory: object) -> Any:

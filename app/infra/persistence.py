@@ -46,7 +46,7 @@ from psycopg import Connection, Cursor, RawCursor
 from psycopg.rows import DictRow, tuple_row
 from psycopg.sql import SQL, Composable, Identifier
 
-from app.infra.library import run_once
+from app.infra.library import run_once, within_wait
 
 TOPIC = "app.infra.persistence:PostgresRecorder"
 
@@ -83,6 +83,7 @@ def value_row(event: StoredEvent) -> str:
     )
 
 
+@within_wait
 class PostgresRecorder(PostgresApplicationRecorder):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -179,6 +180,34 @@ class PostgresRecorder(PostgresApplicationRecorder):
         return SQL(
             "INSERT INTO {}.{} (originator_id, originator_version, topic, state) VALUES "
         ).format(Identifier(self.datastore.schema), Identifier(self.events_table_name))
+
+
+# --- the primary's store -------------------------------------------------------------------
+#
+# Every query tried again only within the connect timeout (app.infra.library.within_wait): a
+# database that went away fails a request within CANASTA_DATABASE_WAIT_SECONDS.
+
+
+@within_wait
+class PrimaryAggregateRecorder(PostgresAggregateRecorder):
+    """The snapshots' recorder of the primary."""
+
+
+@within_wait
+class PrimaryTrackingRecorder(PostgresTrackingRecorder):
+    """The library's tracking recorder on the primary."""
+
+
+class PrimaryFactory(PostgresFactory):
+    """The library's PostgreSQL factory, its queries tried within the connect timeout;
+    ``PRIMARY_FACTORY_TOPIC`` as ``PERSISTENCE_MODULE``."""
+
+    aggregate_recorder_class = PrimaryAggregateRecorder
+    application_recorder_class = PostgresRecorder
+    tracking_recorder_class = PrimaryTrackingRecorder
+
+
+PRIMARY_FACTORY_TOPIC = f"{__name__}:PrimaryFactory"
 
 
 # --- the read replica's store (app.replica) ---------------------------------------------------

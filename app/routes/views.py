@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.application import CanastaApp
 from app.deps import AccountDep
 from app.infra.projection_runner import ReadModels
+from app.outage import DATABASE_ERRORS
 from app.replica import DealStore, Reads, ReadsDep, TableStore
 from app.schemas import ErrorOut
 from app.watch import WATCH_DEAL, WATCH_TABLE
@@ -207,6 +208,8 @@ def caught_up(
         read_models.wait_until(timeout=READ_MODEL_WAIT_SECONDS, projections=[projection.name])
     except TimeoutError:
         response.headers[BEHIND_HEADER] = "true"
+    except DATABASE_ERRORS:
+        raise  # the database does not answer: 503 (app/outage.py), nothing to serve
     except Exception as exc:  # the projection failed: its runner retries; serve what exists
         # No message: it could quote an event (cards) that this requester may not see.
         log.error("read model %s could not catch up: %s", projection.name, type(exc).__name__)

@@ -40,7 +40,7 @@ def fetch(url: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
 def test_env_does_not_let_the_library_create_tables(postgres_url: str) -> None:
     env = eventsourcing_env(Settings(database_url=postgres_url))
     assert env["CREATE_TABLE"] == env["CANASTA_CREATE_TABLE"] == "n"
-    assert env["PERSISTENCE_MODULE"] == "eventsourcing.postgres"
+    assert env["PERSISTENCE_MODULE"] == "app.infra.persistence:PrimaryFactory"
 
 
 def test_migrated_schema_stores_and_lists_events(migrated_postgres_url: str) -> None:

@@ -51,7 +51,8 @@ def test_postgres_env_from_url() -> None:
         )
     )
     expected = {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "PERSISTENCE_MODULE": "app.infra.persistence:PrimaryFactory",
+        "POSTGRES_CONNECT_TIMEOUT": "3",
         "POSTGRES_DBNAME": "games",
         "POSTGRES_HOST": "db.example",
         "POSTGRES_PORT": "6543",

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import psycopg
+from eventsourcing.persistence import InterfaceError, OperationalError
 from psycopg.sql import SQL, Identifier
 
 #: The PostgreSQL advisory-lock key of the read-models lease: the first 8 bytes of
@@ -303,6 +304,9 @@ def lead_while_held(
                     lead(lease)
                 except LeaseLost as exc:
                     log.warning("%s: lost the lease (%s)", name, exc)
+                except (OperationalError, InterfaceError) as exc:  # the database went away
+                    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    log.warning("%s: the database does not answer (%s); retrying", name, reason)
                 except Exception:  # a defect: keep the process alive, try again
                     log.exception("%s: the runner failed; trying again", name)
                 finally:

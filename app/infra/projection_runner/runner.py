@@ -51,7 +51,12 @@ from types import TracebackType
 from typing import Any
 from uuid import UUID, uuid4
 
-from eventsourcing.persistence import InfrastructureFactory, ProgrammingError
+from eventsourcing.persistence import (
+    InfrastructureFactory,
+    InterfaceError,
+    OperationalError,
+    ProgrammingError,
+)
 from eventsourcing.postgres import PostgresFactory
 from eventsourcing.sqlite import SQLiteFactory
 from eventsourcing.utils import Environment
@@ -338,6 +343,19 @@ class ReadModels:
                             if self._stopping.is_set():
                                 return
                     failures = 0
+                except (OperationalError, InterfaceError) as exc:
+                    # The database went away: one line, not a traceback at every retry.
+                    failures += 1
+                    delay = self._backoff(failures)
+                    if failures == 1:
+                        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                        logger.warning(
+                            "read models: the database does not answer (%s); retrying", reason
+                        )
+                    if self._stopping.wait(delay):
+                        return
+                    lease.check()
+                    continue
                 except Exception:
                     failures += 1
                     delay = self._backoff(failures)

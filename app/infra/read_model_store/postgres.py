@@ -20,7 +20,7 @@ from psycopg.rows import DictRow
 from psycopg.sql import SQL
 from psycopg.types.json import Jsonb
 
-from app.infra.library import run_once
+from app.infra.library import run_once, within_wait
 from app.infra.persistence import numbered_rows
 from app.infra.read_model_store.base import Run, check_identifier
 from app.infra.read_model_store.recorder import ReadModelRecorder
@@ -43,6 +43,7 @@ def _pyformat(sql: str) -> str:
 _ROWS_PER_INSERT = 1000
 
 
+@within_wait
 class PostgresReadModelRecorder(ReadModelRecorder, PostgresTrackingRecorder):
     """The read models in PostgreSQL: the library's tracking recorder plus the view tables.
 
