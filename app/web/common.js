@@ -111,8 +111,14 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
   const data = await answer.json().catch(() => null);
   if (!answer.ok) {
     // A reverse proxy's own answer while the server is down or restarting (502, 503, 504
-    // without the server's error body): the server could not be reached; it refused nothing.
-    if (!data?.error && GATEWAY_STATUSES.includes(answer.status)) {
+    // without the server's error body), or the server's 503 database_unavailable while its
+    // database does not answer (docs/operations.md, "When PostgreSQL goes away"): the
+    // service could not be reached; nothing was refused, nothing recorded. Said as such, in
+    // the reader's language, and taken down at the next answer.
+    if (
+      (!data?.error && GATEWAY_STATUSES.includes(answer.status)) ||
+      (answer.status === 503 && data?.error?.code === "database_unavailable")
+    ) {
       throw new Refused(0, "network", t("network_error"));
     }
     const error = data?.error ?? { code: String(answer.status), message: answer.statusText };
