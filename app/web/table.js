@@ -25,7 +25,7 @@
 
 import { botNote } from "./bots.js";
 import {
-  $, Refused, api, apiOnce, errorNodes, rulesLink, setUpLanguage, t, unreachable, whoAmI,
+  $, Refused, api, apiOnce, rulesLink, setUpLanguage, t, unreachable, whoAmI,
 } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
@@ -35,6 +35,9 @@ import { mayMeld, renderMoves } from "./table_moves.js";
 import { renderGame, renderWaiting } from "./table_game.js";
 import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
+import {
+  answered, clearError, handOnScreen, keepInPlace, keepRoom, keepRoomForPanels, place, placeError, showError,
+} from "./table_layout.js";
 
 const DEAL_KINDS = [
   "Started", "DeckCut", "CardsDealt", "PonytailsDealt", "PonytailPickedUp", "CardsDrawn",
@@ -84,37 +87,6 @@ const names = () => {
   return logNames().map((name, seat) => (name === null ? null : name + awayNote(state.table, seat)));
 };
 
-// A refused move is said in the move panel, under its hint, where the player pressed it: on a
-// phone the top of the page, the error's home, is out of sight by then (docs/web.md, "Layout").
-// Any other error is said at the top of the page.
-function showError(error, { move = false } = {}) {
-  const box = $("error");
-  box.replaceChildren(...errorNodes(error)); // its code a link to the rule (a new tab)
-  box.hidden = false;
-  box.dataset.unreachable = String(unreachable(error));
-  placeError(move && !$("moves").hidden);
-}
-
-function placeError(inMoves) {
-  place($("error"), inMoves, (box) => $("waiting").before(box));
-}
-
-// `node` in the move panel, under its heading (flex order in table.css), or at its `home`.
-function place(node, inMoves, home) {
-  if (inMoves && node.parentElement !== $("moves")) $("moves-heading").after(node);
-  else if (!inMoves && node.parentElement !== $("page")) home(node);
-}
-
-function clearError() {
-  $("error").hidden = true;
-  $("error").textContent = "";
-  delete $("error").dataset.unreachable;
-}
-
-// The server answered: "could not be reached" is not true any more (a restart is over).
-function answered() {
-  if ($("error").dataset.unreachable === "true") clearError();
-}
 
 // --- drawing ---------------------------------------------------------------------------------
 
@@ -191,21 +163,6 @@ function render() {
   place($("clock"), !$("moves").hidden, (node) => $("status").after(node));
 }
 
-// The hand's top on the screen while some of it is in sight, else null.
-function handOnScreen() {
-  const box = document.getElementById("hand")?.getBoundingClientRect();
-  return box && box.bottom > 0 && box.top < window.innerHeight ? box.top : null;
-}
-
-// A redraw (another player's meld, a question asked: the deal above the hand grows) leaves the
-// hand where the player was looking at it: the page scrolls by as much as it moved. The deal
-// is drawn anew each time, so the browser's own scroll anchoring has nothing to hold on to.
-function keepInPlace(handWas) {
-  const now = document.getElementById("hand")?.getBoundingClientRect().top;
-  if (handWas === null || now === undefined || Math.abs(now - handWas) < 1) return;
-  window.scrollBy(0, now - handWas);
-}
-
 // Each event's line names the seats as they were played then: a seat the bot played for its
 // absent player is "the basic bot (for bob)" (seats.js).
 function renderLog() {
@@ -270,6 +227,7 @@ async function play(command, { check = false } = {}) {
   } finally {
     state.busy = false;
   }
+  render(); // his buttons back at once, even when the refresh below gets no answer either
   await refresh();
 }
 
@@ -320,25 +278,14 @@ async function seatAction(method, path, body, noticeKey) {
   await refresh();
 }
 
-// On a phone the move panel (or a spectator's log) stays at the bottom of the screen
-// (table.css): the page keeps that much room below anything it scrolls into view (a card tapped
-// or reached with Tab), so that the panel never hides it.
-function keepRoom() {
-  const sticky = [$("moves"), $("log-panel")]
-    .find((panel) => !panel.hidden && getComputedStyle(panel).position === "sticky");
-  document.documentElement.style.scrollPaddingBottom = sticky ? `${sticky.offsetHeight}px` : "";
-}
-
-function keepRoomForPanels() {
-  for (const panel of [$("moves"), $("log-panel")]) new ResizeObserver(keepRoom).observe(panel);
-  window.addEventListener("resize", keepRoom);
-}
-
 // --- reading: one refresh at a time, another queued behind it --------------------------------
+
+const REREAD_MS = 2000; // after a read that got no answer (the server's Retry-After)
 
 function serialised(work) {
   let running = null;
   let again = false;
+  let retry = null; // the next read after one that got no answer
   return async function run() {
     if (running) {
       again = true;
@@ -351,6 +298,12 @@ function serialised(work) {
           await work();
         } catch (error) {
           showError(error);
+          // Not answered (a restart, the server's database away): read again shortly, so that
+          // the page catches up and takes its notice down by itself once the server answers,
+          // even when no stream event comes to say so (nobody can move meanwhile).
+          if (unreachable(error) && !retry) {
+            retry = setTimeout(() => { retry = null; run(); }, REREAD_MS);
+          }
         }
       } while (again);
     })();

@@ -1,0 +1,67 @@
+// The table page's layout (docs/web.md, "Layout"): where an error is said (the move panel or
+// the top of the page), the hand kept where the player was looking at it across a redraw, and
+// the room kept below anything scrolled into view for the panels that stay at the bottom of a
+// phone's screen. DOM only: the page's state stays in table.js.
+
+import { $, errorNodes, unreachable } from "./common.js";
+
+// A refused move is said in the move panel, under its hint, where the player pressed it: on a
+// phone the top of the page, the error's home, is out of sight by then (docs/web.md, "Layout").
+// Any other error is said at the top of the page.
+export function showError(error, { move = false } = {}) {
+  const box = $("error");
+  box.replaceChildren(...errorNodes(error)); // its code a link to the rule (a new tab)
+  box.hidden = false;
+  box.dataset.unreachable = String(unreachable(error));
+  placeError(move && !$("moves").hidden);
+}
+
+export function placeError(inMoves) {
+  place($("error"), inMoves, (box) => $("waiting").before(box));
+}
+
+// `node` in the move panel, under its heading (flex order in table.css), or at its `home`.
+export function place(node, inMoves, home) {
+  if (inMoves && node.parentElement !== $("moves")) $("moves-heading").after(node);
+  else if (!inMoves && node.parentElement !== $("page")) home(node);
+}
+
+export function clearError() {
+  $("error").hidden = true;
+  $("error").textContent = "";
+  delete $("error").dataset.unreachable;
+}
+
+// The server answered: "could not be reached" is not true any more (a restart is over).
+export function answered() {
+  if ($("error").dataset.unreachable === "true") clearError();
+}
+
+// The hand's top on the screen while some of it is in sight, else null.
+export function handOnScreen() {
+  const box = document.getElementById("hand")?.getBoundingClientRect();
+  return box && box.bottom > 0 && box.top < window.innerHeight ? box.top : null;
+}
+
+// A redraw (another player's meld, a question asked: the deal above the hand grows) leaves the
+// hand where the player was looking at it: the page scrolls by as much as it moved. The deal
+// is drawn anew each time, so the browser's own scroll anchoring has nothing to hold on to.
+export function keepInPlace(handWas) {
+  const now = document.getElementById("hand")?.getBoundingClientRect().top;
+  if (handWas === null || now === undefined || Math.abs(now - handWas) < 1) return;
+  window.scrollBy(0, now - handWas);
+}
+
+// On a phone the move panel (or a spectator's log) stays at the bottom of the screen
+// (table.css): the page keeps that much room below anything it scrolls into view (a card tapped
+// or reached with Tab), so that the panel never hides it.
+export function keepRoom() {
+  const sticky = [$("moves"), $("log-panel")]
+    .find((panel) => !panel.hidden && getComputedStyle(panel).position === "sticky");
+  document.documentElement.style.scrollPaddingBottom = sticky ? `${sticky.offsetHeight}px` : "";
+}
+
+export function keepRoomForPanels() {
+  for (const panel of [$("moves"), $("log-panel")]) new ResizeObserver(keepRoom).observe(panel);
+  window.addEventListener("resize", keepRoom);
+}
