@@ -224,10 +224,13 @@ async function play(command, { check = false } = {}) {
     // refresh below catches it up, and the player says it in his own words, not the rule's.
     if (error instanceof Refused && error.code === "R-CMD-1") showError(t("table_stale"), { move: true });
     else showError(error, { move: true });
+    // His buttons back at once, even when the refresh below gets no answer either (the server's
+    // database away). Not after an accepted command: its menu is spent until the refresh.
+    state.busy = false;
+    render();
   } finally {
     state.busy = false;
   }
-  render(); // his buttons back at once, even when the refresh below gets no answer either
   await refresh();
 }
 

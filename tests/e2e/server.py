@@ -60,13 +60,13 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
-def bots_process(server: Server, log: Path) -> subprocess.Popen[bytes]:
-    """``canasta bots`` on ``server``'s store, in its own process group, its output appended
-    to ``log`` (it retries the lease every 0.2 s: it leads soon after another one dies)."""
+def cli_process(server: Server, log: Path, *args: str) -> subprocess.Popen[bytes]:
+    """``canasta ARGS`` on ``server``'s store, in its own process group, its output appended
+    to ``log``."""
     env = server_env(server.data_dir, server.database_url)
     with log.open("ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "bots", "--retry-seconds", "0.2"],
+            [sys.executable, "-m", "app.cli", *args],
             cwd=REPO,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -74,6 +74,12 @@ def bots_process(server: Server, log: Path) -> subprocess.Popen[bytes]:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+
+
+def bots_process(server: Server, log: Path) -> subprocess.Popen[bytes]:
+    """``canasta bots`` on ``server``'s store (``cli_process``; it retries the lease every
+    0.2 s: it leads soon after another one dies)."""
+    return cli_process(server, log, "bots", "--retry-seconds", "0.2")
 
 
 def stopped_within(proc: subprocess.Popen[bytes], seconds: float) -> int | None:

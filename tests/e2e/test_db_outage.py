@@ -18,8 +18,6 @@ deliver every event once, the turn that ran through the outage gets its whole ti
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -33,7 +31,7 @@ from app.routes.views import BEHIND_HEADER
 from app.settings import Settings
 from tests.e2e.checks import check_stream
 from tests.e2e.client import Api, open_shadow
-from tests.e2e.server import REPO, Server, bots_process, server_env, stopped_within
+from tests.e2e.server import Server, bots_process, cli_process, stopped_within
 from tests.support.relay import Relay
 
 pytestmark = pytest.mark.postgres
@@ -79,20 +77,6 @@ class Stream:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
-
-
-def cli_process(server: Server, log: Path, *args: str) -> subprocess.Popen[bytes]:
-    env = server_env(server.data_dir, server.database_url)
-    with log.open("ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "app.cli", *args],
-            cwd=REPO,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
 
 
 @pytest.fixture
