@@ -43,6 +43,10 @@ submitted twice under one sequence number gets its first answer back; so a bot's
 applied once even if two runners ever played at once, or one was killed after sending. The
 bot's chance is seeded by the deal, the seat and the step, so a move decided again after a
 restart is the same move.
+
+At about 500 lines the file is kept whole: it is one thread's cycle (lease, follow, play, the
+clocks), and every method reads the same remembered tables and deals; split, that state would
+be handed between modules. The foreground command is in ``app.cli_bots``.
 """
 
 from __future__ import annotations
