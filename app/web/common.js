@@ -76,6 +76,16 @@ export async function setUpLanguage(select, changed = async () => {}) {
 
 const GATEWAY_STATUSES = [502, 503, 504];
 
+// Told whenever the server itself answers one of this page's requests (a refusal too; not a
+// proxy's answer for it, nor the server's 503 while its database is away): live.js then
+// reopens at once a stream it was waiting to reopen, rather than at the end of its wait.
+const answerListeners = new Set();
+
+export function onServerAnswer(listener) {
+  answerListeners.add(listener);
+  return () => answerListeners.delete(listener);
+}
+
 export class Refused extends Error {
   constructor(status, code, message, details = null) {
     super(message);
@@ -107,8 +117,7 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
   } catch {
     throw new Refused(0, "network", t("network_error"));
   }
-  if (answer.status === 204) return null;
-  const data = await answer.json().catch(() => null);
+  const data = answer.status === 204 ? null : await answer.json().catch(() => null);
   if (!answer.ok) {
     // A reverse proxy's own answer while the server is down or restarting (502, 503, 504
     // without the server's error body), or the server's 503 database_unavailable while its
@@ -121,6 +130,9 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
     ) {
       throw new Refused(0, "network", t("network_error"));
     }
+  }
+  for (const listener of answerListeners) listener();
+  if (!answer.ok) {
     const error = data?.error ?? { code: String(answer.status), message: answer.statusText };
     throw new Refused(answer.status, error.code, error.message, error.details ?? null);
   }

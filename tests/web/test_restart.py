@@ -68,11 +68,17 @@ def test_open_pages_reconnect_and_catch_up_after_a_crash_without_a_reload(
     alert, lobby_alert = page.get_by_role("alert"), lobby.get_by_role("alert")
     expect(alert).to_have_text(UNREACHABLE)
     expect(lobby_alert).to_have_text(UNREACHABLE, timeout=LIVE_MS)
+    reconnecting = page.locator("#connection")
+    expect(reconnecting).to_be_visible()
     screenshot(page, "restart-unreachable")
 
     server.start()
     # Back: the messages go by themselves, and her move is still hers to make (nothing recorded).
     expect(alert).to_be_hidden(timeout=LIVE_MS)
+    # The server answered her page's reading again: her streams are reopened then, not at the
+    # end of a wait that grew through the outage (live.js), which could leave her table still
+    # for many seconds more (it failed CI: the log had not caught up in 15 s).
+    expect(reconnecting).to_be_hidden(timeout=5_000)
     expect(lobby_alert).to_be_hidden(timeout=LIVE_MS)
     expect(lobby.locator(f"[data-table='{table}']").first).to_be_visible()
     assert http.get(f"/tables/{table}", headers=ann).json()["your_last_seq"] == 0
