@@ -125,6 +125,12 @@ def test_a_player_taps_cards_and_plays_them_without_losing_either_from_sight(
     assert bob.evaluate("() => document.scrollingElement.scrollWidth <= innerWidth")
 
 
+#: In the page: is the hand's top where it was (``top``)? The hand is looked up at each try: the
+#: deal is drawn anew at each of the page's reads (a stream event may come after the view the
+#: test waited for), and a hand held from before such a redraw is detached, its top 0.
+HAND_AT = "top => Math.abs(document.getElementById('hand').getBoundingClientRect().top - top) < 1"
+
+
 def test_the_hand_stays_where_the_player_looks_while_the_others_meld(
     new_context: NewContext, web_server: Backend, http: httpx.Client
 ) -> None:
@@ -147,9 +153,8 @@ def test_the_hand_stays_where_the_player_looks_while_the_others_meld(
         step_now = http.get(f"/deals/{game.deal_id}").json()["step"]
         expect(cyd.locator(f'#deal .deal[data-step="{step_now}"]')).to_be_attached()
         # (a mobile page scrolls a moment after the call that asks it to)
-        in_place = "([node, top]) => Math.abs(node.getBoundingClientRect().top - top) < 1"
         try:
-            cyd.wait_for_function(in_place, arg=[hand.element_handle(), top], timeout=3000)
+            cyd.wait_for_function(HAND_AT, arg=top, timeout=3000)
         except PlaywrightTimeout:
             moved = hand.evaluate("node => node.getBoundingClientRect().top") - top
             pytest.fail(f"after {step.move}, the hand moved by {moved} px")
@@ -175,19 +180,27 @@ KINGS_AND_A_TWO = deck_for(
     ["9H/1", "8H/1", "8S/1"],
 )
 
-#: In the page: the boxes of the parts of a card, or of a label, that overlap another (the
-#: outline of a selected card counts: 4 px around it).
+#: In the page: do the boxes of the parts of a card, or of a label, overlap (the outline of a
+#: selected card counts: 4 px around it)? Both are looked up and measured in one go, in the page
+#: as it is drawn now: the deal is drawn anew at each of the page's reads (a stream event that
+#: comes late on a busy machine), and an element held from before such a redraw is detached,
+#: its box 0 x 0 at the corner (two of them "overlap" by the margin).
 OVERLAPS = """([first, second, margin]) => {
-  const a = first.getBoundingClientRect();
-  const b = second.getBoundingClientRect();
+  const [one, two] = [first, second].map((selector) => document.querySelector(selector));
+  if (!one || !two) return `not on the page: ${one ? second : first}`;
+  const a = one.getBoundingClientRect();
+  const b = two.getBoundingClientRect();
   return a.left < b.right + margin && b.left < a.right + margin
     && a.top < b.bottom + margin && b.top < a.bottom + margin;
 }"""
 
 
-def overlap(page: Page, first: Any, second: Any, margin: int = 0) -> bool:
-    both = [first.element_handle(), second.element_handle(), margin]
-    return bool(page.evaluate(OVERLAPS, both))
+def overlap(page: Page, first: str, second: str, margin: int = 0) -> bool:
+    """Do the elements the CSS selectors ``first`` and ``second`` find overlap on the page?"""
+    answer = page.evaluate(OVERLAPS, [first, second, margin])
+    if isinstance(answer, str):
+        pytest.fail(answer)
+    return bool(answer)
 
 
 def test_selected_cards_and_a_wild_card_in_a_meld_stay_readable(
@@ -207,18 +220,18 @@ def test_selected_cards_and_a_wild_card_in_a_meld_stay_readable(
         bob.locator(f'#hand [data-card="{code}"]').tap()
     # A selected card is lifted and outlined: its group's label ("K ×3") is not under it.
     for code in [*kings, "2C/1"]:
-        selected = bob.locator(f'#hand [data-card="{code}"]')
-        expect(selected).to_have_attribute("aria-pressed", "true")
-        group = bob.locator("#hand .group", has=bob.locator(f'[data-card="{code}"]'))
-        label = group.locator(".group-label")
-        assert not overlap(bob, label, selected, margin=4), f"{code} covers {label.inner_text()}"
+        selected = f'#hand [data-card="{code}"]'
+        expect(bob.locator(selected)).to_have_attribute("aria-pressed", "true")
+        label = f'#hand .group:has([data-card="{code}"]) .group-label'
+        assert not overlap(bob, label, selected, margin=4), f"{code} covers its group's label"
     screenshot(bob, "phone-selected-labels", full_page=False)
     move(bob, "meld").tap()
-    two = bob.locator('[data-meld="K"][data-side="B"] [data-card="2C/1"]')
+    in_meld = '[data-meld="K"][data-side="B"] [data-card="2C/1"]'
+    two = bob.locator(in_meld)
     expect(two).to_be_visible()
     # Its mark ("WILD") is under its suit, not printed over it.
-    assert not overlap(bob, two.locator(".suit"), two.locator(".mark"))
-    assert not overlap(bob, two.locator(".rank"), two.locator(".mark"))
+    assert not overlap(bob, f"{in_meld} .suit", f"{in_meld} .mark")
+    assert not overlap(bob, f"{in_meld} .rank", f"{in_meld} .mark")
     two.scroll_into_view_if_needed()
     screenshot(bob, "phone-wild-in-meld", full_page=False)
     # The hint says how to add to a meld in words that fit a touch screen.
