@@ -232,7 +232,7 @@ def test_selected_cards_and_a_wild_card_in_a_meld_stay_readable(
     # Its mark ("WILD") is under its suit, not printed over it.
     assert not overlap(bob, f"{in_meld} .suit", f"{in_meld} .mark")
     assert not overlap(bob, f"{in_meld} .rank", f"{in_meld} .mark")
-    two.scroll_into_view_if_needed()
+    scroll_to(two)  # (a redraw by a late stream event may replace it while it scrolls)
     screenshot(bob, "phone-wild-in-meld", full_page=False)
     # The hint says how to add to a meld in words that fit a touch screen.
     expect(bob.locator("#move-hint")).to_contain_text("tap or click the meld")
