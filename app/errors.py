@@ -111,6 +111,41 @@ def unparsable_body(exc: StarletteHTTPException) -> str | None:
     return "not valid JSON (a number too long?)"
 
 
+#: What a client that sent no JSON object is told (a form, text, curl's -d without a header).
+NOT_JSON = "body: not JSON: send a JSON object with the header Content-Type: application/json"
+
+
+def sends_json(content_type: str | None) -> bool:
+    """Whether FastAPI parses a body sent with this content type as JSON: none at all,
+    ``application/json`` or ``application/*+json``."""
+    if not content_type:
+        return True
+    mime = content_type.split(";", 1)[0].strip().lower()
+    return mime == "application/json" or (
+        mime.startswith("application/") and mime.endswith("+json")
+    )
+
+
+def problem(error: Any, json_sent: bool) -> str:
+    """One line of a 422's message: where, and what is wrong there, in words a client can act
+    on. A body FastAPI did not read as JSON (another content type), JSON that does not parse,
+    and a body that is no JSON object say so instead of pydantic's wording."""
+    loc = tuple(error.get("loc", ()))
+    kind = error.get("type")
+    if kind == "json_invalid":  # loc: ("body", the character where parsing stopped)
+        at = f" at character {loc[1]}" if len(loc) > 1 else ""
+        reason = (error.get("ctx") or {}).get("error")
+        return f"body: not valid JSON{at}" + (f": {reason}" if reason else "")
+    if loc == ("body",):
+        if not json_sent:
+            return NOT_JSON
+        if kind == "missing":
+            return "body: missing: send a JSON object"
+        if kind in ("model_attributes_type", "dict_type", "model_type"):
+            return "body: not a JSON object"
+    return f"{'.'.join(str(p) for p in loc)}: {error.get('msg', 'invalid')}"
+
+
 def install(api: FastAPI) -> None:
     @api.exception_handler(DomainError)
     async def domain_error(_request: Request, exc: DomainError) -> JSONResponse:
@@ -118,13 +153,11 @@ def install(api: FastAPI) -> None:
         return JSONResponse(error_body(exc.code, exc.message), status_of(exc), headers=headers)
 
     @api.exception_handler(RequestValidationError)
-    async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
         # Each problem once, in order: a path parameter that the route and its dependencies
         # all read is reported by each of them.
-        problems = dict.fromkeys(
-            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}"
-            for e in exc.errors()
-        )
+        json_sent = sends_json(request.headers.get("content-type"))
+        problems = dict.fromkeys(problem(e, json_sent) for e in exc.errors())
         where = "; ".join(list(problems)[:5])
         return JSONResponse(error_body("malformed", where or "malformed request"), 422)
 

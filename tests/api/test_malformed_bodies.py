@@ -87,3 +87,39 @@ def _snapshot(client: TestClient, game: Any) -> Any:
         client.get(f"/tables/{game.table}").json(),
         client.get(f"/deals/{game.deal_id}", headers=game.host).json(),
     )
+
+
+#: A common client mistake -> what the message must tell him (curl's ``-d`` without
+#: ``-H 'Content-Type: application/json'`` sends a form; a hand-written body misses a brace).
+TOLD: dict[str, tuple[bytes, str | None, str]] = {
+    "form": (
+        b'{"name": "zed"}',
+        "application/x-www-form-urlencoded",
+        "Content-Type: application/json",
+    ),
+    "text": (b'{"name": "zed"}', "text/plain; charset=utf-8", "Content-Type: application/json"),
+    "broken": (b'{"name": "zed"', "application/json", "not valid JSON at character 14"),
+    "array": (b'["zed"]', "application/json", "not a JSON object"),
+    "empty": (b"", "application/json", "send a JSON object"),
+}
+
+
+@pytest.mark.parametrize("lane", [True, False], ids=["lane", "route"])
+@pytest.mark.parametrize("kind", sorted(TOLD))
+def test_a_body_that_is_no_json_object_is_told_so_in_words(
+    make_client: Callable[..., TestClient], open_game: Any, kind: str, lane: bool
+) -> None:
+    """The 422's message says what to change (send JSON, with its content type; where the
+    JSON breaks), not pydantic's "Input should be a valid dictionary or object to extract
+    fields from" or "body.14: JSON decode error"."""
+    client = make_client(command_lane=lane)
+    game = open_game(client, names=["ann", "bob"])
+    body, content_type, told = TOLD[kind]
+    headers = {"Content-Type": content_type} if content_type else {}
+    for path, auth in (("/players", {}), (f"/deals/{game.deal_id}/commands", game.host)):
+        answer = client.post(path, content=body, headers={**auth, **headers})
+        assert answer.status_code == 422, (path, answer.text)
+        error = answer.json()["error"]
+        assert error["code"] == "malformed"
+        assert error["message"].startswith("body: ") and told in error["message"], (path, error)
+        assert "dictionary" not in error["message"] and "decode error" not in error["message"]
