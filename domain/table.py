@@ -110,8 +110,13 @@ class Table(Aggregate):
                 raise SetupError("R-SEAT-3", f"{entry} has no option {name!r}")
         if target is None or target == variant.target:
             return variant.target
-        if target not in variant.selectable_targets:
+        if not variant.selectable_targets:
             raise SetupError("R-SEAT-3", f"{entry} plays to {variant.target}; no other target")
+        if target not in variant.selectable_targets:
+            others = ", ".join(map(str, variant.selectable_targets))
+            raise SetupError(
+                "R-SEAT-3", f"{entry} plays to {variant.target} or {others}, not {target}"
+            )
         return target
 
     # --- before the game -----------------------------------------------------------------

@@ -101,6 +101,10 @@ def test_any_other_target_is_refused_r_seat_3(target: int) -> None:
     with pytest.raises(SetupError) as err:
         app.create_table(HOST, ENTRY, 4, target=target)
     assert err.value.code == "R-SEAT-3"
+    # The refusal names the targets the host may choose, not "no other target".
+    assert err.value.message == (
+        f"modern_american plays to 8500 or 2500, 5000, 7500, 10000, not {target}"
+    )
 
 
 def test_the_target_is_recorded_in_the_tables_first_event_r_seat_3() -> None:
