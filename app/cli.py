@@ -55,6 +55,14 @@ def _demo(args: argparse.Namespace) -> int:
     except SetupError as exc:
         print(f"canasta demo: error: {exc.message}", file=sys.stderr)
         return 2
+    if args.data_dir is not None:
+        try:
+            args.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(
+                f"canasta demo: error: --data-dir {args.data_dir}: {exc.strerror}", file=sys.stderr
+            )
+            return 2
     return play_demo(
         entry=args.entry,
         players=args.players,

@@ -215,6 +215,18 @@ def test_the_demo_refuses_a_bad_set_up_in_a_line_exit_2(
     assert "Traceback" not in err
 
 
+def test_the_demo_refuses_a_data_dir_it_cannot_make_in_a_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("")  # a file, not a folder: nothing can be made under it
+    assert main(["demo", "--data-dir", str(tmp_path / "file" / "store")]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"canasta demo: error: --data-dir {tmp_path / 'file' / 'store'}: Not a directory\n"
+    )
+    assert captured.out == ""  # nothing played, nothing printed
+
+
 @pytest.mark.parametrize(
     ("env", "message"),
     [
