@@ -1,0 +1,44 @@
+"""The mistakes an API client makes first get an answer that says what to change: a card
+named without its deck (the scenario files' short form, docs/scenarios.md, is not the API's),
+or a card in no notation at all (R-CARD-1, docs/rules/common.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from domain import commands as c
+
+
+def cut_and_draw(game: Any) -> str:
+    """Cut and draw in ``game``'s deal; returns the name of the player now to meld or discard."""
+    view = game.http.get(f"/deals/{game.deal_id}").json()
+    assert game.send(game.names[view["cutter"]], c.Cut(40)).status_code == 200
+    turn = game.http.get(f"/deals/{game.deal_id}").json()["turn"]
+    assert game.send(game.names[turn], c.Draw()).status_code == 200
+    name: str = game.names[turn]
+    return name
+
+
+@pytest.mark.parametrize(
+    ("card", "told"),
+    [
+        ("KC", "unknown card 'KC': a card is named with its deck number, e.g. 'KC/1'"),
+        ("10S", "unknown card '10S': a card is named with its deck number, e.g. '10S/1'"),
+        ("XX/1", "unknown card 'XX/1': a card is RANK SUIT/DECK, e.g. 'QH/2'"),
+    ],
+)
+def test_a_card_without_its_deck_is_told_how_to_name_it_r_card_1(
+    client: TestClient, open_game: Callable[..., Any], card: str, told: str
+) -> None:
+    game = open_game(client, names=["ann", "bob"])
+    name = cut_and_draw(game)
+    before = client.get(f"/deals/{game.deal_id}").json()["step"]
+    for answer in (game.check(name, c.Discard(card)), game.send(name, c.Discard(card))):
+        error = answer.json()["error"]
+        assert error["code"] == "R-CARD-1"
+        assert error["message"].startswith(told), error
+    assert client.get(f"/deals/{game.deal_id}").json()["step"] == before  # nothing recorded
