@@ -90,6 +90,11 @@ class Expected:
                 continue
             if name == "game":
                 value = UUID(st.table_id)
+                if believed != value:  # never stale: a deal's table never changes
+                    return (
+                        f"expect.game is the deal's table, {value}, not {believed}: "
+                        "send the table's id (the deal view's table)"
+                    )
             if believed != value:
                 return f"stale command: {name} is {value}, not {believed}; reload and retry"
         return None

@@ -42,3 +42,24 @@ def test_a_card_without_its_deck_is_told_how_to_name_it_r_card_1(
         assert error["code"] == "R-CARD-1"
         assert error["message"].startswith(told), error
     assert client.get(f"/deals/{game.deal_id}").json()["step"] == before  # nothing recorded
+
+
+def test_a_deal_id_sent_as_expect_game_is_told_to_send_the_table_id_r_cmd_1(
+    client: TestClient, open_game: Callable[..., Any]
+) -> None:
+    """``expect.game`` is the table's id; a client that sends the deal's is told so, not told
+    that his command is stale and should be retried as it is (it would never pass)."""
+    game = open_game(client, names=["ann", "bob"])
+    name = cut_and_draw(game)
+    body = game.request(name, c.Discard("KC/1"), seq=None)
+    body["expect"]["game"] = game.deal_id
+    for path, extra in (("/commands/check", {}), ("/commands", {"seq": 50})):
+        answer = client.post(
+            f"/deals/{game.deal_id}{path}", json={**body, **extra}, headers=game.headers[name]
+        )
+        error = answer.json()["error"]  # the dry run: {"accepted": false, "error": ...}
+        assert error["code"] == "R-CMD-1", answer.text
+        assert error["message"] == (
+            f"expect.game is the deal's table, {game.table}, not {game.deal_id}: "
+            "send the table's id (the deal view's table)"
+        )
