@@ -70,7 +70,7 @@ class Expected:
             game=UUID(st.table_id),
             deal=st.number,
             step=deal.version,
-            turn=st.turn,
+            turn=st.turn if st.phase != OVER else None,  # as the deal's view shows it
             phase=st.phase,
         )
 

@@ -63,3 +63,20 @@ def test_a_deal_id_sent_as_expect_game_is_told_to_send_the_table_id_r_cmd_1(
             f"expect.game is the deal's table, {game.table}, not {game.deal_id}: "
             "send the table's id (the deal view's table)"
         )
+
+
+def test_the_move_menu_s_expect_is_the_deal_view_s_once_the_deal_is_over(
+    client: TestClient, open_game: Callable[..., Any]
+) -> None:
+    """A client may build ``expect`` from the deal's view or take the menu's: both say the
+    same, also once the deal is over (turn null), so a client comparing them sees no change."""
+    game = open_game(client, names=["ann", "bob"])
+    name = cut_and_draw(game)
+    for over in (False, True):
+        if over:
+            stop = client.post(f"/tables/{game.table}/stop", headers=game.host)
+            assert stop.status_code == 200, stop.text
+        view = client.get(f"/deals/{game.deal_id}", headers=game.headers[name]).json()
+        menu = client.get(f"/deals/{game.deal_id}/moves", headers=game.headers[name]).json()
+        assert (view["phase"] == "over") is over
+        assert menu["expect"] == game.request(name, c.Draw(), seq=None)["expect"]
