@@ -112,9 +112,15 @@ async def lenient_account(
 
 
 async def required_account(
+    request: Request,
     account: Annotated[Caller | None, Depends(optional_account)],
 ) -> Caller:
     if account is None:
+        if request.headers.get("authorization"):  # the token alone, "Token ...", "Basic ..."
+            raise Unauthenticated(
+                "the Authorization header is not 'Bearer <token>': send the token of "
+                "POST /players as 'Authorization: Bearer <token>'"
+            )
         raise Unauthenticated(
             "this needs a bearer token (register with POST /players) or a session cookie"
         )

@@ -80,3 +80,30 @@ def test_the_move_menu_s_expect_is_the_deal_view_s_once_the_deal_is_over(
         menu = client.get(f"/deals/{game.deal_id}/moves", headers=game.headers[name]).json()
         assert (view["phase"] == "over") is over
         assert menu["expect"] == game.request(name, c.Draw(), seq=None)["expect"]
+
+
+@pytest.mark.parametrize("lane", [True, False], ids=["lane", "route"])
+@pytest.mark.parametrize("scheme", ["", "Token ", "bearer: "])
+def test_a_token_sent_without_bearer_is_told_the_header_s_form_r_cmd_2(
+    make_client: Callable[..., TestClient], open_game: Callable[..., Any], scheme: str, lane: bool
+) -> None:
+    """``Authorization: <token>`` (or another scheme) on a route that needs a player: 401
+    R-CMD-2 saying how the header is written, not "this needs a bearer token" to a client
+    who believes he sent one."""
+    client = make_client(command_lane=lane)
+    game = open_game(client, names=["ann", "bob"])
+    name = cut_and_draw(game)
+    token = game.headers[name]["Authorization"].removeprefix("Bearer ")
+    headers = {"Authorization": f"{scheme}{token}"}
+    body = game.request(name, c.Discard("KC/1"), seq=50)
+    for answer in (
+        client.get("/me", headers=headers),
+        client.post(f"/deals/{game.deal_id}/commands", json=body, headers=headers),
+    ):
+        assert answer.status_code == 401, answer.text
+        assert answer.json()["error"] == {
+            "code": "R-CMD-2",
+            "message": "the Authorization header is not 'Bearer <token>': send the token of "
+            "POST /players as 'Authorization: Bearer <token>'",
+        }
+        assert token not in answer.text
