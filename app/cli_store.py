@@ -66,11 +66,23 @@ def open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
         return None
 
 
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0 (0 or less would try for a lease, or
+    print, without pause)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be above 0 seconds, not {text}")
+    return value
+
+
 def add_retry_argument(parser: argparse.ArgumentParser) -> None:
     """``--retry-seconds`` of the commands that wait for a lease (project, bots)."""
     parser.add_argument(
         "--retry-seconds",
-        type=float,
+        type=seconds,
         default=1.0,
         metavar="S",
         help="how often to try for the lease while another process holds it (default 1)",

@@ -290,3 +290,19 @@ def test_every_option_of_every_command_says_what_it_is() -> None:
         if not action.help
     ]
     assert not silent, silent
+
+
+@pytest.mark.parametrize("command", ["project", "bots"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "soon"])
+def test_a_lease_retry_of_no_seconds_is_refused_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str, value: str
+) -> None:
+    """``--retry-seconds 0`` (or less) would try for the lease without pause, as fast as the
+    lock answers, while another process leads: refused before anything is opened."""
+    monkeypatch.setenv("DATABASE_URL", "memory")  # never a store of the machine's, whatever
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--retry-seconds", value])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"canasta {command}: error: argument --retry-seconds: " in err
+    assert "seconds" in err.splitlines()[-1] and "Traceback" not in err
