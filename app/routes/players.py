@@ -18,4 +18,6 @@ def register(body: RegisterIn, canasta: CanastaDep) -> RegisterOut:
 
 @router.get("/me", response_model=Me)
 def me(account: AccountDep, canasta: CanastaDep, settings: SettingsDep) -> Me:
+    """Who the bearer token (or session cookie) signs in: the account's name as registered,
+    and its roles (``auditor``: granted by the operator, ``canasta grant-auditor``)."""
     return Me(name=account.name, roles=roles_of(canasta, settings, account.name))

@@ -103,6 +103,9 @@ def join(table_id: UUID, body: JoinIn, account: AccountDep, canasta: CanastaDep)
 def choose_teams(
     table_id: UUID, body: TeamsIn, account: AccountDep, canasta: CanastaDep
 ) -> dict[str, Any]:
+    """The host chooses the teams before the start, where there are teams to choose (five and
+    six players, ``extra_six``): ``teams`` lists room seats, team A first (R-SEAT-3).
+    Answers the table."""
     canasta.choose_teams(table_id, account.name, body.teams)
     return table_view(canasta.get_table(table_id))
 
@@ -111,6 +114,10 @@ def choose_teams(
 def start(
     table_id: UUID, account: AccountDep, canasta: CanastaDep, body: StartIn | None = None
 ) -> DealRef:
+    """The host starts the game (R-SEAT-3) once every seat is taken (and the teams chosen,
+    where there are): the first dealer is drawn (R-DEAL-1) and deal 1 shuffled. Answers the
+    deal's id. The body may be left out; its fields fix chance, which only a server set up
+    for tests accepts (R-DEAL-3)."""
     body = body or StartIn()
     deal_id = canasta.start_game(
         table_id,
@@ -127,11 +134,17 @@ def start(
 def next_deal(
     table_id: UUID, account: AccountDep, canasta: CanastaDep, body: NextDealIn | None = None
 ) -> DealRef:
+    """Opens the next deal once the current one is over and the game goes on (R-GAME-1): by
+    the host, or while he is away by a player who plays his own seat. Answers the new deal's
+    id. No body is needed (``deck``: only a server set up for tests accepts it)."""
     body = body or NextDealIn()
     return DealRef(deal=canasta.start_next_deal(table_id, account.name, deck=body.deck))
 
 
 @router.post("/tables/{table_id}/stop", response_model=TableView)
 def stop(table_id: UUID, account: AccountDep, canasta: CanastaDep) -> dict[str, Any]:
+    """The host stops the game early (R-GAME-2): the completed deals keep their scores, the
+    deal in play is abandoned (any later command on it is refused, R-TURN-1), no winner is
+    declared. Answers the table (``status``: ``stopped``); no body."""
     canasta.stop_game(table_id, account.name)
     return table_view(canasta.get_table(table_id))
