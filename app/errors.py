@@ -13,7 +13,7 @@ from starlette.routing import Match
 
 from app.application import error_body
 from app.deps import Unauthenticated
-from app.schemas import ErrorOut
+from app.schemas import CARD_PATTERN, NAME_PATTERN, ErrorOut
 from domain.errors import Conflict, DomainError, Forbidden, NotFound
 
 log = logging.getLogger("canasta.api")
@@ -126,6 +126,15 @@ def sends_json(content_type: str | None) -> bool:
     )
 
 
+#: A pattern of the request schemas -> what a value that breaks it should be, in words (a
+#: name in another script, a card in lower case), instead of the regular expression.
+PATTERN_WORDS = {
+    NAME_PATTERN: "a name is 1 to 32 ASCII letters, digits, '.', '_' or '-' (R-CMD-2)",
+    CARD_PATTERN: "a card is written in capitals, rank and suit then its deck: 'QH/2', "
+    "'10S/1', 'BJ/1' (R-CARD-1)",
+}
+
+
 def problem(error: Any, json_sent: bool) -> str:
     """One line of a 422's message: where, and what is wrong there, in words a client can act
     on. A body FastAPI did not read as JSON (another content type), JSON that does not parse,
@@ -143,6 +152,9 @@ def problem(error: Any, json_sent: bool) -> str:
             return "body: missing: send a JSON object"
         if kind in ("model_attributes_type", "dict_type", "model_type"):
             return "body: not a JSON object"
+    words = PATTERN_WORDS.get((error.get("ctx") or {}).get("pattern", ""))
+    if kind == "string_pattern_mismatch" and words:
+        return f"{'.'.join(str(p) for p in loc)}: {words}"
     return f"{'.'.join(str(p) for p in loc)}: {error.get('msg', 'invalid')}"
 
 

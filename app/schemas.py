@@ -12,7 +12,8 @@ from domain import commands as c
 
 # A card in full notation (R-CARD-1), or TOP in a take_pile's first meld. Length-bounded so
 # that no request can make the server work hard; whether it is a real card is the engine's call.
-CardName = Annotated[str, Field(min_length=2, max_length=6, pattern=r"^[0-9A-Z/]+$")]
+CARD_PATTERN = r"^[0-9A-Z/]+$"
+CardName = Annotated[str, Field(min_length=2, max_length=6, pattern=CARD_PATTERN)]
 
 
 def _integral(value: Any) -> Any:
@@ -25,7 +26,8 @@ def _integral(value: Any) -> Any:
 Integral = BeforeValidator(_integral)
 #: JSON numbers only: ``true`` or ``"1"`` is not a seat (nor a count, ``n``, ``seq`` or step).
 Seat = Annotated[int, Field(strict=True, ge=0, le=5), Integral]
-Name = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9._-]+$")]
+NAME_PATTERN = r"^[A-Za-z0-9._-]+$"
+Name = Annotated[str, Field(min_length=1, max_length=32, pattern=NAME_PATTERN)]
 
 
 class Strict(BaseModel):

@@ -107,3 +107,29 @@ def test_a_token_sent_without_bearer_is_told_the_header_s_form_r_cmd_2(
             "POST /players as 'Authorization: Bearer <token>'",
         }
         assert token not in answer.text
+
+
+@pytest.mark.parametrize("lane", [True, False], ids=["lane", "route"])
+def test_a_name_or_card_out_of_its_pattern_is_told_the_form_in_words(
+    make_client: Callable[..., TestClient], open_game: Callable[..., Any], lane: bool
+) -> None:
+    """A name in another script (the pages are in Russian and Thai too) and a card in lower
+    case are 422 ``malformed`` saying what the value should be, not a regular expression."""
+    client = make_client(command_lane=lane)
+    game = open_game(client, names=["ann", "bob"])
+    name = cut_and_draw(game)
+    for player in ("Zoë", "Сергей", "a b"):
+        answer = client.post("/players", json={"name": player})
+        assert answer.status_code == 422
+        assert answer.json()["error"] == {
+            "code": "malformed",
+            "message": "body.name: a name is 1 to 32 ASCII letters, digits, '.', '_' or '-' "
+            "(R-CMD-2)",
+        }
+    body = game.request(name, c.Discard("qh/1"), seq=50)
+    answer = client.post(f"/deals/{game.deal_id}/commands", json=body, headers=game.headers[name])
+    assert answer.status_code == 422
+    assert answer.json()["error"]["message"] == (
+        "body.command.discard.card: a card is written in capitals, rank and suit then its "
+        "deck: 'QH/2', '10S/1', 'BJ/1' (R-CARD-1)"
+    )
