@@ -123,6 +123,9 @@ class Table(Aggregate):
     def seat_of(self, player: str) -> int | None:
         return self.seats.index(player) if player in self.seats else None
 
+    def seat_taken(self, seat: int) -> bool:
+        return 0 <= seat < self.players and self.seats[seat] is not None
+
     def join(self, player: str, seat: int | None = None, invite: str | None = None) -> int:
         """``invite``: the hash of the invite code given, needed at a private table by
         everybody but its host (checked before anything else, so a wrong code learns
@@ -153,6 +156,10 @@ class Table(Aggregate):
             seat = next((i for i, p in enumerate(self.seats) if p is None), None)
             if seat is None:
                 raise SetupError("R-SEAT-5", "the table is full")
+        elif seat is not None and self.status == OPEN and self.seat_taken(seat):
+            # Before ``join``: a bot of the same level in that seat has the same name, and
+            # would be refused as "you already have a seat".
+            raise SetupError("R-SEAT-5", f"seat {seat} is taken")
         # The host seats it: the table's own invite (if private) lets it in.
         return self.join(bot_name(level, -1 if seat is None else seat), seat, self.invite)
 

@@ -64,6 +64,11 @@ def test_refusals_change_nothing(
     assert client.post("/tables/practice", json={}).status_code == 401
     for seat in (0, 2, 3):
         client.post(f"/tables/{table}/seats", json={"seat": seat, "bot": "basic"}, headers=hal)
+    # A bot asked for a bot's seat: the seat is taken (not "you already have a seat", said
+    # to a host who has none, because a bot of that level there has the same name).
+    answer = client.post(f"/tables/{table}/seats", json={"seat": 0, "bot": "basic"}, headers=hal)
+    assert answer.status_code == 400
+    assert answer.json()["error"] == {"code": "R-SEAT-5", "message": "seat 0 is taken"}
     assert client.post(f"/tables/{table}/start", headers=hal).status_code == 201
     assert refused(hal, {"seat": 2, "bot": "basic"}, 400) == "R-SEAT-5"  # the game started
 
