@@ -51,9 +51,17 @@ def open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
     from app.application import CanastaApp
     from app.settings import Settings, eventsourcing_env
     from app.signing import load_keyring
+    from app.startup import StartupRefusal, check_store
 
     settings = Settings()
     if in_memory(settings):
+        return None
+    try:
+        # PostgreSQL: it answers, with this code's schema (else "has no schema yet: run the
+        # migrations", as a server says it, not a traceback from the first query).
+        check_store(settings)
+    except StartupRefusal as exc:  # its message names the database
+        print(f"cannot open the store: {exc}", file=sys.stderr)
         return None
     try:
         keys = load_keyring(settings, signing=signing) or None  # none: signatures unchecked

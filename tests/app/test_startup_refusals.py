@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.migrations import upgrade
-from app.startup import schema_revisions
+from app.startup import MIGRATE, schema_revisions
 from tests.support.keys import key_file
 
 UVICORN = Path(sys.executable).parent / "uvicorn"
@@ -125,3 +125,26 @@ def test_a_database_without_its_schema_or_with_an_older_one_names_the_migration(
     assert code != 0
     assert f"has the schema of revision {older}, and this server needs revision {head}" in line
     assert "alembic upgrade head" in line
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(
+    "command", [["audit", "--all"], ["grant-auditor", "ann"], ["revoke-auditor", "ann"], ["bots"]]
+)
+def test_the_operator_commands_on_a_database_without_its_schema_name_the_migration(
+    empty_postgres_url: str, tmp_path: Path, command: list[str]
+) -> None:
+    """``canasta audit`` (grant-auditor, revoke-auditor, bots) pointed at a database nobody
+    migrated: one line, as the server says it, and exit 2; not a traceback of the first
+    query's "relation canasta_events does not exist"."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CANASTA_")}
+    env.update(DATABASE_URL=empty_postgres_url, CANASTA_SIGNING_KEY_FILE=str(key_file(tmp_path)))
+    canasta = Path(sys.executable).parent / "canasta"
+    run = subprocess.run(
+        [str(canasta), *command], env=env, capture_output=True, text=True, timeout=EXIT_SECONDS
+    )
+    assert run.returncode == 2, run.stderr
+    assert "Traceback" not in run.stderr
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("cannot open the store: the database PostgreSQL ")
+    assert line.endswith("has no schema yet: " + MIGRATE)
