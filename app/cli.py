@@ -109,7 +109,7 @@ def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
     from domain.accounts import AUDITOR
     from domain.errors import NotFound
 
-    opened = open_store()
+    opened = open_store(existing=True)
     if opened is None:
         return 2
     settings, canasta = opened
@@ -222,7 +222,7 @@ def _audit(args: argparse.Namespace) -> int:
         except ValueError:
             print(f"not a deal or table id: {args.id!r}", file=sys.stderr)
             return 2
-    opened = open_store()
+    opened = open_store(existing=True)
     if opened is None:
         return 2
     settings, canasta = opened

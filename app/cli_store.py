@@ -45,9 +45,13 @@ def in_memory(settings: Settings) -> bool:
     return True
 
 
-def open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
+def open_store(
+    *, signing: bool = False, existing: bool = False
+) -> tuple[Settings, CanastaApp] | None:
     """The application on the configured store (``DATABASE_URL`` / ``CANASTA_*``) and its
-    keys (``app.signing``; ``signing``: it signs what it records, and needs the key)."""
+    keys (``app.signing``; ``signing``: it signs what it records, and needs the key).
+    ``existing``: an SQLite file that is not there is refused rather than made (a mistyped
+    ``CANASTA_DATA_DIR`` would otherwise be audited as an empty store, "all ok")."""
     from app.application import CanastaApp
     from app.settings import Settings, eventsourcing_env
     from app.signing import load_keyring
@@ -56,19 +60,25 @@ def open_store(*, signing: bool = False) -> tuple[Settings, CanastaApp] | None:
     settings = Settings()
     if in_memory(settings):
         return None
-    try:
-        # PostgreSQL: it answers, with this code's schema (else "has no schema yet: run the
-        # migrations", as a server says it, not a traceback from the first query).
-        check_store(settings)
-    except StartupRefusal as exc:  # its message names the database
-        print(f"cannot open the store: {exc}", file=sys.stderr)
+    if existing and settings.database_url is None and not settings.sqlite_path.exists():
+        print(
+            f"no store at {store_name(settings)}: set CANASTA_DATA_DIR to the server's data "
+            "folder (or DATABASE_URL to its PostgreSQL)",
+            file=sys.stderr,
+        )
         return None
     try:
         keys = load_keyring(settings, signing=signing) or None  # none: signatures unchecked
+        # PostgreSQL: it answers, with this code's schema (else "has no schema yet: run the
+        # migrations", as a server says it, not a traceback from the first query).
+        check_store(settings)
         canasta = CanastaApp(
             env=eventsourcing_env(settings), keys=keys, outage_seconds=settings.outage_seconds
         )
         return settings, canasta
+    except StartupRefusal as exc:  # its message names the database
+        print(f"cannot open the store: {exc}", file=sys.stderr)
+        return None
     except Exception as exc:  # a bad URL, a database that is down, no signing key
         print(f"cannot open the store ({store_name(settings)}): {exc}", file=sys.stderr)
         return None

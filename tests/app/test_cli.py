@@ -306,3 +306,24 @@ def test_a_lease_retry_of_no_seconds_is_refused_exit_2(
     err = capsys.readouterr().err
     assert f"canasta {command}: error: argument --retry-seconds: " in err
     assert "seconds" in err.splitlines()[-1] and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["audit", "--all"], ["grant-auditor", "ann"]])
+def test_a_data_dir_without_a_store_is_refused_not_made_and_audited_exit_2(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    """After a restore, ``canasta audit --all`` with a mistyped CANASTA_DATA_DIR made an empty
+    store there and said "0 tables, 0 deals audited: all ok"; now it says there is no store."""
+    for name in ("DATABASE_URL", "CANASTA_DATABASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CANASTA_DATA_DIR", str(tmp_path / "typo"))
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"no store at SQLite {tmp_path / 'typo' / 'canasta.sqlite'}: set CANASTA_DATA_DIR to "
+        "the server's data folder (or DATABASE_URL to its PostgreSQL)\n"
+    )
+    assert not (tmp_path / "typo").exists()
