@@ -95,6 +95,11 @@ class Expected:
                         f"expect.game is the deal's table, {value}, not {believed}: "
                         "send the table's id (the deal view's table)"
                     )
+            if name == "deal" and believed != value:  # never stale either: a deal keeps its number
+                return (
+                    f"this is deal {value} of its table, not deal {believed}: send the command "
+                    "to the deal it is meant for (the table's current_deal)"
+                )
             if believed != value:
                 return f"stale command: {name} is {value}, not {believed}; reload and retry"
         return None

@@ -133,3 +133,22 @@ def test_a_name_or_card_out_of_its_pattern_is_told_the_form_in_words(
         "body.command.discard.card: a card is written in capitals, rank and suit then its "
         "deck: 'QH/2', '10S/1', 'BJ/1' (R-CARD-1)"
     )
+
+
+def test_a_command_for_another_deal_is_told_which_deal_this_is_r_cmd_1(
+    client: TestClient, open_game: Callable[..., Any]
+) -> None:
+    """``expect.deal`` 2 sent to deal 1's id (a client that kept the old deal's address) is
+    not "stale ... reload and retry", which could never pass: the deal's number never
+    changes. The answer names the deal and where the current one is."""
+    game = open_game(client, names=["ann", "bob"])
+    name = cut_and_draw(game)
+    body = game.request(name, c.Discard("KC/1"), seq=50)
+    body["expect"]["deal"] = 2
+    answer = client.post(f"/deals/{game.deal_id}/commands", json=body, headers=game.headers[name])
+    assert answer.status_code == 409
+    assert answer.json()["error"] == {
+        "code": "R-CMD-1",
+        "message": "this is deal 1 of its table, not deal 2: send the command to the deal it "
+        "is meant for (the table's current_deal)",
+    }
