@@ -109,18 +109,47 @@ def add_parser(sub: Any) -> None:
     commands = keys.add_subparsers(
         dest="keys_command", required=True, metavar="{new,public,rotate,list}"
     )
-    p = commands.add_parser("new", help="write a new key file (0600); never overwrites")
+    p = commands.add_parser(
+        "new",
+        help="write a new key file (0600); never overwrites",
+        description="Write a new Ed25519 signing key to FILE (permissions 0600), making its "
+        "folder if needed; an existing file is never overwritten (exit 2). Point "
+        "CANASTA_SIGNING_KEY_FILE at it, and keep a copy apart from the database backups.",
+    )
     p.add_argument("--out", required=True, metavar="FILE", help="the new key file")
     p.set_defaults(func=_new)
-    p = commands.add_parser("public", help="print a key file's public half (JSON)")
+    p = commands.add_parser(
+        "public",
+        help="print a key file's public half (JSON)",
+        description="Print the public half of a key file as JSON (its key id, the public key "
+        "and since when), never the private key: what a retired key leaves in "
+        "CANASTA_RETIRED_KEYS_DIR so that its signatures still verify.",
+    )
     p.add_argument("file", metavar="FILE", help="a key file, or a retired key's public file")
     p.set_defaults(func=_public)
     p = commands.add_parser(
         "rotate",
         help="retire the configured key (its public half kept) and write a new one in its place",
+        description="Retire the configured signing key, its public half kept in the retired "
+        "keys' folder, and write a new key in the key file's place (replaced atomically). "
+        "Then restart every server and `canasta bots` process so that they sign with it.",
     )
-    p.add_argument("--key-file", metavar="FILE", help="default: CANASTA_SIGNING_KEY_FILE")
-    p.add_argument("--retired-dir", metavar="DIR", help="default: CANASTA_RETIRED_KEYS_DIR")
+    p.add_argument(
+        "--key-file",
+        metavar="FILE",
+        help="default: CANASTA_SIGNING_KEY_FILE, or on SQLite signing-key.json in CANASTA_DATA_DIR",
+    )
+    p.add_argument(
+        "--retired-dir",
+        metavar="DIR",
+        help="default: CANASTA_RETIRED_KEYS_DIR, or retired-keys/ beside the key file",
+    )
     p.set_defaults(func=_rotate)
-    p = commands.add_parser("list", help="print the keys the configured server publishes")
+    p = commands.add_parser(
+        "list",
+        help="print the keys the configured server publishes",
+        description="Print, as JSON, the keys a server configured by this environment "
+        "publishes at /.well-known/canasta-keys: its current key first, then the retired "
+        "ones whose public files it finds.",
+    )
     p.set_defaults(func=_list)

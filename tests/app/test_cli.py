@@ -327,3 +327,18 @@ def test_a_data_dir_without_a_store_is_refused_not_made_and_audited_exit_2(
         "the server's data folder (or DATABASE_URL to its PostgreSQL)\n"
     )
     assert not (tmp_path / "typo").exists()
+
+
+def test_every_command_s_help_says_what_it_does() -> None:
+    """``canasta keys rotate --help`` (and every other command's) opens with a description,
+    not the usage line alone."""
+
+    def parsers(parser: argparse.ArgumentParser, prefix: str) -> Iterator[tuple[str, Any]]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield f"{prefix} {name}", sub
+                    yield from parsers(sub, f"{prefix} {name}")
+
+    bare = [command for command, sub in parsers(build_parser(), "canasta") if not sub.description]
+    assert not bare, bare
