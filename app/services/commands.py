@@ -257,8 +257,10 @@ class CommandService(AppCore):
         first = log.answer_for(seq)  # a cached log holds only what was saved
         if first is not None:
             if first["digest"] != digest:
-                raise Conflict(
-                    f"sequence number {seq} was used for a different command", code=STALE
+                raise Conflict(  # a refused command used its number too (R-CMD-1)
+                    f"sequence number {seq} was used for a different command: your last was "
+                    f"{log.last_seq}; send a new command under a greater number",
+                    code=STALE,
                 )
             return Answer(first["status"], first["body"], replayed=True), None
         log.check_new(seq)  # greater than the last, and not too far ahead

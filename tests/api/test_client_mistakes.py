@@ -152,3 +152,23 @@ def test_a_command_for_another_deal_is_told_which_deal_this_is_r_cmd_1(
         "message": "this is deal 1 of its table, not deal 2: send the command to the deal it "
         "is meant for (the table's current_deal)",
     }
+
+
+def test_a_corrected_command_under_a_refused_one_s_number_is_told_the_last_number_r_cmd_1(
+    client: TestClient, open_game: Callable[..., Any]
+) -> None:
+    """A refused command uses its sequence number; a client that corrects the command and
+    sends it again under that number learns his last number, to go on above it."""
+    game = open_game(client, names=["ann", "bob"])
+    name = cut_and_draw(game)
+    first = game.send(name, c.Discard("KS/9"))  # refused: no such card
+    assert first.status_code == 400
+    used = game.seqs[name]
+    body = game.request(name, c.Discard("KC/1"), seq=used)
+    answer = client.post(f"/deals/{game.deal_id}/commands", json=body, headers=game.headers[name])
+    assert answer.status_code == 409
+    assert answer.json()["error"] == {
+        "code": "R-CMD-1",
+        "message": f"sequence number {used} was used for a different command: your last was "
+        f"{used}; send a new command under a greater number",
+    }
