@@ -65,6 +65,8 @@ def take_from_hand(d: Decision, hand: Sequence[str], cards: Sequence[str]) -> No
                 "R-CARD-1", f"there is no {card}: this game has {d.variant.decks} decks"
             )
         if held[card] <= 0:
+            if card in hand:  # held once, named again in the same command
+                raise RuleViolation("R-CMD-3", f"{card} is named twice: you hold it once")
             raise RuleViolation("R-CMD-3", f"you do not hold {card}")
         held[card] -= 1
 

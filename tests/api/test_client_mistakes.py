@@ -172,3 +172,20 @@ def test_a_corrected_command_under_a_refused_one_s_number_is_told_the_last_numbe
         "message": f"sequence number {used} was used for a different command: your last was "
         f"{used}; send a new command under a greater number",
     }
+
+
+def test_a_card_named_twice_in_one_command_is_told_so_r_cmd_3(
+    client: TestClient, open_game: Callable[..., Any]
+) -> None:
+    """One physical card named twice (a meld built by hand, a card melded and discarded) is
+    refused as "named twice", not "you do not hold" a card the player sees in his hand."""
+    game = open_game(client, names=["ann", "bob"])
+    name = cut_and_draw(game)
+    card = client.get(f"/deals/{game.deal_id}", headers=game.headers[name]).json()["hand"][0]
+    for command in (
+        c.Meld((c.MeldSpec((card, card, card)),)),
+        c.Meld((c.MeldSpec((card,), rank="W"),), discard=card),
+    ):
+        error = game.check(name, command).json()["error"]
+        assert error["code"] == "R-CMD-3"
+        assert error["message"] == f"{card} is named twice: you hold it once"
