@@ -62,13 +62,27 @@ class Caller:
     name: str
 
 
+#: What a request whose Authorization header is not ``Bearer <token>`` is told.
+NOT_BEARER = (
+    "the Authorization header is not 'Bearer <token>': send the token of POST /players as "
+    "'Authorization: Bearer <token>'"
+)
+
+
 async def bearer_account(
+    request: Request,
     canasta: CanastaDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Caller | None:
     """The account of the request's bearer token, or None if it sends none (see
-    ``app.auth``: the command lane checks tokens with the same functions)."""
+    ``app.auth``: the command lane checks tokens with the same functions). A header that is
+    a bare value, the token without ``Bearer``, is refused rather than read as nobody: the
+    deal's view would otherwise be a spectator's, without a word (a ``Basic ...`` header,
+    which a proxy in front may send, still counts as no token)."""
     if credentials is None:
+        raw = request.headers.get("authorization", "").strip()
+        if raw and " " not in raw:
+            raise Unauthenticated(NOT_BEARER)
         return None
     name = await account_name(canasta, credentials.credentials)
     if name is None:
@@ -117,10 +131,7 @@ async def required_account(
 ) -> Caller:
     if account is None:
         if request.headers.get("authorization"):  # the token alone, "Token ...", "Basic ..."
-            raise Unauthenticated(
-                "the Authorization header is not 'Bearer <token>': send the token of "
-                "POST /players as 'Authorization: Bearer <token>'"
-            )
+            raise Unauthenticated(NOT_BEARER)
         raise Unauthenticated(
             "this needs a bearer token (register with POST /players) or a session cookie"
         )

@@ -189,3 +189,20 @@ def test_a_card_named_twice_in_one_command_is_told_so_r_cmd_3(
         error = game.check(name, command).json()["error"]
         assert error["code"] == "R-CMD-3"
         assert error["message"] == f"{card} is named twice: you hold it once"
+
+
+def test_a_bare_token_on_a_read_is_refused_not_read_as_a_spectator_r_cmd_2(
+    client: TestClient, open_game: Callable[..., Any]
+) -> None:
+    """``Authorization: <token>`` on ``GET /deals/{id}`` was the spectator's view (hand
+    null) without a word; now it is the 401 that says how the header is written. A header of
+    another scheme (``Basic``, from a proxy in front) still reads as no token."""
+    game = open_game(client, names=["ann", "bob"])
+    token = game.host["Authorization"].removeprefix("Bearer ")
+    answer = client.get(f"/deals/{game.deal_id}", headers={"Authorization": token})
+    assert answer.status_code == 401
+    assert answer.json()["error"]["message"].startswith(
+        "the Authorization header is not 'Bearer <token>'"
+    )
+    proxied = client.get(f"/deals/{game.deal_id}", headers={"Authorization": "Basic YTpi"})
+    assert proxied.status_code == 200 and proxied.json()["hand"] is None
