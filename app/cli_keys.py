@@ -91,7 +91,15 @@ def _list(args: argparse.Namespace) -> int:
     except SigningKeyError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    print(json.dumps(keyring.published(), indent=2))
+    published = keyring.published()
+    print(json.dumps(published, indent=2))
+    if not published:  # not an error: a new SQLite store is like this until its first start
+        print(
+            "no signing key is configured: a PostgreSQL server refuses to start without one "
+            '(CANASTA_SIGNING_KEY_FILE: docs/operations.md, "Signing keys"); an SQLite '
+            "server makes its own in CANASTA_DATA_DIR on its first start",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -342,3 +342,17 @@ def test_every_command_s_help_says_what_it_does() -> None:
 
     bare = [command for command, sub in parsers(build_parser(), "canasta") if not sub.description]
     assert not bare, bare
+
+
+def test_keys_list_without_a_key_says_a_postgresql_server_needs_one(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An operator checking his configuration with ``canasta keys list`` on PostgreSQL and no
+    key was shown ``[]`` alone; the server would refuse to start."""
+    for name in ("CANASTA_SIGNING_KEY_FILE", "CANASTA_SIGNING_KEY", "CANASTA_DATABASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DATABASE_URL", "postgresql://canasta@127.0.0.1:1/none")  # not opened
+    assert main(["keys", "list"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == []
+    assert err.startswith("no signing key is configured: a PostgreSQL server refuses to start")
