@@ -20,7 +20,7 @@ from tests.support.http import register_player
 from tests.support.relay import Relay
 from tests.web.conftest import PAGE_WAIT_MS, PHONES, TOUCH, screenshot
 from tests.web.pages import LIVE_MS
-from tests.web.practice import wait_until_quiet
+from tests.web.practice import start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -86,10 +86,7 @@ def test_no_banner_covers_a_control_while_the_connection_is_down(
     browser: Browser, relay: Relay, http: httpx.Client
 ) -> None:
     ann = register_player(http, "ann")
-    practice = {"entry": "classic", "players": 2, "bot": "basic"}
-    started = http.post("/tables/practice", json=practice, headers=ann)
-    assert started.status_code == 201, started.text
-    table, deal = started.json()["table"], started.json()["deal"]
+    table, deal = start_practice(http, ann)
     step = wait_until_quiet(http, ann, deal)  # ann to act: her page offers her a move
     contexts: list[BrowserContext] = []
     pages: dict[str, Page] = {}
