@@ -1,10 +1,10 @@
-"""The table page's banners while the connection is down (docs/web.md, "Live" and "Layout"):
+"""The banners while the connection is down (docs/web.md, "Live"): the table page's
 "Connection lost: reconnecting…" (``#connection``) and "The server could not be reached."
-(``#error``, role alert, after a move pressed into the outage) cover none of the header's
-controls (the title's link to the lobby, Rules, Back to the lobby, the language menu) nor any
-other control, on a phone and on a desktop, in English, Russian and Thai. The reconnecting
-banner was drawn over the top of the screen, on the header: a player could not open the
-rules while the connection was down, and its words ran over the header's."""
+(``#error``, role alert, after a move pressed into the outage), and the lobby's (its poll's),
+cover none of the header's controls (the title's link to the lobby, Rules, Back to the lobby,
+the language menu) nor any other control, on a phone and on a desktop, in English, Russian and
+Thai. The reconnecting banner was drawn over the top of the screen, on the header: a player
+could not open the rules while the connection was down, and its words ran over the header's."""
 
 from __future__ import annotations
 
@@ -90,6 +90,7 @@ def test_no_banner_covers_a_control_while_the_connection_is_down(
     step = wait_until_quiet(http, ann, deal)  # ann to act: her page offers her a move
     contexts: list[BrowserContext] = []
     pages: dict[str, Page] = {}
+    lobbies: dict[str, Page] = {}
     try:
         for screen in SCREENS:
             for lang in LOCALES:
@@ -100,6 +101,9 @@ def test_no_banner_covers_a_control_while_the_connection_is_down(
                 expect(page.locator(f"#deal .deal[data-step='{step}']")).to_be_attached()
                 expect(page.locator("#to-rules")).to_be_visible()
                 pages[f"{screen}-{lang}"] = page
+                lobbies[f"{screen}-{lang}"] = lobby = contexts[-1].new_page()
+                lobby.goto("/")
+                expect(lobby.locator("body[data-ready=true]")).to_be_attached()
 
         relay.cut()
         for shown, page in pages.items():
@@ -115,6 +119,11 @@ def test_no_banner_covers_a_control_while_the_connection_is_down(
             screenshot(page, f"banner-unreachable-{shown}", full_page=False)
             assert sorted(measured["banners"]) == ["connection", "error"], shown
             assert measured["covered"] == [], shown
+        for shown, lobby in lobbies.items():  # the lobby's poll: "could not be reached"
+            expect(lobby.get_by_role("alert")).to_be_visible(timeout=LIVE_MS)
+            measured = lobby.evaluate(COVERED)
+            screenshot(lobby, f"banner-lobby-unreachable-{shown}", full_page=False)
+            assert (measured["banners"], measured["covered"]) == (["error"], []), shown
     finally:
         for context in contexts:
             context.close()
