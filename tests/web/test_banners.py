@@ -30,9 +30,12 @@ SCREENS: dict[str, dict[str, Any]] = {
     "phone": {"viewport": PHONES["upright"], **TOUCH},
 }
 LOCALES = {"en": "en-GB", "ru": "ru-RU", "th": "th-TH"}
-#: In the page, in one evaluation (a redraw may replace any node between two calls): the
-#: banners shown, and each header item or control on screen that a banner's box overlaps.
+#: In the page, in one evaluation (a redraw may replace any node between two calls), at the
+#: top of the page (where the header is; whatever scrolls under a banner that stays on screen
+#: is not covered for good): the banners shown, and each header item or control that a
+#: banner's box overlaps.
 COVERED = """() => {
+  window.scrollTo(0, 0);
   const shown = (node) => {
     const box = node.getBoundingClientRect();
     return box.width > 0 && box.height > 0 && getComputedStyle(node).visibility !== "hidden";
@@ -55,6 +58,12 @@ COVERED = """() => {
     }
   }
   return { banners: banners.map((banner) => banner.id), covered };
+}"""
+
+#: Is the reconnecting notice within the screen, wherever the page is scrolled?
+ON_SCREEN = """() => {
+  const box = document.getElementById("connection").getBoundingClientRect();
+  return box.height > 0 && box.top >= 0 && box.bottom <= innerHeight;
 }"""
 
 
@@ -115,6 +124,9 @@ def test_no_banner_covers_a_control_while_the_connection_is_down(
             # Her move pressed into the outage: "The server could not be reached." too.
             page.locator("#moves [data-move]").first.click()
             expect(page.get_by_role("alert")).to_be_visible()
+            # Wherever she is on the page (a phone scrolled down to her move), the notice
+            # that the connection is down is on screen.
+            assert page.evaluate(ON_SCREEN), shown
             measured = page.evaluate(COVERED)
             screenshot(page, f"banner-unreachable-{shown}", full_page=False)
             assert sorted(measured["banners"]) == ["connection", "error"], shown
