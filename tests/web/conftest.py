@@ -19,11 +19,13 @@ import pytest
 from playwright.sync_api import (
     Browser,
     BrowserContext,
+    Locator,
     Page,
     ViewportSize,
     expect,
     sync_playwright,
 )
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.e2e.server import REPO
@@ -129,3 +131,34 @@ def screenshot(page: Page, name: str, *, full_page: bool = True) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     return path
+
+
+#: In the page: is the element (still in the page: a redraw may have replaced it) where
+#: ``scrollIntoView`` with this ``block`` puts it (one taller than the screen: filling it)? A
+#: node taken out of the page measures 0 x 0 at the corner, which would pass for "scrolled".
+SCROLLED = """([node, block]) => {
+  if (!node.isConnected) return false;
+  const box = node.getBoundingClientRect();
+  if (block === "start") return Math.abs(box.top) < 2;
+  if (box.height > innerHeight) return box.top <= 0.5 && box.bottom >= innerHeight - 0.5;
+  return box.top >= -0.5 && box.bottom <= innerHeight + 0.5;
+}"""
+
+
+def scroll_to(locator: Locator, block: str = "nearest") -> None:
+    """Scrolls the element into view, as a finger would, and waits until it is there (a
+    mobile page scrolls after the call returns, and drops the scroll if a redraw replaced
+    the element meanwhile: then again). Not Playwright's ``scroll_into_view_if_needed``: the
+    pages redraw under load (a stream event, the lobby's poll), and it then fails with
+    'Element is not attached to the DOM'."""
+    last: PlaywrightError | None = None
+    for _ in range(5):
+        try:
+            locator.evaluate(f"node => node.scrollIntoView({{block: '{block}'}})")
+            locator.page.wait_for_function(
+                SCROLLED, arg=[locator.element_handle(), block], timeout=2000
+            )
+            return
+        except PlaywrightError as error:  # a timeout too: not there yet
+            last = error  # or replaced by a redraw meanwhile: look it up again
+    pytest.fail(f"{locator} could not be scrolled into view ({block}): {last}")

@@ -14,6 +14,15 @@ from playwright.sync_api import Page, expect
 from tests.web.pages import LIVE_MS
 
 
+def start_practice(http: httpx.Client, headers: dict[str, str]) -> tuple[str, str]:
+    """The player's practice table against the basic bot (classic, two seats): its id and its
+    first deal's."""
+    practice = {"entry": "classic", "players": 2, "bot": "basic"}
+    started = http.post("/tables/practice", json=practice, headers=headers)
+    assert started.status_code == 201, started.text
+    return started.json()["table"], started.json()["deal"]
+
+
 def log_steps(page: Page) -> list[int]:
     steps = page.locator("#log li[data-step]").evaluate_all(
         "items => items.map(item => Number(item.dataset.step))"

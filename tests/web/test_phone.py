@@ -14,7 +14,15 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import Backend
 from tests.support.http import open_table, register_player
-from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
+from tests.web.conftest import (
+    DESKTOP,
+    PHONES,
+    TOUCH,
+    NewContext,
+    screenshot,
+    scroll_to,
+    stacked_decks_server,
+)
 from tests.web.deals import NAMES, classic_four, deck_for, play_step, start_table
 from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
 from tests.web.practice import play_moves, wait_until_quiet
@@ -31,30 +39,6 @@ REACHABLE = """node => {
   const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
   return node.contains(hit) ? "" : `covered by ${hit?.outerHTML.slice(0, 80)}`;
 }"""
-
-
-#: In the page: is the element where ``scrollIntoView`` with this ``block`` puts it?
-SCROLLED = """([node, block]) => {
-  const box = node.getBoundingClientRect();
-  if (block === "start") return Math.abs(box.top) < 2;
-  return box.top >= -0.5 && box.bottom <= innerHeight + 0.5;
-}"""
-
-
-def scroll_to(locator: Any, block: str = "nearest") -> None:
-    """Scrolls the element into view, as a finger would, and waits until it is there (a
-    mobile page scrolls after the call returns, and drops the scroll if a redraw replaced
-    the element meanwhile: then again)."""
-    for _ in range(5):
-        locator.evaluate(f"node => node.scrollIntoView({{block: '{block}'}})")
-        try:
-            locator.page.wait_for_function(
-                SCROLLED, arg=[locator.element_handle(), block], timeout=2000
-            )
-            return
-        except PlaywrightTimeout:
-            continue
-    pytest.fail(f"{locator} could not be scrolled into view ({block})")
 
 
 def reachable(locator: Any) -> None:
@@ -280,7 +264,7 @@ def test_the_host_s_controls_fit_the_table_s_card_in_the_lobby(
     assert card.evaluate(inside) == []
     card.get_by_role("button", name="Add a bot to seat 6").tap()
     expect(card).to_contain_text("Seat 6: bot:basic:5")
-    card.scroll_into_view_if_needed()
+    scroll_to(card)
     screenshot(page, "phone-lobby-host-controls", full_page=False)
 
 

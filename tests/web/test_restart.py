@@ -23,7 +23,7 @@ from tests.support.http import register_player
 from tests.support.relay import BAD_GATEWAY, Relay
 from tests.web.conftest import PAGE_WAIT_MS, NewContext, screenshot
 from tests.web.pages import LIVE_MS, open_lobby, table_page
-from tests.web.practice import check_log, play_moves, wait_until_quiet
+from tests.web.practice import check_log, play_moves, start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -43,10 +43,7 @@ def test_open_pages_reconnect_and_catch_up_after_a_crash_without_a_reload(
 ) -> None:
     server = web_server.server
     ann = register_player(http, "ann")
-    practice = {"entry": "classic", "players": 2, "bot": "basic"}
-    started = http.post("/tables/practice", json=practice, headers=ann)
-    assert started.status_code == 201, started.text
-    table, deal = started.json()["table"], started.json()["deal"]
+    table, deal = start_practice(http, ann)
 
     mine = new_context()
     page = table_page(mine, ann, table)

@@ -17,6 +17,7 @@ from tests.web.conftest import (
     TOUCH,
     NewContext,
     screenshot,
+    scroll_to,
     stacked_decks_server,
 )
 from tests.web.deals import classic_four, play_step, start_table
@@ -101,7 +102,7 @@ def test_a_russian_reader_on_a_phone_reads_the_entry_and_its_rules_in_russian_ar
     summary = lobby.locator("#entry-summary")
     expect(summary).to_contain_text("Ровно 4 игрока, две пары партнёров, 6 колод")
     link = summary.get_by_role("link", name="Правила: Хвостик (откроется в новой вкладке)")
-    lobby.locator("#create-entry").scroll_into_view_if_needed()
+    scroll_to(lobby.locator("#create-entry"))
     assert lobby.evaluate(FITS)
     screenshot(lobby, "rules-lobby-entry-ru-phone", full_page=False)
     with context.expect_page() as tab:

@@ -22,7 +22,7 @@ from tests.support.http import register_player
 from tests.support.relay import Relay
 from tests.web.conftest import DESKTOP, PAGE_WAIT_MS, PHONES, TOUCH, screenshot
 from tests.web.pages import LIVE_MS, table_page
-from tests.web.practice import check_log, play_moves, wait_until_quiet
+from tests.web.practice import check_log, play_moves, start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -62,10 +62,7 @@ def test_pages_notice_a_silently_dead_connection_and_resume_their_streams(
     web_server: Backend, browser: Browser, http: httpx.Client
 ) -> None:
     ann = register_player(http, "ann")
-    practice = {"entry": "classic", "players": 2, "bot": "basic"}
-    started = http.post("/tables/practice", json=practice, headers=ann)
-    assert started.status_code == 201, started.text
-    table, deal = started.json()["table"], started.json()["deal"]
+    table, deal = start_practice(http, ann)
     relay = Relay("127.0.0.1", web_server.server.port)
     contexts: list[BrowserContext] = []
     try:
