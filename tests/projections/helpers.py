@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
 from typing import Any
 from uuid import UUID
 
@@ -15,7 +15,8 @@ from domain.bot_names import bot_level
 from domain.events import CardsDrawn
 from domain.table import OPEN
 from projections.discard_log import public_discard_log
-from projections.read_models import TABLE_DEAL_OPENED, TABLE_DEAL_RECORDED
+from projections.read_models import TABLE_DEAL_RECORDED
+from tests.support.store import expected_last_move
 
 
 def play(
@@ -78,36 +79,6 @@ def expected_score_table(app: CanastaApp, table_id: UUID) -> dict[str, Any]:
     if deals:
         assert totals == table.totals
     return {"table_id": str(table_id), "deals": deals, "totals": totals}
-
-
-#: The lobby stores a deal's move when it is at least this much past the stored one
-#: (docs/api.md, "The lobby").
-LAST_MOVE_GRANULARITY = timedelta(seconds=60)
-#: Deal events whose time is not a move the lobby counts (their deal's start is).
-NOT_MOVES = {"DeckShuffled", "DeckStacked"}
-
-
-def expected_last_move(app: Any, table_id: UUID | str) -> datetime | None:
-    """The lobby's last move of a table, by the notification log's order: each table event
-    (never back in time), and each public event of the table's current deal that is at least
-    ``LAST_MOVE_GRANULARITY`` past the last one stored."""
-    table = UUID(str(table_id))
-    current: str | None = None
-    stored: datetime | None = None
-    for n in app.recorder.select_notifications(start=None, limit=10**7):
-        event = app.mapper.to_domain_event(n)
-        at = event.timestamp
-        if event.originator_id == table:
-            stored = at if stored is None else max(stored, at)
-            if isinstance(event, TABLE_DEAL_OPENED):
-                current = event.deal_id
-        elif (
-            str(event.originator_id) == current
-            and type(event).__name__ not in NOT_MOVES
-            and (stored is None or at - stored >= LAST_MOVE_GRANULARITY)
-        ):
-            stored = at
-    return stored
 
 
 def utc(moment: Any) -> str:

@@ -25,12 +25,12 @@ from domain.table import Table
 from projections.read_models import LobbyProjection
 from projections.view import LOBBY
 from tests.projections.helpers import (
-    NOT_MOVES,
     assert_read_models_match,
     expected_lobby_row,
     lobby_row,
 )
 from tests.projections.test_read_models import Crash, crashing_view, notifications, play_games
+from tests.support.store import NOT_MOVES
 
 
 @contextmanager

@@ -28,8 +28,9 @@ from app.infra.projection_runner import ReadModels
 from app.settings import Settings
 from projections.read_models import LobbyProjection
 from projections.view import LOBBY
-from tests.projections.helpers import LAST_MOVE_GRANULARITY, NOT_MOVES, lobby_row
+from tests.projections.helpers import lobby_row
 from tests.projections.test_read_models import notifications
+from tests.support.store import LAST_MOVE_GRANULARITY, NOT_MOVES
 
 T0 = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 
