@@ -25,6 +25,7 @@ from eventsourcing.persistence import Tracking
 from app.application import CanastaApp
 from app.autoplay import play_deal
 from app.infra.projection_runner import ReadModels
+from app.migrations import downgrade, upgrade
 from app.settings import Settings
 from projections.read_models import LobbyProjection
 from projections.view import LOBBY
@@ -202,3 +203,35 @@ def test_a_restart_and_a_rebuild_store_the_same_times(settings: Settings, app: C
             feed(rm, events[first : first + 3], batch=3)
     with lobby_models(settings, app) as rm:
         assert rm.dump()[LOBBY] == once
+
+
+def test_an_older_store_gets_the_column_filled_with_each_tables_last_event(
+    settings: Settings, app: CanastaApp
+) -> None:
+    """Revision 0009 on PostgreSQL (down to 0008 and up again), the SQLite file when it is
+    opened: the rows already there get their table's last event (``updated_at``) as its last
+    move; a rebuild gives the true one."""
+    two_games(app)
+    with lobby_models(settings, app) as rm:
+        rm.catch_up()
+        before = rm.dump()[LOBBY]
+    if settings.database_url is None:
+        with sqlite3.connect(settings.sqlite_path) as db:  # as the file was before
+            db.execute("DROP INDEX tables_last_move_idx")
+            db.execute("ALTER TABLE tables DROP COLUMN last_move_at")
+    else:
+        downgrade(settings.database_url, "0008")
+        with psycopg.connect(settings.database_url) as db:
+            columns = db.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'tables'"
+            ).fetchall()
+        assert ("last_move_at",) not in columns
+        upgrade(settings.database_url)
+    with lobby_models(settings, app) as rm:
+        rows = rm.dump()[LOBBY]
+        assert [row["last_move_at"] for row in rows] == [row["updated_at"] for row in rows]
+        rm.rebuild()
+        assert rm.dump()[LOBBY] == before
+        assert [r["id"] for r in rm.lobby("playing", moved_since=T0)] == [
+            r["table_id"] for r in sorted(before, key=lambda r: r["last_move_at"], reverse=True)
+        ]
