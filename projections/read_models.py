@@ -195,7 +195,8 @@ class ScoreTableProjection(ReadModelProjection):
 
 class LobbyProjection(ReadModelProjection):
     """The lobby: one row per table, from every event of the table aggregate (R-SEAT-3,
-    R-SEAT-5, R-GAME-1, R-GAME-2). All of it is public, as ``GET /tables/{id}`` shows.
+    R-SEAT-5, R-GAME-1, R-GAME-2) and the times of its deals' public events. All of it is
+    public, as ``GET /tables/{id}`` and the deals' public views show.
 
     Besides the set-up (entry, players, options, target, host, turn clock), the seats, the
     seats the bot plays for absent players and the sides, it
