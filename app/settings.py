@@ -68,6 +68,11 @@ class Settings(BaseSettings):
     #: through a longer one gets its full time again (docs/tables.md, "Turn clock"). Each
     #: server says so every 2 s (a quarter of this, if less); tests set less.
     outage_seconds: float = Field(default=10.0, ge=0.2, le=3600)
+    #: How long a table may go without a move before the lobby shows it apart, as idle
+    #: (``GET /tables?idle=``, docs/api.md), in seconds: 30 minutes. The lobby's last move of
+    #: a table is up to a minute behind, so below two minutes a live table may show idle
+    #: between two of its stored moves; tests set less.
+    lobby_idle_seconds: int = Field(default=30 * 60, ge=1, le=30 * 24 * 3600)
     #: Connections kept open by the eventsourcing PostgreSQL pool. Keep it at least as large
     #: as the number of threads that use the application at once.
     postgres_pool_size: int = 10

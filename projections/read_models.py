@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
+from datetime import timedelta
 from typing import Any, ClassVar
 from uuid import UUID
 
@@ -25,6 +26,7 @@ from eventsourcing.utils import get_topic, retry
 
 from domain.deal import Deal
 from domain.events import (
+    EVENT_CLASSES,
     CardDiscarded,
     CardsDrawn,
     CardTurnedUp,
@@ -44,6 +46,7 @@ from projections.view import (
     AlreadyProcessed,
     ReadModelView,
 )
+from projections.visibility import SECRET_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +74,17 @@ TABLE_TURN_CLOCK_SET: type[Any] = Table.TurnClockSet  # type: ignore[attr-define
 TABLE_STEP_ONLY: tuple[type[Any], ...] = (
     Table.MissedTurnsLimitSet,  # type: ignore[attr-defined]
 )
+
+#: A deal's moves, for the lobby's last move of its table: its start and every event a
+#: spectator is shown (the secret ones come with the start anyway).
+DEAL_MOVES: tuple[type[Any], ...] = (
+    Deal.Started,
+    *(cls for kind, cls in EVENT_CLASSES.items() if kind not in SECRET_KINDS),
+)
+#: The lobby writes a table's last move when it is at least this much past the stored one
+#: (a table event writes it always): a table in play is written about once a minute, not
+#: at every move, and its ``last_move_at`` is at most this much behind (docs/api.md).
+LAST_MOVE_GRANULARITY = timedelta(seconds=60)
 
 
 def topics_of(*classes: type[Any]) -> tuple[str, ...]:
@@ -181,14 +195,17 @@ class ScoreTableProjection(ReadModelProjection):
 
 class LobbyProjection(ReadModelProjection):
     """The lobby: one row per table, from every event of the table aggregate (R-SEAT-3,
-    R-SEAT-5, R-GAME-1, R-GAME-2). All of it is public, as ``GET /tables/{id}`` shows.
+    R-SEAT-5, R-GAME-1, R-GAME-2) and the times of its deals' public events. All of it is
+    public, as ``GET /tables/{id}`` and the deals' public views show.
 
     Besides the set-up (entry, players, options, target, host, turn clock), the seats, the
     seats the bot plays for absent players and the sides, it
     keeps the status, the number of deals opened and the current deal (so that a spectator
     finds the deal to watch), the totals, the winners, the table's version (its step, as
     ``GET /tables/{id}`` shows it) and the positions and times of its creation and last
-    change (the lobby's order)."""
+    change, and the time of its last move: a table event or a public event of its current
+    deal (``DEAL_MOVES``), written at most once per ``LAST_MOVE_GRANULARITY`` (the order of
+    the tables in play, and which are idle)."""
 
     name = "lobby"
     tables = (LOBBY,)
@@ -210,9 +227,15 @@ class LobbyProjection(ReadModelProjection):
         TABLE_SEAT_TAKEN_BACK,
         TABLE_TURN_CLOCK_SET,
         *TABLE_STEP_ONLY,
+        *DEAL_MOVES,
     )
 
     def project(self, event: Any, tracking: Tracking) -> None:
+        if isinstance(event, DEAL_MOVES):
+            self.view.note_lobby_move(
+                tracking, event.originator_id, at=event.timestamp, granularity=LAST_MOVE_GRANULARITY
+            )
+            return
         table_id = event.originator_id
         when = {"version": event.originator_version, "at": event.timestamp}
         if isinstance(event, TABLE_CREATED):

@@ -11,7 +11,9 @@ tracking) is infrastructure: ``app.infra.read_model_store``. The tables:
 - ``score_deals`` and ``deal_scores``: the score table (R-SCORE-1, R-GAME-1), per deal and
   per side, with the breakdown of the deal's score and the side's cumulative total;
 - ``tables``: the lobby, one row per table (entry, options, host, who sits where, status),
-  from the table aggregate's events; everything in it is public (``GET /tables/{id}``).
+  from the table aggregate's events, and the time of its last move (``last_move_at``, also
+  from the public events of its current deal, within a granularity); everything in it is
+  public (``GET /tables/{id}``; a move's time is public: spectators see the moves).
 
 Every write records the position of the event it comes from (``Tracking``) in the same
 transaction as the rows; a notification already processed is refused with
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -197,6 +199,14 @@ class ReadModelView(TrackingRecorder, ABC):
         **changes: Any,
     ) -> None:
         """Set the ``changes`` (columns of ``LOBBY_CHANGES``) of a lobby row."""
+
+    @abstractmethod
+    def note_lobby_move(
+        self, tracking: Tracking, deal_id: UUID | str, *, at: datetime, granularity: timedelta
+    ) -> None:
+        """An event of deal ``deal_id`` at ``at``: the table whose current deal it is moved
+        then. Its ``last_move_at`` is set to ``at`` only when that is at least
+        ``granularity`` past the stored time (a table event sets it at every event)."""
 
 
 __all__ = [

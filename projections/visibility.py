@@ -131,7 +131,8 @@ _PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
     "TurnTimedOut": ("seat", "on_step"),
     "TurnClockRestarted": ("seat", "down", "up"),
 }
-_SECRET_KINDS = frozenset({"DeckShuffled", "DeckStacked"})  # the seed, the deck order
+#: Deal events nobody but an auditor is shown: the seed, the deck order.
+SECRET_KINDS = frozenset({"DeckShuffled", "DeckStacked"})
 
 
 def event_view(event: Any, viewer: Viewer, st: DealState) -> dict[str, Any] | None:
@@ -149,7 +150,7 @@ def event_view(event: Any, viewer: Viewer, st: DealState) -> dict[str, Any] | No
             }
         )
         return out
-    if kind in _SECRET_KINDS:
+    if kind in SECRET_KINDS:
         return None
     own = viewer.own_seat_in(st)
     if kind == "CardsDealt":

@@ -21,7 +21,7 @@ first. Otherwise they come from the primary as above.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
@@ -29,7 +29,7 @@ from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.application import CanastaApp
-from app.deps import AccountDep
+from app.deps import AccountDep, SettingsDep
 from app.infra.projection_runner import ReadModels
 from app.outage import DATABASE_ERRORS
 from app.replica import DealStore, Reads, ReadsDep, TableStore
@@ -193,7 +193,16 @@ class LobbyTable(Public):
     winners: list[str] | None = Field(description="the winning sides once the game is finished")
     version: Annotated[int, Field(ge=1)] = Field(description="the table's step")
     created_at: datetime
-    updated_at: datetime
+    updated_at: datetime = Field(description="the table's last change (its last table event)")
+    last_move_at: datetime = Field(
+        description="the table's last move: its last table event or public event of its "
+        "current deal (a draw, a meld, a discard, ...), up to 60 s early: the lobby stores "
+        "a deal's move only when it is at least 60 s past the stored one (docs/api.md)"
+    )
+    idle: bool = Field(
+        description="no move for CANASTA_LOBBY_IDLE_SECONDS (30 minutes by default) by "
+        "last_move_at: the lobby shows the table apart"
+    )
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -323,6 +332,7 @@ def score_table(
 @router.get("/tables", response_model=list[LobbyTable], responses={200: _BEHIND})
 def lobby(
     reads: ReadsDep,
+    settings: SettingsDep,
     response: Response,
     status: Annotated[
         Literal["open", "playing", "finished", "stopped"],
@@ -332,7 +342,25 @@ def lobby(
         ),
     ] = "open",
     limit: Annotated[int, Query(ge=1, le=100)] = 100,
+    idle: Annotated[
+        bool | None,
+        Query(
+            description="true: only the tables without a move for CANASTA_LOBBY_IDLE_SECONDS "
+            "(30 minutes by default); false: only the others; omitted: both"
+        ),
+    ] = None,
 ) -> list[dict[str, Any]]:
-    """The lobby: tables of one status, newest first (at most ``limit``). An open table
-    shows who sits where and how many seats are free; a table in play its current deal."""
-    return serving(reads, None, response, LobbyProjection).lobby(status, limit)
+    """The lobby: tables of one status, at most ``limit``. Tables in play by their last
+    move, the latest first (so the live ones come before the idle ones); the others newest
+    first. An open table shows who sits where and how many seats are free; a table in play
+    its current deal."""
+    since = datetime.now(UTC) - timedelta(seconds=settings.lobby_idle_seconds)
+    tables = serving(reads, None, response, LobbyProjection).lobby(
+        status,
+        limit,
+        moved_since=since if idle is False else None,
+        moved_before=since if idle is True else None,
+    )
+    for table in tables:
+        table["idle"] = datetime.fromisoformat(table["last_move_at"]) < since
+    return tables

@@ -202,13 +202,18 @@ function tableCard(table, details) {
   if (table.spectators === false) notes.push(t("private_no_spectators_note"));
   // The turn clock (docs/tables.md): "60 seconds a turn", or "no clock".
   notes.push(table.turn_seconds ? t("clock_seconds", { seconds: table.turn_seconds }) : t("clock_off"));
+  // How long ago its last move was (the lobby's last_move_at, up to a minute early), while
+  // the game is to be played.
+  const moved = (table.status === "open" || table.status === "playing") && table.last_move_at;
+  if (moved) notes.push(lastMoveAgo(table.last_move_at));
   card.append(
     element("h3", { text: heading }),
     element(
       "p",
       { class: "meta" },
       element("span", { class: `status status-${table.status}`, text: notes[0] }),
-      ` · ${notes.slice(1).join(" · ")}`,
+      ` · ${notes.slice(1, moved ? -1 : undefined).join(" · ")}`,
+      ...(moved ? [" · ", element("time", { class: "last-move", datetime: table.last_move_at, text: notes.at(-1) })] : []),
     ),
   );
 
@@ -281,9 +286,31 @@ function showTables(listId, tables, details = new Map()) {
   }
 }
 
+// "last move 3 minutes ago": whole minutes under an hour, hours under a day, then days, in
+// the reader's language and its plural forms (a clock of the browser ahead of the server's
+// shows no move in the future).
+function lastMoveAgo(when) {
+  const seconds = Math.max(0, (Date.now() - Date.parse(when)) / 1000);
+  if (seconds < 60) return t("last_move_now");
+  if (seconds < 3600) return t("last_move_minutes", { count: Math.floor(seconds / 60) });
+  if (seconds < 86400) return t("last_move_hours", { count: Math.floor(seconds / 3600) });
+  return t("last_move_days", { count: Math.floor(seconds / 86400) });
+}
+
 let refreshing = null;
 // The games played that the lobby lists: the newest, finished or stopped.
 const PLAYED_SHOWN = 10;
+// The idle tables in play shown under their heading: those with the latest moves.
+const IDLE_SHOWN = 20;
+
+// The tables in play without a move for the server's idle time (GET /tables?idle=true),
+// folded under their heading below the live ones; hidden when there are none.
+function showIdle(idle, details) {
+  $("idle-panel").hidden = idle.length === 0;
+  const key = idle.length >= IDLE_SHOWN ? "idle_tables_more" : "idle_tables";
+  $("idle-summary").textContent = t(key, { count: idle.length });
+  showTables("idle-tables", idle, details);
+}
 
 function played(finished, stopped) {
   const newest = (table) => table.updated_at ?? table.created_at ?? "";
@@ -295,17 +322,21 @@ async function refresh() {
   if (refreshing) return refreshing;
   refreshing = (async () => {
     try {
-      const [open, playing, finished, stopped] = await Promise.all([
+      // The tables in play by their last move, the latest first: the live ones, then the
+      // idle ones apart (docs/web.md).
+      const [open, playing, idle, finished, stopped] = await Promise.all([
         api("GET", "/tables?status=open"),
-        api("GET", "/tables?status=playing"),
+        api("GET", "/tables?status=playing&idle=false"),
+        api("GET", `/tables?status=playing&idle=true&limit=${IDLE_SHOWN}`),
         api("GET", `/tables?status=finished&limit=${PLAYED_SHOWN}`),
         api("GET", `/tables?status=stopped&limit=${PLAYED_SHOWN}`),
       ]);
-      const details = await hostedDetails(playing, me);
+      const details = await hostedDetails([...playing, ...idle], me);
       // The server answers again (after a restart): "could not be reached" is over.
       if ($("error").dataset.unreachable === "true") clearError();
       showTables("open-tables", open);
       showTables("playing-tables", playing, details);
+      showIdle(idle, details);
       showTables("finished-tables", played(finished, stopped));
       const mine = me === null ? [] : await privateTables();
       $("private-panel").hidden = mine.length === 0;

@@ -35,6 +35,7 @@ from projections.discard_log import public_discard_log
 from tests.api.conftest import Server
 from tests.support.games import stacked_deck
 from tests.support.http import Game, Headers, open_table, register_player, state_reader
+from tests.support.store import expected_last_move
 
 Http = Any  # a TestClient or an httpx.Client
 
@@ -93,7 +94,7 @@ def expected_scores(canasta: CanastaApp, table_id: str) -> dict[str, Any]:
 
 def expected_lobby_entry(canasta: CanastaApp, table_id: str) -> dict[str, Any]:
     """The table aggregate as the lobby lists it, with the times of its first and last
-    events (``lobby()`` parses the times it gets)."""
+    events and of its last move (``lobby()`` parses the times it gets)."""
     table = canasta.get_table(UUID(table_id))
     events: list[Any] = list(canasta.events.get(table.id))
     entry: dict[str, Any] = plain(
@@ -118,7 +119,12 @@ def expected_lobby_entry(canasta: CanastaApp, table_id: str) -> dict[str, Any]:
             "version": table.version,
         }
     )
-    entry.update(created_at=events[0].timestamp, updated_at=events[-1].timestamp)
+    entry.update(
+        created_at=events[0].timestamp,
+        updated_at=events[-1].timestamp,
+        last_move_at=expected_last_move(canasta, table_id),
+        idle=False,  # a move within 30 minutes
+    )
     return entry
 
 
@@ -138,6 +144,7 @@ def lobby(http: Http, status: str = "open", **params: Any) -> list[dict[str, Any
     for entry in entries:
         entry["created_at"] = datetime.fromisoformat(entry["created_at"])
         entry["updated_at"] = datetime.fromisoformat(entry["updated_at"])
+        entry["last_move_at"] = datetime.fromisoformat(entry["last_move_at"])
     return entries
 
 

@@ -253,5 +253,7 @@ def test_the_read_model_metadata_is_what_alembic_creates(migrated_postgres_url: 
     assert set(ours) == {"discard_log", "draw_log", "score_deals", "deal_scores", "tables"}
     assert ours["draw_log"]["columns"][3] == ("cards", "text[]", False, None)
     assert ours["tables"]["indexes"] == [
-        ("tables_status_idx", ("status", "created_position"), False)
+        ("tables_current_deal_idx", ("current_deal",), False),
+        ("tables_last_move_idx", ("status", "last_move_at"), False),
+        ("tables_status_idx", ("status", "created_position"), False),
     ]

@@ -16,6 +16,7 @@ from domain.events import CardsDrawn
 from domain.table import OPEN
 from projections.discard_log import public_discard_log
 from projections.read_models import TABLE_DEAL_RECORDED
+from tests.support.store import expected_last_move
 
 
 def play(
@@ -86,8 +87,8 @@ def utc(moment: Any) -> str:
 
 
 def expected_lobby_row(app: CanastaApp, table_id: UUID | str) -> dict[str, Any]:
-    """What the lobby lists for a table: the table aggregate as it is now, and the times of
-    its first and last events."""
+    """What the lobby lists for a table: the table aggregate as it is now, the times of
+    its first and last events, and of its last move."""
     table = app.get_table(UUID(str(table_id)))
     events: list[Any] = list(app.events.get(table.id))
     return {
@@ -111,6 +112,7 @@ def expected_lobby_row(app: CanastaApp, table_id: UUID | str) -> dict[str, Any]:
         "version": table.version,
         "created_at": utc(events[0].timestamp),
         "updated_at": utc(events[-1].timestamp),
+        "last_move_at": utc(expected_last_move(app, table.id)),
     }
 
 

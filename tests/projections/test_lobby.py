@@ -19,6 +19,8 @@ from app.autoplay import play_deal
 from app.infra.projection_runner import ReadModels
 from app.infra.read_model_store import PostgresReadModelRecorder, SQLiteReadModelRecorder
 from app.settings import Settings
+from domain.deal import Deal
+from domain.events import EVENT_CLASSES
 from domain.table import Table
 from projections.read_models import LobbyProjection
 from projections.view import LOBBY
@@ -28,6 +30,7 @@ from tests.projections.helpers import (
     lobby_row,
 )
 from tests.projections.test_read_models import Crash, crashing_view, notifications, play_games
+from tests.support.store import NOT_MOVES
 
 
 @contextmanager
@@ -47,7 +50,7 @@ def lobby_notifications(app: CanastaApp) -> list[Any]:
     return [n for n in notifications(app) if n.topic in LobbyProjection.topics]
 
 
-def test_the_lobby_reads_every_table_event_and_nothing_else(
+def test_the_lobby_reads_every_table_event_and_the_public_deal_events(
     settings: Settings, app: CanastaApp
 ) -> None:
     declared = {
@@ -55,11 +58,17 @@ def test_the_lobby_reads_every_table_event_and_nothing_else(
         for name, cls in vars(Table).items()
         if isinstance(cls, type) and issubclass(cls, Table.Event) and name != "Event"
     }
-    assert set(LobbyProjection.topics) == declared
+    moves = {get_topic(Deal.Started)} | {
+        get_topic(cls) for kind, cls in EVENT_CLASSES.items() if kind not in NOT_MOVES
+    }
+    assert set(LobbyProjection.topics) == declared | moves
     play_games(app)
     for n in notifications(app):
         event = app.mapper.to_domain_event(n)
-        assert isinstance(event, Table.Event) == (n.topic in LobbyProjection.topics)
+        public = isinstance(event, Table.Event | Deal.Started) or (
+            type(event).__name__ not in NOT_MOVES
+        )
+        assert public == (n.topic in LobbyProjection.topics)
 
 
 def test_the_lobby_follows_a_table_from_open_to_stopped_r_seat_5_r_game_2(

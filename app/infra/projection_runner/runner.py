@@ -46,6 +46,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
+from datetime import datetime
 from functools import partial
 from types import TracebackType
 from typing import Any
@@ -464,9 +465,17 @@ class ReadModels:
         """The score table of a game (R-SCORE-1)."""
         return self._reader.score_table(table_id)
 
-    def lobby(self, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
-        """The tables of one status (open, playing, finished, stopped), newest first."""
-        return self._reader.lobby(status, limit)
+    def lobby(
+        self,
+        status: str = "open",
+        limit: int = 100,
+        *,
+        moved_since: datetime | None = None,
+        moved_before: datetime | None = None,
+    ) -> list[dict[str, Any]]:
+        """The tables of one status (open, playing, finished, stopped), newest first (those
+        in play by their last move), with their last move since or before a time if given."""
+        return self._reader.lobby(status, limit, moved_since=moved_since, moved_before=moved_before)
 
     def dump(self) -> dict[str, list[dict[str, Any]]]:
         """Every row of every view table (checks and diagnostics)."""

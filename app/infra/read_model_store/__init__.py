@@ -2,7 +2,8 @@
 
 - ``schema``: the tables, written once as SQLAlchemy Core ``MetaData``, compiled per dialect;
 - ``base``: tracked transactions (each write records its event's position first) and batches;
-- ``recorder``: the writes and queries, written once with ``:name`` parameters;
+- ``recorder``: the writes and queries, written once with ``:name`` parameters (``lobby``:
+  the lobby's, the last move of each table among them);
 - ``postgres`` and ``sqlite``: the two databases' recorders.
 """
 

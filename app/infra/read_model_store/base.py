@@ -34,6 +34,12 @@ MIGRATION_ROW = "__migration__"
 
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
+#: Columns converted on the way in and out (JSON, ids, times) and the boolean fields.
+JSON_COLUMNS = frozenset({"away", "breakdown", "options", "seats", "sides", "totals", "winners"})
+UUID_COLUMNS = frozenset({"deal_id", "table_id", "current_deal"})
+TIME_COLUMNS = frozenset({"created_at", "updated_at", "last_move_at"})
+BOOLEAN_FIELDS = frozenset({"crosswise", "yes"})
+
 #: Runs one statement inside the current transaction; returns the rows it fetched.
 Run = Callable[..., list[dict[str, Any]]]
 
@@ -108,10 +114,13 @@ class TrackedTransactions(ReadModelView, ABC):
         if getattr(local, "cursor", None) is not None:
             yield  # already in a batch
             return
+        committed: list[Callable[[], None]] = []
         with self._batch_transaction(pipelined=span is not None) as cursor:
             local.cursor = cursor
             local.tracked = None
             local.appended = {}
+            local.committed = committed
+            local.notes = {}
             try:
                 if span is not None:
                     self._track_span(cursor, *span)
@@ -123,6 +132,10 @@ class TrackedTransactions(ReadModelView, ABC):
                 local.cursor = None
                 local.tracked = None
                 local.appended = None
+                local.committed = None
+                local.notes = None
+        for done in committed:  # the batch committed (an error skips this)
+            done()
 
     def _track_span(self, cursor: Any, first: Tracking, last: Tracking) -> None:
         """Record ``last`` if the recorded position is before ``first``; else
@@ -149,6 +162,21 @@ class TrackedTransactions(ReadModelView, ABC):
     def _batch_transaction(self, *, pipelined: bool) -> AbstractContextManager[Any]:
         """A batch's transaction (pipelined where the database can)."""
         return self._transaction(commit=True)
+
+    def _after_commit(self, done: Callable[[], None]) -> None:
+        """Call ``done`` once the write just made is committed: at once outside a batch
+        (``_write`` has committed), at the batch's end inside one, never if it rolls back."""
+        waiting: list[Callable[[], None]] | None = getattr(self._batch_local(), "committed", None)
+        if waiting is None:
+            done()
+        else:
+            waiting.append(done)
+
+    def _batch_notes(self) -> dict[Any, Any] | None:
+        """Inside a batch, a dict for what its writes stored, forgotten at its end (None
+        outside one): what is noted there holds only if the batch commits."""
+        notes: dict[Any, Any] | None = getattr(self._batch_local(), "notes", None)
+        return notes
 
     def in_batch(self) -> bool:
         return getattr(self._batch_local(), "cursor", None) is not None
@@ -241,3 +269,21 @@ class TrackedTransactions(ReadModelView, ABC):
         """A timestamp as ISO 8601 in UTC (the same text on every backend)."""
         moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
         return moment.astimezone(UTC).isoformat()
+
+    def _plain(self, table: str, row: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in row.items():
+            if value is None:
+                pass
+            elif key in UUID_COLUMNS:
+                value = str(self._id(value))
+            elif key == "cards":
+                value = self._cards_out(value)
+            elif key in JSON_COLUMNS:
+                value = self._json_out(value)
+            elif key in TIME_COLUMNS:
+                value = self._time_out(value)
+            elif key in BOOLEAN_FIELDS or key == "replacement":
+                value = bool(value)
+            out[key] = value
+        return out

@@ -8,19 +8,18 @@ and SQLite subclasses (``postgres.py``, ``sqlite.py``) supply the database.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import Tracking
 
 from app.infra.read_model_store.base import (
+    BOOLEAN_FIELDS,
     MIGRATION_ROW,
     Run,
-    TrackedTransactions,
     check_seat,
 )
-from domain.bot_names import bot_level
+from app.infra.read_model_store.lobby import LobbyRecorder
 from projections.view import (
     BREAKDOWN,
     DEAL_SCORES,
@@ -28,16 +27,9 @@ from projections.view import (
     DISCARD_LOG,
     DRAW_LOG,
     LOBBY,
-    LOBBY_CHANGES,
-    LOBBY_STATUSES,
     SCORE_DEALS,
     VIEW_TABLES,
 )
-
-_JSON_COLUMNS = frozenset({"away", "breakdown", "options", "seats", "sides", "totals", "winners"})
-_UUID_COLUMNS = frozenset({"deal_id", "table_id", "current_deal"})
-_TIME_COLUMNS = frozenset({"created_at", "updated_at"})
-_BOOLEAN_FIELDS = frozenset({"crosswise", "yes"})
 
 #: Rows sort by these columns in ``rows()`` (the primary keys).
 _ORDER = {
@@ -49,7 +41,7 @@ _ORDER = {
 }
 
 
-class ReadModelRecorder(TrackedTransactions):
+class ReadModelRecorder(LobbyRecorder):
     """Writes and reads the view tables; each write also records the tracking position."""
 
     # --- writes ----------------------------------------------------------------------------
@@ -167,155 +159,6 @@ class ReadModelRecorder(TrackedTransactions):
                     },
                 )
 
-    def add_lobby_table(
-        self,
-        tracking: Tracking,
-        table_id: UUID | str,
-        *,
-        host: str,
-        entry: str,
-        players: int,
-        options: Mapping[str, Any],
-        target: int,
-        version: int,
-        at: datetime,
-        listed: bool = True,
-        spectators: bool = True,
-        turn_seconds: int | None = None,
-    ) -> None:
-        """A table was created: it is open, every seat free; ``listed`` and ``spectators``
-        say when the lobby lists it (``lobby``); ``turn_seconds``: its turn clock."""
-        with self._write(tracking) as run:
-            run(
-                f"INSERT INTO {self._table(LOBBY)} "
-                "(table_id, entry, players, options, target, host, seats, status, deals, "
-                "version, created_position, updated_position, created_at, updated_at, "
-                "listed, spectators, turn_seconds, away) "
-                "VALUES (:table_id, :entry, :players, :options, :target, :host, :seats, "
-                ":status, 0, :version, :position, :position, :at, :at, :listed, :spectators, "
-                ":turn_seconds, :away)",
-                {
-                    "table_id": self._id(table_id),
-                    "entry": entry,
-                    "players": players,
-                    "options": self._json(dict(options)),
-                    "target": target,
-                    "host": host,
-                    "seats": self._json([None] * players),
-                    "status": LOBBY_STATUSES[0],
-                    "version": version,
-                    "position": tracking.notification_id,
-                    "at": self._time(at),
-                    "listed": listed,
-                    "spectators": spectators,
-                    "turn_seconds": turn_seconds,
-                    "away": self._json([]),
-                },
-            )
-
-    def seat_lobby_player(
-        self,
-        tracking: Tracking,
-        table_id: UUID | str,
-        *,
-        seat: int,
-        player: str | None,
-        version: int,
-        at: datetime,
-    ) -> None:
-        """A player took a seat (None: he left it before the start, docs/tables.md). The seats are read and written in the transaction that
-        recorded the position first, so no other runner of this projection is in between."""
-        with self._write(tracking) as run:
-            rows = run(
-                f"SELECT seats FROM {self._table(LOBBY)} WHERE table_id = :table_id",
-                {"table_id": self._id(table_id)},
-            )
-            if not rows:
-                raise LookupError(f"a seat was taken at table {table_id}, never created")
-            seats = list(self._json_out(rows[0]["seats"]))
-            seats[check_seat(seat)] = player
-            self._update_lobby(run, tracking, table_id, version, at, {"seats": seats})
-
-    def set_lobby_away(
-        self,
-        tracking: Tracking,
-        table_id: UUID | str,
-        *,
-        seat: int,
-        away: bool,
-        version: int,
-        at: datetime,
-        player: str | None = None,
-    ) -> None:
-        """The bot plays ``seat`` for its absent player (``away``), or a person plays it
-        again (``player``: the one the host gave it to). Read and written in the transaction
-        that recorded the position first, as ``seat_lobby_player``."""
-        with self._write(tracking) as run:
-            rows = run(
-                f"SELECT seats, away FROM {self._table(LOBBY)} WHERE table_id = :table_id",
-                {"table_id": self._id(table_id)},
-            )
-            if not rows:
-                raise LookupError(f"a seat changed hands at table {table_id}, never created")
-            seats = list(self._json_out(rows[0]["seats"]))
-            marked = set(self._json_out(rows[0]["away"])) - {check_seat(seat)}
-            changes: dict[str, Any] = {"away": sorted(marked | ({seat} if away else set()))}
-            if player is not None:
-                seats[seat] = player
-                changes["seats"] = seats
-            self._update_lobby(run, tracking, table_id, version, at, changes)
-
-    def update_lobby_table(
-        self,
-        tracking: Tracking,
-        table_id: UUID | str,
-        *,
-        version: int,
-        at: datetime,
-        **changes: Any,
-    ) -> None:
-        """Teams chosen, game started, a deal opened or recorded, game ended or stopped:
-        set the ``changes`` (columns of ``LOBBY_CHANGES``)."""
-        unknown = set(changes) - set(LOBBY_CHANGES)
-        if unknown:
-            raise ValueError(f"the lobby has no column for {sorted(unknown)}")
-        if "status" in changes and changes["status"] not in LOBBY_STATUSES:
-            raise ValueError(f"not a table status: {changes['status']!r}")
-        with self._write(tracking) as run:
-            self._update_lobby(run, tracking, table_id, version, at, changes)
-
-    def _update_lobby(
-        self,
-        run: Run,
-        tracking: Tracking,
-        table_id: UUID | str,
-        version: int,
-        at: datetime,
-        changes: Mapping[str, Any],
-    ) -> None:
-        params: dict[str, Any] = {}
-        for column, value in changes.items():
-            if value is not None and column in _JSON_COLUMNS:
-                value = self._json(value)
-            elif value is not None and column in _UUID_COLUMNS:
-                value = self._id(value)
-            params[column] = value
-        assignments = "".join(f"{column} = :{column}, " for column in params)
-        params.update(
-            table_id=self._id(table_id),
-            version=version,
-            position=tracking.notification_id,
-            at=self._time(at),
-        )
-        updated = run(
-            f"UPDATE {self._table(LOBBY)} SET {assignments}version = :version, "
-            "updated_position = :position, updated_at = :at "
-            "WHERE table_id = :table_id RETURNING table_id",
-            params,
-        )
-        if not updated:
-            raise LookupError(f"table {table_id} changed but its creation was never projected")
-
     def _deal_of(self, run: Run, deal_id: UUID | str) -> tuple[Any, int]:
         rows = run(
             f"SELECT table_id, deal_number FROM {self._table(SCORE_DEALS)} "
@@ -339,6 +182,7 @@ class ReadModelRecorder(TrackedTransactions):
                 f"DELETE FROM {self._tracking_table()} WHERE application_name <> :keep",
                 {"keep": MIGRATION_ROW},
             )
+        self._forget_moves()
 
     # --- queries ---------------------------------------------------------------------------
     def discard_log(
@@ -362,7 +206,7 @@ class ReadModelRecorder(TrackedTransactions):
             for field in DISCARD_FIELDS:
                 value = row[field]
                 if value is not None:
-                    entry[field] = bool(value) if field in _BOOLEAN_FIELDS else value
+                    entry[field] = bool(value) if field in BOOLEAN_FIELDS else value
             entries.append(entry)
         return entries
 
@@ -418,50 +262,6 @@ class ReadModelRecorder(TrackedTransactions):
         totals = {s: v["cumulative"] for s, v in deals[-1]["scores"].items()} if deals else {}
         return {"table_id": str(self._id(table_id)), "deals": deals, "totals": totals}
 
-    def lobby(self, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
-        """The tables of one status, newest first: what a lobby lists (all of it public).
-        Never an unlisted table; a table without spectators only while it is open."""
-        if status not in LOBBY_STATUSES:
-            raise ValueError(f"not a table status: {status!r}")
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise ValueError(f"not a limit: {limit!r}")
-        with self._read() as run:
-            rows = run(
-                f"SELECT * FROM {self._table(LOBBY)} WHERE status = :status "
-                "AND listed = :yes AND (status = :open OR spectators = :yes) "
-                "ORDER BY created_position DESC LIMIT :limit",
-                {"status": status, "limit": limit, "yes": True, "open": LOBBY_STATUSES[0]},
-            )
-        tables = []
-        for row in rows:
-            plain = self._plain(LOBBY, row)
-            seats = plain["seats"]
-            tables.append(
-                {
-                    "id": plain["table_id"],
-                    "entry": plain["entry"],
-                    "players": plain["players"],
-                    "options": plain["options"],
-                    "target": plain["target"],
-                    "host": plain["host"],
-                    "seats": seats,
-                    "bots": [bot_level(name) for name in seats],
-                    "free_seats": sum(1 for name in seats if name is None),
-                    "away": plain["away"],
-                    "turn_seconds": plain["turn_seconds"],
-                    "sides": plain["sides"],
-                    "totals": plain["totals"],
-                    "status": plain["status"],
-                    "deals": plain["deals"],
-                    "current_deal": plain["current_deal"],
-                    "winners": plain["winners"],
-                    "version": plain["version"],
-                    "created_at": plain["created_at"],
-                    "updated_at": plain["updated_at"],
-                }
-            )
-        return tables
-
     def rows(self, table: str) -> list[dict[str, Any]]:
         """Every row of a view table in primary-key order (checks and diagnostics)."""
         if table not in VIEW_TABLES:
@@ -469,21 +269,3 @@ class ReadModelRecorder(TrackedTransactions):
         with self._read() as run:
             rows = run(f"SELECT * FROM {self._table(table)} ORDER BY {_ORDER[table]}")
         return [self._plain(table, row) for row in rows]
-
-    def _plain(self, table: str, row: Mapping[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in row.items():
-            if value is None:
-                pass
-            elif key in _UUID_COLUMNS:
-                value = str(self._id(value))
-            elif key == "cards":
-                value = self._cards_out(value)
-            elif key in _JSON_COLUMNS:
-                value = self._json_out(value)
-            elif key in _TIME_COLUMNS:
-                value = self._time_out(value)
-            elif key in _BOOLEAN_FIELDS or key == "replacement":
-                value = bool(value)
-            out[key] = value
-        return out

@@ -127,8 +127,14 @@ def _metadata() -> MetaData:
         # their absent players (room seat numbers, ascending).
         Column("turn_seconds", Integer()),
         Column("away", _JSON, nullable=False, server_default=text("'[]'")),
+        # Revision 0009 (docs/api.md, the lobby): the time of the table's last move, within
+        # a minute (app/infra/read_model_store/lobby.py); the tables in play are listed by it,
+        # and a move finds its table by its current deal.
+        Column("last_move_at", _TIME),
         PrimaryKeyConstraint("table_id"),
         Index("tables_status_idx", "status", "created_position"),
+        Index("tables_last_move_idx", "status", "last_move_at"),
+        Index("tables_current_deal_idx", "current_deal"),
         sqlite_with_rowid=False,
     )
     return metadata

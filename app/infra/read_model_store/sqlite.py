@@ -20,14 +20,20 @@ from projections.view import LOBBY, VIEW_TABLES
 
 #: Columns added to a view table after it was first created: a file made before gets them
 #: (``ALTER TABLE ... ADD COLUMN``) when it is opened, as alembic revision 0005 does on
-#: PostgreSQL: the lobby's privacy (docs/tables.md); and as revision 0006 does, its turn clock
-#: and away seats.
+#: PostgreSQL: the lobby's privacy (docs/tables.md); as revision 0006 does, its turn clock
+#: and away seats; and as revision 0009 does, its last move.
 ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     (LOBBY, "listed", "INTEGER NOT NULL DEFAULT 1"),
     (LOBBY, "spectators", "INTEGER NOT NULL DEFAULT 1"),
     (LOBBY, "turn_seconds", "INTEGER"),
     (LOBBY, "away", "TEXT NOT NULL DEFAULT '[]'"),
+    (LOBBY, "last_move_at", "TEXT"),
 )
+#: How an added column is filled in the rows already there (else: its default), as its
+#: alembic revision does: a table's last move is its last event's time until a rebuild.
+FILLED_COLUMNS: dict[tuple[str, str], str] = {
+    (LOBBY, "last_move_at"): "updated_at",
+}
 
 
 class SQLiteReadModelRecorder(ReadModelRecorder, SQLiteTrackingRecorder):
@@ -114,10 +120,22 @@ class SQLiteReadModelRecorder(ReadModelRecorder, SQLiteTrackingRecorder):
         return missing
 
     def _create_table(self, c: SQLiteCursor) -> None:
-        for statement in self.create_table_statements:
-            c.execute(statement)
+        # The tables first, then the columns a file made before lacks, then the indexes
+        # (an index may be on such a column).
+        statements = self.create_table_statements
+        indexes = [s for s in statements if s.lstrip().upper().startswith("CREATE INDEX")]
+        for statement in statements:
+            if statement not in indexes:
+                c.execute(statement)
         for table, column, definition in self._missing_columns(c):
             c.execute(f"ALTER TABLE {check_identifier(table)} ADD COLUMN {column} {definition}")
+            source = FILLED_COLUMNS.get((table, column))
+            if source is not None:
+                c.execute(
+                    f"UPDATE {check_identifier(table)} SET {column} = {check_identifier(source)}"
+                )
+        for statement in indexes:
+            c.execute(statement)
         c.execute(
             f"INSERT INTO {self.tracking_table_name} VALUES (?, 1) "
             "ON CONFLICT (application_name) DO NOTHING",
