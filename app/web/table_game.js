@@ -3,6 +3,7 @@
 // shown only to the host (the table's `host` against GET /sessions/current); the server refuses them from
 // anybody else anyway (R-SEAT-3).
 
+import { botNote } from "./bots.js";
 import { $, confirmation, element, redraw, t } from "./common.js";
 import { standsInForHost, teamsFor } from "./host.js";
 import { inviteLink } from "./private.js";
@@ -22,7 +23,7 @@ export function renderWaiting(state, act) {
   $("waiting-seats").replaceChildren(...table.seats.map((name, index) => element(
     "li", { class: "seat" }, `${t("seat", { number: index + 1 })}: `,
     name === null ? element("span", { class: "free", text: t("free_seat") })
-      : `${name}${name === me ? ` (${t("you")})` : ""}`,
+      : `${name}${botNote(table, index)}${name === me ? ` (${t("you")})` : ""}`,
   )));
   renderInvite(state, act);
   const ready = !table.seats.includes(null) && (!teamsFor(table) || table.sides);
@@ -80,8 +81,18 @@ function totalsTable(table) {
   const sides = Object.keys(table.totals).sort();
   const head = element("tr", {}, element("th", { scope: "col", text: t("score_deal") }),
     ...sides.map((side) => element("th", { scope: "col", title: sideNames(table, side), text: t("side", { side }) })));
+  // Each deal's number links to its replay (a finished game's page is where its deals are
+  // found again: the lobby's "See the results" leads here).
+  const dealCell = (index) => {
+    const id = table.deals?.[index];
+    if (!id) return String(index + 1);
+    const link = element("a", { href: `/deals/${id}/replay`, text: String(index + 1),
+      "aria-label": t("table_replay_deal", { number: index + 1 }), title: t("table_replay_deal", { number: index + 1 }) });
+    link.dataset.replay = String(index + 1);
+    return link;
+  };
   const rows = table.deal_scores.map((scores, index) => element("tr", {},
-    element("th", { scope: "row", text: String(index + 1) }),
+    element("th", { scope: "row" }, dealCell(index)),
     ...sides.map((side) => element("td", { text: String(scores[side] ?? 0) }))));
   const total = element("tr", { class: "total" }, element("th", { scope: "row", text: t("score_total") }),
     ...sides.map((side) => element("td", { text: String(table.totals[side]) })));
