@@ -191,3 +191,27 @@ def test_the_seats_before_the_start_say_which_are_bots(
     page = table_page(new_context(), ned, table)
     seats = page.locator("#waiting-seats li")
     expect(seats).to_have_text(["Seat 1: ned (you)", "Seat 2: bot:basic:1 (bot, basic)"])
+
+
+def test_modern_american_penalties_link_to_what_they_are_for(new_context: NewContext) -> None:
+    # A side that ended with an incomplete sevens meld and wild-card meld read "Penalties
+    # -4500" and nothing else; the row now links its rule (the table page's own renderer,
+    # given a deal's scores: playing a modern_american deal out would take long).
+    page = open_lobby(new_context())[0]
+    scores = {
+        side: {"melds": 295, "canasta_bonus": 500, "going_out": 0, "red_threes": 0}
+        | {"hands": -30, "penalties": -4500 if side == "A" else 0, "total": 0}
+        for side in ("A", "B")
+    }
+    heads = page.evaluate(
+        """async (scores) => {
+            const { breakdownTable } = await import("/web/deal_render.js");
+            const head = (variant) => breakdownTable(scores, variant)
+                .querySelector("tr[data-part=penalties] th");
+            const link = head("modern_american").querySelector("a");
+            return [head("modern_american").textContent, link.getAttribute("href"),
+                    link.target, head("ponytail").textContent];
+        }""",
+        scores,
+    )
+    assert heads == ["Penalties (R-MA-SCORE-2)", "/rules/R-MA-SCORE-2", "_blank", "Penalties"]
