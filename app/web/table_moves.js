@@ -42,11 +42,21 @@ export function composeMelds(codes) {
   const melds = [...naturals.entries()]
     .sort(([, a], [, b]) => b.length - a.length)
     .map(([rank, cards]) => ({ cards: [...cards], rank, naturals: cards.length, wilds: 0 }));
-  for (const wild of wilds) {
-    const fits = melds.find((meld) => meld.naturals > meld.wilds + 1 && meld.wilds < 3) ?? melds[0];
+  const give = (meld, wild) => {
+    meld.cards.push(wild);
+    meld.wilds += 1;
+  };
+  // First a wild card to each pair, which cannot be a meld without one; then each of the
+  // others to the meld that fits with the fewest wild cards, so that "J J J J 9 9 2 2 2" is
+  // J J J J 2 2 and 9 9 2 (not J J J J 2 2 2 and a pair of 9s, refused), and an entry allowing
+  // fewer wild cards in a meld (modern_american: two) is met more often.
+  const rest = [...wilds];
+  for (const meld of melds) if (meld.naturals === 2 && rest.length) give(meld, rest.shift());
+  for (const wild of rest) {
+    const fitting = melds.filter((meld) => meld.naturals > meld.wilds + 1 && meld.wilds < 3);
+    const fits = fitting.sort((a, b) => a.wilds - b.wilds)[0] ?? melds[0];
     if (!fits) break;
-    fits.cards.push(wild);
-    fits.wilds += 1;
+    give(fits, wild);
   }
   const out = melds.map(({ cards, rank }) => ({ cards, rank }));
   if (threes.length) out.push({ cards: threes });
