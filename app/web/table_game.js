@@ -144,7 +144,8 @@ export function renderGame(state, act) {
     delete host.dataset.drawn;
     return;
   }
-  const dealOver = view?.phase === "over" && view.id === table.current_deal;
+  // "Next deal" is in the move panel of a player who played the deal (nextDealInPanel).
+  const dealOver = view?.phase === "over" && view.id === table.current_deal && !nextDealInPanel(state);
   // Drawn again only when they change, not on every event of the deal: a button replaced
   // between a press and its release (bots play several moves a second) loses the click.
   const drawn = JSON.stringify([document.documentElement.lang, table.id, isHost, dealOver, host.dataset.confirm]);
@@ -193,4 +194,28 @@ export function renderGame(state, act) {
     buttons.push(stop);
   }
   host.replaceChildren(...buttons);
+}
+
+// Once a deal is over, "Next deal" (#next-deal) goes in the move panel of a player who played
+// it and may open the next one (the host, or any present player while the host is away): on a
+// phone that panel stays at the bottom of the screen, where his moves were, while the game
+// panel, the button's home for anybody else, is below the whole deal, some 2,000 px down.
+export function nextDealInPanel(state) {
+  const { table, view, me } = state;
+  if (!table || table.status !== "playing" || !view || view.seat === null) return false;
+  if (view.phase !== "over" || view.id !== table.current_deal) return false;
+  return (me !== null && me === table.host) || standsInForHost(table, me);
+}
+
+// The move panel at the end of a deal (nextDealInPanel): what to do, and "Next deal".
+export function renderNextDeal(state, act) {
+  const box = $("move-buttons");
+  const isHost = state.me === state.table.host;
+  const key = JSON.stringify(["next", state.view.id, isHost, document.documentElement.lang]);
+  if (box.dataset.key === key) return; // drawn already: a redraw would lose a click
+  box.dataset.key = key;
+  $("move-hint").textContent = t(isHost ? "table_next_deal_hint" : "table_host_away");
+  const next = element("button", { type: "button", id: "next-deal", text: t("table_next_deal") });
+  next.addEventListener("click", () => act("next"));
+  box.replaceChildren(next);
 }

@@ -234,3 +234,33 @@ def test_meld_gives_a_wild_card_to_a_pair_first(new_context: NewContext) -> None
         {"cards": ["JD/1", "JD/2", "JH/1", "JS/1", "2C/1", "2H/1"], "rank": "J"},
         {"cards": ["9C/1", "9D/1", "2D/1"], "rank": "9"},
     ]
+
+
+def test_next_deal_is_on_a_phone_screen_when_the_deal_ends(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    # On a phone the game panel, "Next deal"'s home, is below the whole deal (some 2,000 px
+    # down): at every deal's end the host scrolled the length of the melds to find it.
+    deal = classic_four()
+    game = start_table(http, deal, ("oli", "pam", "quy", "ros"))
+    phone = {"viewport": PHONES["upright"], **TOUCH}
+    host = table_page(new_context(**phone), game.headers["oli"], game.table)
+    other = table_page(new_context(**phone), game.headers["pam"], game.table)
+    for step in deal.steps:
+        play_step(http, game, step)
+    expect(host.locator("#deal .deal")).to_have_attribute("data-phase", "over")
+    nxt = host.locator("#moves #next-deal")
+    expect(nxt).to_be_in_viewport()
+    expect(host.locator("#move-hint")).to_have_text(
+        "The deal is over: read the scores, then open the next deal."
+    )
+    expect(host.locator("#next-deal")).to_have_count(1)  # not in the game panel too
+    expect(other.locator("#deal .deal")).to_have_attribute("data-phase", "over")
+    expect(other.locator("#next-deal")).to_have_count(0)
+    expect(other.locator("#moves")).to_be_hidden()
+    screenshot(host, "player-phone-next-deal", full_page=False)
+    first = game.deal_id
+    nxt.tap()
+    expect(host.locator("#deal .deal")).not_to_have_attribute("data-deal", first)
+    expect(host.locator("#next-deal")).to_have_count(0)
+    expect(other.locator("#deal .deal")).not_to_have_attribute("data-deal", first)
