@@ -32,7 +32,7 @@ import { followStream } from "./live.js";
 import { seatName } from "./words.js";
 import { logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
-import { nextDealInPanel, renderGame, renderNextDeal, renderWaiting } from "./table_game.js";
+import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
 import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
 import {
@@ -140,7 +140,7 @@ function render() {
   } else {
     $("deal").replaceChildren();
   }
-  const nextHere = nextDealInPanel(state); // "Next deal" in the move panel (table_game.js)
+  const nextHere = panelAction(state) !== null; // "Next deal" or the rematch there (table_game.js)
   $("moves").hidden = !nextHere && !(view && view.seat !== null && menu && view.phase !== "over");
   if ($("moves").hidden && $("moves").contains($("error"))) placeError(false);
   // Watching a deal in play: on a phone the log's newest lines stay at the bottom of the screen
@@ -151,7 +151,7 @@ function render() {
     $("log").scrollTop = $("log").scrollHeight;
     keepRoom();
   }
-  if (nextHere) renderNextDeal(state, hostAction);
+  if (nextHere) renderPanelAction(state, hostAction);
   else if (!$("moves").hidden) {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,

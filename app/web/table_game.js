@@ -122,7 +122,7 @@ export function renderGame(state, act) {
   if (view) {
     parts.push(element("p", {}, element("a", { id: "to-replay", href: `/deals/${view.id}/replay`, text: t("table_replay") })));
   }
-  const over = table.status === "finished" || table.status === "stopped";
+  const over = (table.status === "finished" || table.status === "stopped") && panelAction(state) !== "rematch";
   if (over && table.rematch) {
     parts.push(element("p", {}, element("a", { id: "to-rematch", href: `/tables/${table.rematch}`, text: t("table_rematch_open") })));
   } else if (over && me !== null && (me === table.host || table.seats.includes(me))) {
@@ -144,8 +144,8 @@ export function renderGame(state, act) {
     delete host.dataset.drawn;
     return;
   }
-  // "Next deal" is in the move panel of a player who played the deal (nextDealInPanel).
-  const dealOver = view?.phase === "over" && view.id === table.current_deal && !nextDealInPanel(state);
+  // "Next deal" is in the move panel of a player who played the deal (panelAction).
+  const dealOver = view?.phase === "over" && view.id === table.current_deal && panelAction(state) !== "next";
   // Drawn again only when they change, not on every event of the deal: a button replaced
   // between a press and its release (bots play several moves a second) loses the click.
   const drawn = JSON.stringify([document.documentElement.lang, table.id, isHost, dealOver, host.dataset.confirm]);
@@ -196,26 +196,46 @@ export function renderGame(state, act) {
   host.replaceChildren(...buttons);
 }
 
-// Once a deal is over, "Next deal" (#next-deal) goes in the move panel of a player who played
-// it and may open the next one (the host, or any present player while the host is away): on a
-// phone that panel stays at the bottom of the screen, where his moves were, while the game
-// panel, the button's home for anybody else, is below the whole deal, some 2,000 px down.
-export function nextDealInPanel(state) {
+// Once a deal is over, what comes next goes in the move panel of a player who played it: "Next
+// deal" (#next-deal) if he may open it (the host, or any present player while the host is
+// away), or at the game's end "Play again: open the rematch" (#rematch; "Go to the rematch",
+// #to-rematch, once it is open). On a phone that panel stays at the bottom of the screen, where
+// his moves were, while the game panel, their home for anybody else, is below the whole deal,
+// some 2,000 px down. "next", "rematch" or null.
+export function panelAction(state) {
   const { table, view, me } = state;
-  if (!table || table.status !== "playing" || !view || view.seat === null) return false;
-  if (view.phase !== "over" || view.id !== table.current_deal) return false;
-  return (me !== null && me === table.host) || standsInForHost(table, me);
+  if (!table || !view || view.seat === null || view.phase !== "over" || view.id !== table.current_deal) return null;
+  if (table.status === "finished" || table.status === "stopped") {
+    return table.rematch || (me !== null && (me === table.host || table.seats.includes(me))) ? "rematch" : null;
+  }
+  if (table.status !== "playing") return null;
+  return (me !== null && me === table.host) || standsInForHost(table, me) ? "next" : null;
 }
 
-// The move panel at the end of a deal (nextDealInPanel): what to do, and "Next deal".
-export function renderNextDeal(state, act) {
+// The move panel at the end of a deal (panelAction): what to do, and its button or link.
+export function renderPanelAction(state, act) {
+  const { table } = state;
+  const action = panelAction(state);
   const box = $("move-buttons");
-  const isHost = state.me === state.table.host;
-  const key = JSON.stringify(["next", state.view.id, isHost, document.documentElement.lang]);
+  const key = JSON.stringify([action, state.view.id, table.host === state.me, table.rematch ?? null,
+    document.documentElement.lang]);
   if (box.dataset.key === key) return; // drawn already: a redraw would lose a click
   box.dataset.key = key;
-  $("move-hint").textContent = t(isHost ? "table_next_deal_hint" : "table_host_away");
-  const next = element("button", { type: "button", id: "next-deal", text: t("table_next_deal") });
-  next.addEventListener("click", () => act("next"));
-  box.replaceChildren(next);
+  if (action === "next") {
+    $("move-hint").textContent = t(state.me === table.host ? "table_next_deal_hint" : "table_host_away");
+    const next = element("button", { type: "button", id: "next-deal", text: t("table_next_deal") });
+    next.addEventListener("click", () => act("next"));
+    box.replaceChildren(next);
+    return;
+  }
+  $("move-hint").textContent = table.status === "stopped" ? t("table_stopped") : t("table_winner", {
+    winners: (table.winners ?? []).map((side) => `${t("side", { side })} (${sideNames(table, side)})`).join(", "),
+  });
+  if (table.rematch) {
+    box.replaceChildren(element("a", { id: "to-rematch", class: "button", href: `/tables/${table.rematch}`, text: t("table_rematch_open") }));
+    return;
+  }
+  const again = element("button", { type: "button", id: "rematch", text: t("table_rematch") });
+  again.addEventListener("click", () => act("rematch"));
+  box.replaceChildren(again);
 }

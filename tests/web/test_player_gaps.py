@@ -264,3 +264,24 @@ def test_next_deal_is_on_a_phone_screen_when_the_deal_ends(
     expect(host.locator("#deal .deal")).not_to_have_attribute("data-deal", first)
     expect(host.locator("#next-deal")).to_have_count(0)
     expect(other.locator("#deal .deal")).not_to_have_attribute("data-deal", first)
+
+
+def test_the_rematch_is_on_a_phone_screen_when_the_game_ends(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    # The same at the game's end: "Play again: open the rematch" was below the whole deal.
+    deal = classic_four()
+    game = start_table(http, deal, ("sal", "tam", "uma", "vic"))
+    phone = {"viewport": PHONES["upright"], **TOUCH}
+    tam = table_page(new_context(**phone), game.headers["tam"], game.table)
+    for step in deal.steps:
+        play_step(http, game, step)
+    assert http.post(f"/tables/{game.table}/stop", headers=game.host).is_success
+    again = tam.locator("#moves #rematch")
+    expect(again).to_be_in_viewport()
+    expect(tam.locator("#move-hint")).to_have_text("The host stopped the game.")
+    expect(tam.locator("#rematch")).to_have_count(1)
+    screenshot(tam, "player-phone-rematch", full_page=False)
+    again.tap()
+    expect(tam).not_to_have_url(f"**/tables/{game.table}")
+    expect(tam.locator("#waiting-seats")).to_contain_text("Seat 2: tam (you)")
