@@ -303,12 +303,13 @@ export function parseCard(code) {
   return { code, face, rank: face.slice(0, -1), suit: face.slice(-1), deck: Number(deck), joker: false };
 }
 
-// The rank as cards print it ("10", "Q"); a joker is "★".
+// The rank as cards print it ("10", "Q"); the big joker "★", the little one "☆", as the log
+// names them (a card printed "★" that the log calls "☆" was not to be found in the hand).
 export function rankText(rank) {
-  return rank === "BJ" || rank === "LJ" ? "★" : rank;
+  return rank === "BJ" || rank === "LJ" ? t(`joker_short_${rank}`) : rank;
 }
 
-// Short printed face: "Q♥", "10♣", "★" for a joker.
+// Short printed face: "Q♥", "10♣", "★" for the big joker, "☆" for the little one.
 export function cardText(code) {
   const card = parseCard(code);
   return card.joker ? t(`joker_short_${card.rank}`) : `${card.rank}${SUIT_SYMBOLS[card.suit]}`;

@@ -23,7 +23,7 @@
 // `.red-threes [data-card]`, the score breakdown `table.breakdown` when the deal is scored.
 // Keyboard focus on a hand card or meld is kept across a redraw.
 
-import { cardBack, cardElement, element, isWild, parseCard, rankText, t } from "./common.js";
+import { cardBack, cardElement, codeLink, element, isWild, parseCard, rankText, t } from "./common.js";
 
 // The order of the hand's groups: naturals high to low, then wild cards, then threes.
 const GROUP_ORDER = ["A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "2", "LJ", "BJ", "3"];
@@ -286,6 +286,9 @@ function endSection(view, names) {
   return section;
 }
 
+// The rule that says what an entry's penalties are for (docs/rules/modern_american.md).
+const PENALTY_RULES = { modern_american: "R-MA-SCORE-2" };
+
 // The R-SCORE-1 breakdown, one column per side (the deal's `scores`); `variant`, the entry
 // (modern_american's threes row is "Threes").
 export function breakdownTable(scores, variant = null) {
@@ -298,7 +301,14 @@ export function breakdownTable(scores, variant = null) {
   SCORE_PARTS.forEach((part, index) => {
     if (index >= ALWAYS_SHOWN && sides.every((side) => !scores[side][part])) return;
     const label = part === "red_threes" ? threesKey(variant, "score") : `score_${part}`;
-    const row = element("tr", {}, element("th", { scope: "row", text: t(label) }));
+    const head = element("th", { scope: "row", text: t(label) });
+    // Penalties (modern_american's alone) say nothing of what they were for: the rule that
+    // lists them is a link away ("Penalties (R-MA-SCORE-2)": an incomplete sevens or wild meld,
+    // three aces in hand...), in a new tab.
+    if (part === "penalties" && PENALTY_RULES[variant]) {
+      head.append(element("span", { class: "detail" }, " (", codeLink(PENALTY_RULES[variant]), ")"));
+    }
+    const row = element("tr", {}, head);
     row.dataset.part = part;
     for (const side of sides) {
       const cell = element("td", { text: String(scores[side][part] ?? 0) });

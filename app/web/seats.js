@@ -15,6 +15,19 @@ export function awayNote(table, seat) {
   return playing?.away ? ` (${t("seats_away", { player: playerText(playing.player) })})` : "";
 }
 
+// What "Leave my seat" asks: before the start, the seat becomes free; the host is not told
+// that the host may give it away (never his own, docs/tables.md); and a player who leaves a
+// table where nobody else plays (every other seat a bot's or away, the host gone or himself)
+// is told that the bots then play the game to its end, opening each deal themselves.
+function leaveQuestion(table, me, mine) {
+  if (table.status === "open") return "seats_leave_question_open";
+  const away = (seat) => Boolean(table.playing?.[seat]?.away);
+  const hostSeat = table.seats.indexOf(table.host);
+  const nobodyElse = table.seats.every((name, seat) => seat === mine || Boolean(table.bots?.[seat]) || away(seat));
+  if (nobodyElse && (table.host === me || hostSeat < 0 || away(hostSeat))) return "seats_leave_question_alone";
+  return table.host === me ? "seats_leave_question_host" : "seats_leave_question";
+}
+
 // The panel: one line per seat during the game, and the buttons that apply to `me`.
 // `act(method, path, body)` sends one request and reads the table again.
 export function renderSeats(panel, table, me, act) {
@@ -58,7 +71,7 @@ export function renderSeats(panel, table, me, act) {
   };
   if (leaving) {
     buttons.push(...confirmation({
-      question: t(table.status === "open" ? "seats_leave_question_open" : "seats_leave_question"),
+      question: t(leaveQuestion(table, me, mine)),
       yes: t("seats_leave_confirm"),
       no: t("seats_leave_cancel"),
       yesId: "leave-confirm",

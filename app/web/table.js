@@ -32,7 +32,7 @@ import { followStream } from "./live.js";
 import { seatName } from "./words.js";
 import { logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
-import { renderGame, renderWaiting } from "./table_game.js";
+import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
 import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
 import {
@@ -140,7 +140,8 @@ function render() {
   } else {
     $("deal").replaceChildren();
   }
-  $("moves").hidden = !(view && view.seat !== null && menu && view.phase !== "over");
+  const nextHere = panelAction(state) !== null; // "Next deal" or the rematch there (table_game.js)
+  $("moves").hidden = !nextHere && !(view && view.seat !== null && menu && view.phase !== "over");
   if ($("moves").hidden && $("moves").contains($("error"))) placeError(false);
   // Watching a deal in play: on a phone the log's newest lines stay at the bottom of the screen
   // (table.css), the newest in sight.
@@ -150,7 +151,8 @@ function render() {
     $("log").scrollTop = $("log").scrollHeight;
     keepRoom();
   }
-  if (!$("moves").hidden) {
+  if (nextHere) renderPanelAction(state, hostAction);
+  else if (!$("moves").hidden) {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
     });
@@ -252,7 +254,7 @@ async function hostAction(kind) {
       return;
     }
   } catch (error) {
-    showError(error);
+    showError(error, { move: kind === "next" }); // said where "Next deal" was pressed
   }
   await refreshTable();
 }
@@ -263,7 +265,7 @@ async function clockAction(seconds) {
   try {
     await api("PUT", `/tables/${state.tableId}/clock`, { body: { turn_seconds: seconds } });
   } catch (error) {
-    showError(error);
+    showError(error, { move: kind === "next" }); // said where "Next deal" was pressed
   }
   await refreshTable();
 }

@@ -3,6 +3,7 @@
 // shown only to the host (the table's `host` against GET /sessions/current); the server refuses them from
 // anybody else anyway (R-SEAT-3).
 
+import { botNote } from "./bots.js";
 import { $, confirmation, element, redraw, t } from "./common.js";
 import { standsInForHost, teamsFor } from "./host.js";
 import { inviteLink } from "./private.js";
@@ -22,7 +23,7 @@ export function renderWaiting(state, act) {
   $("waiting-seats").replaceChildren(...table.seats.map((name, index) => element(
     "li", { class: "seat" }, `${t("seat", { number: index + 1 })}: `,
     name === null ? element("span", { class: "free", text: t("free_seat") })
-      : `${name}${name === me ? ` (${t("you")})` : ""}`,
+      : `${name}${botNote(table, index)}${name === me ? ` (${t("you")})` : ""}`,
   )));
   renderInvite(state, act);
   const ready = !table.seats.includes(null) && (!teamsFor(table) || table.sides);
@@ -80,8 +81,18 @@ function totalsTable(table) {
   const sides = Object.keys(table.totals).sort();
   const head = element("tr", {}, element("th", { scope: "col", text: t("score_deal") }),
     ...sides.map((side) => element("th", { scope: "col", title: sideNames(table, side), text: t("side", { side }) })));
+  // Each deal's number links to its replay (a finished game's page is where its deals are
+  // found again: the lobby's "See the results" leads here).
+  const dealCell = (index) => {
+    const id = table.deals?.[index];
+    if (!id) return String(index + 1);
+    const link = element("a", { href: `/deals/${id}/replay`, text: String(index + 1),
+      "aria-label": t("table_replay_deal", { number: index + 1 }), title: t("table_replay_deal", { number: index + 1 }) });
+    link.dataset.replay = String(index + 1);
+    return link;
+  };
   const rows = table.deal_scores.map((scores, index) => element("tr", {},
-    element("th", { scope: "row", text: String(index + 1) }),
+    element("th", { scope: "row" }, dealCell(index)),
     ...sides.map((side) => element("td", { text: String(scores[side] ?? 0) }))));
   const total = element("tr", { class: "total" }, element("th", { scope: "row", text: t("score_total") }),
     ...sides.map((side) => element("td", { text: String(table.totals[side]) })));
@@ -111,7 +122,7 @@ export function renderGame(state, act) {
   if (view) {
     parts.push(element("p", {}, element("a", { id: "to-replay", href: `/deals/${view.id}/replay`, text: t("table_replay") })));
   }
-  const over = table.status === "finished" || table.status === "stopped";
+  const over = (table.status === "finished" || table.status === "stopped") && panelAction(state) !== "rematch";
   if (over && table.rematch) {
     parts.push(element("p", {}, element("a", { id: "to-rematch", href: `/tables/${table.rematch}`, text: t("table_rematch_open") })));
   } else if (over && me !== null && (me === table.host || table.seats.includes(me))) {
@@ -133,7 +144,8 @@ export function renderGame(state, act) {
     delete host.dataset.drawn;
     return;
   }
-  const dealOver = view?.phase === "over" && view.id === table.current_deal;
+  // "Next deal" is in the move panel of a player who played the deal (panelAction).
+  const dealOver = view?.phase === "over" && view.id === table.current_deal && panelAction(state) !== "next";
   // Drawn again only when they change, not on every event of the deal: a button replaced
   // between a press and its release (bots play several moves a second) loses the click.
   const drawn = JSON.stringify([document.documentElement.lang, table.id, isHost, dealOver, host.dataset.confirm]);
@@ -182,4 +194,48 @@ export function renderGame(state, act) {
     buttons.push(stop);
   }
   host.replaceChildren(...buttons);
+}
+
+// Once a deal is over, what comes next goes in the move panel of a player who played it: "Next
+// deal" (#next-deal) if he may open it (the host, or any present player while the host is
+// away), or at the game's end "Play again: open the rematch" (#rematch; "Go to the rematch",
+// #to-rematch, once it is open). On a phone that panel stays at the bottom of the screen, where
+// his moves were, while the game panel, their home for anybody else, is below the whole deal,
+// some 2,000 px down. "next", "rematch" or null.
+export function panelAction(state) {
+  const { table, view, me } = state;
+  if (!table || !view || view.seat === null || view.phase !== "over" || view.id !== table.current_deal) return null;
+  if (table.status === "finished" || table.status === "stopped") {
+    return table.rematch || (me !== null && (me === table.host || table.seats.includes(me))) ? "rematch" : null;
+  }
+  if (table.status !== "playing") return null;
+  return (me !== null && me === table.host) || standsInForHost(table, me) ? "next" : null;
+}
+
+// The move panel at the end of a deal (panelAction): what to do, and its button or link.
+export function renderPanelAction(state, act) {
+  const { table } = state;
+  const action = panelAction(state);
+  const box = $("move-buttons");
+  const key = JSON.stringify([action, state.view.id, table.host === state.me, table.rematch ?? null,
+    document.documentElement.lang]);
+  if (box.dataset.key === key) return; // drawn already: a redraw would lose a click
+  box.dataset.key = key;
+  if (action === "next") {
+    $("move-hint").textContent = t(state.me === table.host ? "table_next_deal_hint" : "table_host_away");
+    const next = element("button", { type: "button", id: "next-deal", text: t("table_next_deal") });
+    next.addEventListener("click", () => act("next"));
+    box.replaceChildren(next);
+    return;
+  }
+  $("move-hint").textContent = table.status === "stopped" ? t("table_stopped") : t("table_winner", {
+    winners: (table.winners ?? []).map((side) => `${t("side", { side })} (${sideNames(table, side)})`).join(", "),
+  });
+  if (table.rematch) {
+    box.replaceChildren(element("a", { id: "to-rematch", class: "button", href: `/tables/${table.rematch}`, text: t("table_rematch_open") }));
+    return;
+  }
+  const again = element("button", { type: "button", id: "rematch", text: t("table_rematch") });
+  again.addEventListener("click", () => act("rematch"));
+  box.replaceChildren(again);
 }

@@ -3,7 +3,7 @@
 // Only kinds of move the menu lists are offered; every composed meld or take is checked with
 // the dry run before the page sends it (table.js `play`).
 
-import { $, cardText, element, isWild, parseCard, t } from "./common.js";
+import { $, cardText, element, isWild, parseCard, rankText, t } from "./common.js";
 import { seatName } from "./words.js";
 
 const byType = (menu, type) => (menu?.moves ?? []).filter((move) => move.type === type);
@@ -42,11 +42,21 @@ export function composeMelds(codes) {
   const melds = [...naturals.entries()]
     .sort(([, a], [, b]) => b.length - a.length)
     .map(([rank, cards]) => ({ cards: [...cards], rank, naturals: cards.length, wilds: 0 }));
-  for (const wild of wilds) {
-    const fits = melds.find((meld) => meld.naturals > meld.wilds + 1 && meld.wilds < 3) ?? melds[0];
+  const give = (meld, wild) => {
+    meld.cards.push(wild);
+    meld.wilds += 1;
+  };
+  // First a wild card to each pair, which cannot be a meld without one; then each of the
+  // others to the meld that fits with the fewest wild cards, so that "J J J J 9 9 2 2 2" is
+  // J J J J 2 2 and 9 9 2 (not J J J J 2 2 2 and a pair of 9s, refused), and an entry allowing
+  // fewer wild cards in a meld (modern_american: two) is met more often.
+  const rest = [...wilds];
+  for (const meld of melds) if (meld.naturals === 2 && rest.length) give(meld, rest.shift());
+  for (const wild of rest) {
+    const fitting = melds.filter((meld) => meld.naturals > meld.wilds + 1 && meld.wilds < 3);
+    const fits = fitting.sort((a, b) => a.wilds - b.wilds)[0] ?? melds[0];
     if (!fits) break;
-    fits.cards.push(wild);
-    fits.wilds += 1;
+    give(fits, wild);
   }
   const out = melds.map(({ cards, rank }) => ({ cards, rank }));
   if (threes.length) out.push({ cards: threes });
@@ -64,7 +74,11 @@ export function composeTake(codes, top) {
 
 function describe(move) {
   if (move.type === "take_pile" || move.type === "meld") {
-    const melds = move.melds.map((meld) => meld.cards.map((c) => (c === "TOP" ? t("move_top") : cardText(c))).join(" "));
+    // The top alone goes onto the side's meld of its rank: "the top card onto your 8 meld",
+    // not a bare "top" (docs/api.md, the menu's forms).
+    const melds = move.melds.map((meld) => (meld.cards.length === 1 && meld.cards[0] === "TOP"
+      ? t("move_top_onto", { rank: rankText(meld.rank) })
+      : meld.cards.map((c) => (c === "TOP" ? t("move_top") : cardText(c))).join(" ")));
     const text = melds.join(" + ");
     return move.discard ? `${text} · ${t("move_then_discard", { card: cardText(move.discard) })}` : text;
   }
@@ -76,6 +90,15 @@ function button(text, move, onClick, extra = {}) {
   node.dataset.move = move;
   node.addEventListener("click", onClick);
   return node;
+}
+
+// Why he may not go out, from the menu's first `go_out.lacks` code the page has words for
+// (docs/api.md): "You may not go out yet: your side lacks a canasta.", not a bare "not yet".
+const LACKS = new Set(["partner_said_no", "needs_canasta", "ponytail_face_down", "needs_natural_canasta",
+  "needs_mixed_canasta", "needs_natural_sevens_canasta", "needs_wild_canasta"]);
+function goOutLack(lacks) {
+  const code = (lacks ?? []).find((lack) => LACKS.has(lack));
+  return code ? `move_go_out_lacks_${code}` : "move_may_not_go_out";
 }
 
 // What the player is asked to do now, in words.
@@ -96,7 +119,7 @@ function hint(menu, view, names) {
     lines.push(t("move_minimum", { minimum: menu.initial_minimum_left }));
   }
   if (menu && menu.moves.length && menu.phase === "play") {
-    lines.push(t(menu.go_out.allowed ? "move_may_go_out" : "move_may_not_go_out"));
+    lines.push(t(menu.go_out.allowed ? "move_may_go_out" : goOutLack(menu.go_out.lacks)));
   }
   return lines.join(" ");
 }

@@ -18,9 +18,10 @@ from tests.web.pages import LIVE_MS, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
+#: A practice game: the host against a bot, nobody else plays (the bots would finish it).
 QUESTION = (
-    "Leave your seat? The basic bot plays it until you take it back, and meanwhile the host "
-    "may give it to somebody else."
+    "Leave your seat? Nobody else plays at this table: the bots play on without you, deal "
+    "after deal, to the end of the game, within seconds, unless you take your seat back."
 )
 
 
@@ -58,7 +59,8 @@ def test_leaving_a_seat_asks_first_by_tap_and_by_keyboard(
     # In Chinese too (the question stays open across the change of language).
     page.locator("#lang").select_option("zh")
     expect(question).to_have_text(
-        "离开你的座位？在你回来之前由基础级机器人代打，其间房主可以把座位交给别人。"
+        "离开你的座位？这张桌子没有其他人在玩：机器人会在几秒钟内一局接一局地把整场游戏打完，"
+        "除非你回到座位。"
     )
     expect(page.locator("#leave-confirm")).to_have_text("是的，离开")
     page.locator("#lang").select_option("en")
