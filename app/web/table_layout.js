@@ -7,13 +7,18 @@ import { $, errorNodes, unreachable } from "./common.js";
 
 // A refused move is said in the move panel, under its hint, where the player pressed it: on a
 // phone the top of the page, the error's home, is out of sight by then (docs/web.md, "Layout").
+// So is what the reads after his move say until the error is taken down (his next move, the
+// server answering again): the read that follows a move pressed into an outage, and its
+// retries, say "The server could not be reached." again, where he is still looking.
 // Any other error is said at the top of the page.
 export function showError(error, { move = false } = {}) {
   const box = $("error");
+  const fromMove = move || (!box.hidden && box.dataset.move === "true");
   box.replaceChildren(...errorNodes(error)); // its code a link to the rule (a new tab)
   box.hidden = false;
   box.dataset.unreachable = String(unreachable(error));
-  placeError(move && !$("moves").hidden);
+  box.dataset.move = String(fromMove);
+  placeError(fromMove && !$("moves").hidden);
 }
 
 export function placeError(inMoves) {
@@ -30,6 +35,7 @@ export function clearError() {
   $("error").hidden = true;
   $("error").textContent = "";
   delete $("error").dataset.unreachable;
+  delete $("error").dataset.move;
 }
 
 // The server answered: "could not be reached" is not true any more (a restart is over).

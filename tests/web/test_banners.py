@@ -4,12 +4,18 @@
 cover none of the header's controls (the title's link to the lobby, Rules, Back to the lobby,
 the language menu) nor any other control, on a phone and on a desktop, in English, Russian and
 Thai. The reconnecting banner was drawn over the top of the screen, on the header: a player
-could not open the rules while the connection was down, and its words ran over the header's."""
+could not open the rules while the connection was down, and its words ran over the header's.
+
+And a move tapped on a phone while the server cannot be reached is answered where the player
+looks (docs/web.md, "Layout"): "The server could not be reached." in his move panel at the
+bottom of the screen, there still after the page's read that follows the move and its retry
+(that read moved it to the top of the page, some 1,000 px above the panel)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -18,7 +24,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tests.e2e.conftest import Backend
 from tests.support.http import register_player
 from tests.support.relay import Relay
-from tests.web.conftest import PAGE_WAIT_MS, PHONES, TOUCH, screenshot
+from tests.web.conftest import PAGE_WAIT_MS, PHONES, TOUCH, screenshot, scroll_to
 from tests.web.pages import LIVE_MS
 from tests.web.practice import start_practice, wait_until_quiet
 
@@ -65,6 +71,12 @@ ON_SCREEN = """() => {
   const box = document.getElementById("connection").getBoundingClientRect();
   return box.height > 0 && box.top >= 0 && box.bottom <= innerHeight;
 }"""
+#: The same for the error (#error, role alert), and the page's scroll.
+ERROR_ON_SCREEN = """() => {
+  const box = document.getElementById("error").getBoundingClientRect();
+  return { shown: box.height > 0 && box.top >= 0 && box.bottom <= innerHeight, top: box.top };
+}"""
+UNREACHABLE = "The server could not be reached."
 
 
 @pytest.fixture
@@ -139,3 +151,50 @@ def test_no_banner_covers_a_control_while_the_connection_is_down(
     finally:
         for context in contexts:
             context.close()
+
+
+def test_a_move_tapped_into_an_outage_is_answered_where_the_player_looks(
+    browser: Browser, relay: Relay, http: httpx.Client
+) -> None:
+    cleo = register_player(http, "cleo")
+    table, deal = start_practice(http, cleo)
+    step = wait_until_quiet(http, cleo, deal)  # her move to make
+    context = signed_in_context(browser, relay, cleo, "phone", "en")
+    try:
+        page = context.new_page()
+        page.goto(f"/tables/{table}")
+        expect(page.locator("body[data-ready=true]")).to_be_attached()
+        expect(page.locator(f"#deal .deal[data-step='{step}']")).to_be_attached()
+        # Her hand in sight, the move panel below it: the top of the page is out of sight.
+        scroll_to(page.locator("#hand"), "end")
+        assert page.evaluate(
+            "() => document.getElementById('status').getBoundingClientRect().bottom < 0"
+        )
+        # The view's reads that get no answer: the one after her move, then its retry.
+        failed: list[str] = []
+        page.on(
+            "requestfailed",
+            lambda request: (
+                failed.append(request.url)
+                if urlsplit(request.url).path == f"/deals/{deal}"
+                else None
+            ),
+        )
+        relay.cut()
+        page.locator("#moves [data-move]").first.tap()
+        alert = page.get_by_role("alert")
+        expect(alert).to_have_text(UNREACHABLE)
+        assert page.evaluate(ERROR_ON_SCREEN)["shown"], "said out of sight"
+        expect(page.locator("#moves #error")).to_be_visible()
+        for _ in range(LIVE_MS // 100):  # the follow-up read and its retry fail
+            if len(failed) >= 2:
+                break
+            page.wait_for_timeout(100)
+        assert len(failed) >= 2, failed
+        expect(alert).to_have_text(UNREACHABLE)
+        screenshot(page, "phone-unreachable-move", full_page=False)
+        placed = page.evaluate(ERROR_ON_SCREEN)
+        assert placed["shown"], f"moved out of sight after the read that followed: {placed}"
+        expect(page.locator("#moves #error")).to_be_visible()
+    finally:
+        context.close()
