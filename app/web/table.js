@@ -170,6 +170,13 @@ function render() {
 function renderLog() {
   const names = logNamesByEvent(state.events, logNames(), standInsNow());
   $("log").replaceChildren(...state.events.map((event, index) => logItem(event, names[index], state.events[index - 1])));
+  logShown();
+}
+
+// "What happened" is shown once it has something to say: not at a table waiting for its
+// players, nor beside a refusal (a table that does not exist), as an empty panel.
+function logShown() {
+  $("log-panel").hidden = $("log").children.length === 0;
 }
 
 // The current deal's seats played by the bot for absent players now (the table's `playing`).
@@ -265,7 +272,7 @@ async function clockAction(seconds) {
   try {
     await api("PUT", `/tables/${state.tableId}/clock`, { body: { turn_seconds: seconds } });
   } catch (error) {
-    showError(error, { move: kind === "next" }); // said where "Next deal" was pressed
+    showError(error);
   }
   await refreshTable();
 }
@@ -380,6 +387,7 @@ function onDealEvent(message) {
   } else {
     const names = logNamesByEvent(state.events, logNames(), standInsNow());
     log.append(logItem(event, names[names.length - 1], state.events[state.events.length - 2]));
+    logShown();
   }
   if (following) log.scrollTop = log.scrollHeight;
   refresh();
@@ -449,6 +457,7 @@ async function openDeal(dealId) {
   state.lastStep = 0;
   state.sentStep = 0;
   $("log").replaceChildren();
+  logShown();
   await refresh();
   followDeal(dealId);
 }

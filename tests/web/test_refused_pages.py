@@ -1,5 +1,6 @@
 """A page address with a mistyped or unknown id (docs/web.md): the browser gets the page, and
-the page says in words what the API refused (422 ``malformed``, 404), never bare JSON."""
+the page says in words what the API refused (422 ``malformed``, 404), never bare JSON, and the
+table page shows no empty "What happened" panel beside the refusal."""
 
 from __future__ import annotations
 
@@ -32,5 +33,7 @@ def test_a_mistyped_or_unknown_id_shows_the_page_with_the_refusal_in_words(
     expect(page.locator("body[data-ready=true]")).to_be_attached()
     expect(page.get_by_role("alert").filter(has_text=code)).to_be_visible()
     assert '{"error"' not in page.content()
+    if not path.endswith("/replay"):  # the table page: no empty "What happened" beside it
+        expect(page.locator("#log-panel")).to_be_hidden()
     if path == "/tables/not-a-table":
         screenshot(page, "table-mistyped-id")

@@ -1,6 +1,7 @@
 """Turn clocks and absent players in a real browser (docs/tables.md, docs/web.md): the lobby
 shows each table's clock and the seats the bot plays for absent players; the host changes the
-clock on the table page before the start, and the other players see it change; while the
+clock on the table page before the start, and the other players see it change (and no empty
+"What happened" panel until the deal's first events); while the
 host is away a present player opens the next deal from the table page, the host is never
 offered his own seat to give, and the log names the bot that played a seat for its absent
 player ("the basic bot (for ann) ..."), live and after a reload."""
@@ -76,6 +77,9 @@ def test_the_host_changes_the_clock_before_the_start(
     expect(host.locator("#clock-shown")).to_have_text("Turn clock: No clock")
     expect(other.locator("#clock-shown")).to_have_text("Turn clock: No clock")
     expect(other.locator("#clock-choice")).to_have_count(0)  # the host's alone
+    # Nothing has happened yet: no empty "What happened" panel.
+    for page in (host, other):
+        expect(page.locator("#log-panel")).to_be_hidden()
 
     host.get_by_label("Change the turn clock").select_option(label="60 seconds a turn")
     host.get_by_role("button", name="Set the clock").click()
@@ -101,6 +105,23 @@ def test_the_host_changes_the_clock_before_the_start(
     assert http.post(f"/tables/{table}/seats", json={"seat": 0}, headers=hal).is_success
     assert http.post(f"/tables/{table}/start", headers=hal).status_code == 201
     expect(host.locator("#clock-choice")).to_have_count(0, timeout=LIVE_MS)  # fixed now
+    # The deal's first events: "What happened" says them.
+    expect(host.locator("#log-panel")).to_be_visible(timeout=LIVE_MS)
+    expect(host.locator("#log li").first).to_be_visible()
+
+
+def test_a_refused_clock_change_is_said(new_context: NewContext, http: httpx.Client) -> None:
+    """The host signed out in another tab meanwhile: "Set the clock" is refused, and the page
+    says so (a stray name in the page's handler threw instead: nothing was said)."""
+    jay = register_player(http, "jay")
+    table = http.post("/tables", json={"entry": "classic", "players": 2}, headers=jay).json()["id"]
+    host = table_page(new_context(), jay, table)
+    gone = host.request.delete("/sessions", headers={"X-Canasta-CSRF": "1"})
+    assert gone.status == 204
+    host.get_by_label("Change the turn clock").select_option(label="60 seconds a turn")
+    host.get_by_role("button", name="Set the clock").click()
+    expect(host.get_by_role("alert")).to_contain_text("Refused")
+    assert http.get(f"/tables/{table}").json()["turn_seconds"] is None
 
 
 def person_moves(http: httpx.Client, who: Headers, deal: str, rng: random.Random) -> bool:
