@@ -164,7 +164,7 @@ async function start() {
   $("previous").addEventListener("click", () => show(step - 1));
   $("next").addEventListener("click", () => show(step + 1));
   $("last").addEventListener("click", () => show(last));
-  $("table-link").href = `/deals/${dealId}`;
+  $("table-link").href = `/tables/${deal.table}`; // the table's page, as a player left it
   $("replay").hidden = false;
   $("stepper").hidden = false;
   $("steps").hidden = false;

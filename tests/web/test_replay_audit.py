@@ -205,6 +205,11 @@ def test_a_shared_step_link_opens_at_that_step(new_context: NewContext, played: 
     # A step past the end opens at the last one.
     page = open_page(context, f"/deals/{game.deal_id}/replay?step={last + 50}")
     expect_step(page, last, last)
+    # "Back to the table": the table's page (it opened the deal's own page, /deals/{id}).
+    page.get_by_role("link", name="Back to the table").click()
+    expect(page).to_have_url(re.compile(f"/tables/{game.table}$"))
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    expect(page.locator("#totals")).to_be_visible()
 
 
 def test_a_spectator_replay_shows_no_hand_and_fits_a_phone(
