@@ -495,6 +495,7 @@ async function main() {
     followTable();
   } catch (error) {
     showError(error);
+    render(); // the header says who is signed in beside the refusal too
   }
   document.body.dataset.ready = "true";
 }

@@ -1,6 +1,7 @@
 """A page address with a mistyped or unknown id (docs/web.md): the browser gets the page, and
 the page says in words what the API refused (422 ``malformed``, 404), never bare JSON, and the
-table page shows no empty "What happened" panel beside the refusal."""
+table page shows no empty "What happened" panel beside the refusal, and its header says who is
+signed in there too (it was left empty, and pushed "Back to the lobby" aside on a phone)."""
 
 from __future__ import annotations
 
@@ -35,5 +36,6 @@ def test_a_mistyped_or_unknown_id_shows_the_page_with_the_refusal_in_words(
     assert '{"error"' not in page.content()
     if not path.endswith("/replay"):  # the table page: no empty "What happened" beside it
         expect(page.locator("#log-panel")).to_be_hidden()
+        expect(page.locator("#who")).to_have_text("Not signed in: watching")  # it was empty
     if path == "/tables/not-a-table":
         screenshot(page, "table-mistyped-id")
