@@ -78,6 +78,12 @@ def test_a_poll_keeps_the_cards_whose_tables_did_not_change(
 
 def test_the_player_count_follows_the_entry(new_context: NewContext) -> None:
     page, _ = open_lobby(new_context(viewport=DESKTOP))
+    # No empty line under the header: the first panel right below it (main's padding).
+    gap = page.evaluate(
+        """() => document.querySelector("#account").getBoundingClientRect().top
+        - document.querySelector("header").getBoundingClientRect().bottom"""
+    )
+    assert gap <= 20, gap
     sign_up(page, "quin")
     entry, players = page.get_by_label("Entry"), page.get_by_label("Players")
     choices = "node => [...node.options].map((option) => option.value)"
