@@ -364,12 +364,13 @@ function showTables(listId, tables, details = new Map()) {
       item.drawnFrom = key; // what it was drawn from (a property, not in the page's HTML)
       return item;
     });
-  // In place: a card already at its place is not moved (nor detached).
+  // In place: the cards gone first, so that a card already at its place is not moved (nor
+  // detached).
+  for (const child of [...list.children]) if (!items.includes(child)) child.remove();
   items.forEach((item, index) => {
     if (list.children[index] !== item) list.insertBefore(item, list.children[index] ?? null);
   });
-  while (list.children.length > items.length) list.lastElementChild.remove();
-  if (focusTable && !focused.isConnected) {
+  if (focusTable && document.activeElement !== focused) { // its card drawn anew, or moved
     const again = [...list.querySelectorAll(`[data-table="${focusTable}"] button, [data-table="${focusTable}"] a`)]
       .find((node) => node.textContent === focusText);
     again?.focus();
