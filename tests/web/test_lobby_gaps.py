@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import ElementHandle, Page, expect
 
-from tests.support.http import open_table, register_player
+from tests.support.http import open_table
 from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
 from tests.web.pages import LIVE_MS, open_lobby, sign_up
 
@@ -113,11 +113,7 @@ def test_a_refusal_on_a_phone_is_shown_where_the_player_tapped(
     new_context: NewContext, http: httpx.Client
 ) -> None:
     names = ["rae", "sid", "tom", "ulf", "val"]
-    headers = {name: register_player(http, name) for name in names}
-    created = http.post("/tables", json={"entry": "classic", "players": 5}, headers=headers["rae"])
-    table = created.json()["id"]
-    for seat, name in enumerate(names):
-        http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=headers[name])
+    headers = open_table(http, names, start=False).headers  # classic of 5: teams to choose
 
     phone, _ = open_lobby(new_context(viewport=PHONES["upright"], **TOUCH))
     phone.get_by_label("Your token", exact=True).fill(headers["rae"]["Authorization"].split()[1])
