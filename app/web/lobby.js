@@ -13,20 +13,27 @@ import {
 } from "./private.js";
 
 const POLL_MS = 3000;
-// The entries and their targets (R-GAME-1); only modern_american lets the host choose one.
+// The entries, the player counts each is played by (R-SEAT-1) and their targets (R-GAME-1);
+// only modern_american lets the host choose one. The API does not list them:
+// tests/web/test_lobby_entries.py checks them against the rules.
 const ENTRIES = {
-  classic: { target: 5000, targets: [] },
-  extra_six: { target: 10000, targets: [] },
-  modern_american: { target: 8500, targets: [2500, 5000, 7500, 10000] },
-  ponytail: { target: 50000, targets: [] },
+  classic: { players: [2, 3, 4, 5, 6], target: 5000, targets: [] },
+  extra_six: { players: [6], target: 10000, targets: [] },
+  modern_american: { players: [4], target: 8500, targets: [2500, 5000, 7500, 10000] },
+  ponytail: { players: [4], target: 50000, targets: [] },
 };
+// The player count the form offers first, where the entry is played by it.
+const USUAL_PLAYERS = 4;
 
 let me = null; // the signed-in player's name, or null
+// Bumped when the page is drawn in another language: every card is drawn again.
+let drawing = 0;
 let pollTimer = null;
 
 // Redraws what the page built itself in the chosen language.
 function translate() {
   document.title = t("title");
+  drawing += 1;
   fillEntries();
   for (const option of $("practice-level").options) option.text = t(`bot_level_${option.value}`);
   for (const option of $("create-clock").options) {
@@ -35,17 +42,61 @@ function translate() {
   showWho();
 }
 
-function showError(error) {
-  const box = $("error");
-  box.replaceChildren(...errorNodes(error)); // its code a link to the rules (a new tab)
-  box.hidden = false;
-  box.dataset.unreachable = String(unreachable(error));
+// The refusal's box (role alert): at the top of the page for the poll's errors, next to the
+// control pressed for an action's refusal, so that a player on a phone, far down the page,
+// sees it where he tapped. Moved around, so held here rather than looked up by its id.
+const errorBox = $("error");
+const errorHome = $("notice");
+// Where the shown refusal belongs: null (the top), a form's control, or a table's card
+// ({ list, table }: found again after a refresh, which may draw the card anew).
+let errorPlace = null;
+// The control the player pressed last (a button or link, or the form he submitted).
+let pressed = null;
+document.addEventListener("click", (event) => {
+  pressed = event.target.closest?.("button, a, summary") ?? null;
+}, true);
+document.addEventListener("submit", (event) => {
+  pressed = event.submitter ?? event.target;
+}, true);
+
+// Where a refusal of the action started by `control` is shown.
+function placeFor(control) {
+  const card = control?.closest?.("ul.tables [data-table]");
+  if (card) return { list: card.closest("ul.tables").id, table: card.dataset.table };
+  return control?.isConnected && control.closest("main") ? control : null;
+}
+
+// Puts the refusal's box where it belongs: in the table's card (still listed, or before its
+// list if it is not any more), after the form's control, else at the top.
+function placeError() {
+  const place = errorPlace;
+  if (place?.table) {
+    const list = $(place.list);
+    const card = list?.querySelector(`[data-table="${place.table}"]`);
+    if (card && errorBox.parentElement !== card) card.append(errorBox);
+    else if (!card && list) list.before(errorBox);
+  } else if (place?.isConnected) {
+    if (place.nextElementSibling !== errorBox) place.after(errorBox);
+  } else if (errorHome.nextElementSibling !== errorBox) {
+    errorHome.after(errorBox);
+  }
+}
+
+function showError(error, place = null) {
+  errorBox.replaceChildren(...errorNodes(error)); // its code a link to the rules (a new tab)
+  errorBox.hidden = false;
+  errorBox.dataset.unreachable = String(unreachable(error));
+  errorPlace = place;
+  placeError();
+  if (place) errorBox.scrollIntoView({ block: "nearest" });
 }
 
 function clearError() {
-  $("error").hidden = true;
-  $("error").textContent = "";
-  delete $("error").dataset.unreachable;
+  errorBox.hidden = true;
+  errorBox.textContent = "";
+  delete errorBox.dataset.unreachable;
+  errorPlace = null;
+  placeError();
 }
 
 function clearMessages() {
@@ -60,13 +111,18 @@ function notice(key, values) {
 // Runs an action from a form or button: messages cleared first, a refusal shown, the lists
 // refreshed afterwards.
 async function act(action) {
+  const place = placeFor(pressed);
   clearMessages();
+  let refused = false;
   try {
     await action();
   } catch (error) {
-    showError(error);
+    showError(error, place);
+    refused = place !== null;
   }
   await refresh();
+  // The refresh may have drawn the card anew: the refusal stays in it, and in sight.
+  if (refused && !errorBox.hidden) errorBox.scrollIntoView({ block: "nearest" });
 }
 
 // --- signing up and in --------------------------------------------------------------------------
@@ -152,8 +208,20 @@ function explainEntry() {
   rulesLink($("frozen-rules"), "always_frozen", t("rules_always_frozen"));
 }
 
+// The player counts the chosen entry is played by, and no other: the one chosen if the entry
+// allows it, else 4, else the entry's only count (the server refused the others, R-SEAT-1).
+function fillPlayers() {
+  const { players } = ENTRIES[$("create-entry").value];
+  const select = $("create-players");
+  const chosen = Number(select.value) || USUAL_PLAYERS;
+  const fallback = players.includes(USUAL_PLAYERS) ? USUAL_PLAYERS : players[0];
+  select.replaceChildren(...players.map((count) => new Option(String(count), String(count))));
+  select.value = String(players.includes(chosen) ? chosen : fallback);
+}
+
 function fillTargets() {
   explainEntry();
+  fillPlayers();
   const entry = ENTRIES[$("create-entry").value];
   const select = $("create-target");
   select.replaceChildren(
@@ -268,18 +336,41 @@ function tableCard(table, details) {
   return element("li", {}, card);
 }
 
+// What a table's card shows, as text: a card whose text is unchanged is kept as it is.
+function cardKey(table, details) {
+  const live = table.status === "open" || table.status === "playing";
+  const moved = live && table.last_move_at ? lastMoveAgo(table.last_move_at) : "";
+  return JSON.stringify([drawing, me, table, details.get(table.id) ?? null, moved]);
+}
+
+// Shows `tables` in the list `listId`, changing only the cards whose data changed (keyed by
+// table id): the lobby polls every 3 s, and a card replaced between a press and its release
+// loses the click or tap (a button or link detached from the page does nothing).
 function showTables(listId, tables, details = new Map()) {
   const list = $(listId);
   // Keep the keyboard focus where it was across a refresh (a button of the same table).
   const focused = document.activeElement;
   const focusTable = focused?.closest?.(`#${listId} [data-table]`)?.dataset.table;
   const focusText = focused?.textContent;
-  list.replaceChildren(
-    ...(tables.length === 0
-      ? [element("li", { class: "empty", text: t("no_tables") })]
-      : tables.map((table) => tableCard(table, details))),
-  );
-  if (focusTable) {
+  const shown = new Map([...list.children].map((item) => [item.drawnFrom, item]));
+  const empty = `empty ${drawing}`;
+  const items = tables.length === 0
+    ? [shown.get(empty) ?? Object.assign(element("li", { class: "empty", text: t("no_tables") }), { drawnFrom: empty })]
+    : tables.map((table) => {
+      const key = cardKey(table, details);
+      const kept = shown.get(key);
+      if (kept) return kept;
+      const item = tableCard(table, details);
+      item.drawnFrom = key; // what it was drawn from (a property, not in the page's HTML)
+      return item;
+    });
+  // In place: the cards gone first, so that a card already at its place is not moved (nor
+  // detached).
+  for (const child of [...list.children]) if (!items.includes(child)) child.remove();
+  items.forEach((item, index) => {
+    if (list.children[index] !== item) list.insertBefore(item, list.children[index] ?? null);
+  });
+  if (focusTable && document.activeElement !== focused) { // its card drawn anew, or moved
     const again = [...list.querySelectorAll(`[data-table="${focusTable}"] button, [data-table="${focusTable}"] a`)]
       .find((node) => node.textContent === focusText);
     again?.focus();
@@ -333,7 +424,7 @@ async function refresh() {
       ]);
       const details = await hostedDetails([...playing, ...idle], me);
       // The server answers again (after a restart): "could not be reached" is over.
-      if ($("error").dataset.unreachable === "true") clearError();
+      if (errorBox.dataset.unreachable === "true") clearError();
       showTables("open-tables", open);
       showTables("playing-tables", playing, details);
       showIdle(idle, details);
@@ -341,6 +432,7 @@ async function refresh() {
       const mine = me === null ? [] : await privateTables();
       $("private-panel").hidden = mine.length === 0;
       showTables("private-tables", mine, new Map(mine.map((table) => [table.id, table])));
+      placeError(); // into its table's card, drawn anew or not
     } catch (error) {
       showError(error);
     } finally {
@@ -376,7 +468,7 @@ async function main() {
   setUpPrivate(act, notice);
   setUpPractice(createBody, (error) => {
     clearMessages();
-    showError(error);
+    showError(error, placeFor($("practice-button")));
   });
   await findWho();
   await refresh();

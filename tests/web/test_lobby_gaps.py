@@ -1,0 +1,141 @@
+"""What a player met on the lobby (docs/web.md), in Chromium: a click lost to the poll, which
+redrew every card every 3 s (a button detached between press and release does nothing); the
+create form's player count not fitting the entry (refused, R-SEAT-1); and on a phone a
+refusal shown at the top of the page, far above the button tapped."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from playwright.sync_api import ElementHandle, Page, expect
+
+from tests.support.http import open_table
+from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
+from tests.web.pages import LIVE_MS, open_lobby, sign_up
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+#: In the page: is the element in the page and wholly inside the window?
+IN_SIGHT = """node => {
+  const box = node.getBoundingClientRect();
+  return node.isConnected && box.height > 0 && box.top >= 0 && box.bottom <= innerHeight;
+}"""
+
+
+def polls(page: Page, count: int) -> None:
+    """Waits for ``count`` more polls of the lobby (each asks for the open tables)."""
+    for _ in range(count):
+        with page.expect_response(lambda r: "status=open" in r.url, timeout=LIVE_MS):
+            pass
+    page.wait_for_timeout(300)  # the poll's answers drawn
+
+
+def marked(handle: ElementHandle) -> bool:
+    """Whether the very element marked earlier is still in the page, marked."""
+    return bool(handle.evaluate("node => node.isConnected && node.marked === true"))
+
+
+def test_a_poll_keeps_the_cards_whose_tables_did_not_change(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    stopped = open_table(http, ("kim", "lou"))
+    response = http.post(f"/tables/{stopped.table}/stop", headers=stopped.headers["kim"])
+    assert response.status_code == 200, response.text
+    playing = open_table(http, ("max", "ned"))
+    waiting = open_table(http, ("oli", "pat"), start=False)
+
+    page, _ = open_lobby(new_context(viewport=DESKTOP))
+    results = page.locator(f"#finished-tables [data-table='{stopped.table}']").get_by_role(
+        "link", name="See the results"
+    )
+    watch = page.locator(f"#playing-tables [data-table='{playing.table}']").get_by_role(
+        "link", name="Watch"
+    )
+    open_card = page.locator(f"#open-tables [data-table='{waiting.table}']")
+    expect(results).to_be_visible(timeout=LIVE_MS)
+    expect(watch).to_be_visible(timeout=LIVE_MS)
+    expect(open_card).to_contain_text("Seat 2: pat", timeout=LIVE_MS)
+    handles = [node.element_handle() for node in (results, watch, open_card)]
+    for handle in handles:
+        handle.evaluate("node => { node.marked = true; }")
+
+    polls(page, 2)
+    assert [marked(handle) for handle in handles] == [True, True, True]
+
+    # A table that changed is drawn anew, the others stay as they were.
+    response = http.post(f"/tables/{waiting.table}/start", headers=waiting.headers["oli"])
+    assert response.status_code == 201, response.text
+    started = page.locator(f"#playing-tables [data-table='{waiting.table}']")
+    expect(started).to_be_visible(timeout=LIVE_MS)
+    expect(open_card).to_have_count(0)
+    assert [marked(handle) for handle in handles[:2]] == [True, True]
+
+    results.click()
+    expect(page).to_have_url(re.compile(f"/tables/{stopped.table}$"))
+
+
+def test_the_player_count_follows_the_entry(new_context: NewContext) -> None:
+    page, _ = open_lobby(new_context(viewport=DESKTOP))
+    # No empty line under the header: the first panel right below it (main's padding).
+    gap = page.evaluate(
+        """() => document.querySelector("#account").getBoundingClientRect().top
+        - document.querySelector("header").getBoundingClientRect().bottom"""
+    )
+    assert gap <= 20, gap
+    sign_up(page, "quin")
+    entry, players = page.get_by_label("Entry"), page.get_by_label("Players")
+    choices = "node => [...node.options].map((option) => option.value)"
+    players.select_option("2")
+    entry.select_option("extra_six")
+    assert (players.evaluate(choices), players.input_value()) == (["6"], "6")
+    page.get_by_role("button", name="Create the table").click()
+    expect(page.get_by_role("status")).to_contain_text("Table created")
+    expect(page.get_by_role("alert")).to_be_hidden()
+    card = page.get_by_role("article", name="Extra six table of 6, host quin")
+    expect(card).to_be_visible(timeout=LIVE_MS)
+
+    entry.select_option("modern_american")
+    assert (players.evaluate(choices), players.input_value()) == (["4"], "4")
+    entry.select_option("classic")
+    assert players.evaluate(choices) == ["2", "3", "4", "5", "6"]
+    assert players.input_value() == "4"  # the count chosen, which classic allows
+    players.select_option("3")
+    entry.select_option("ponytail")
+    assert (players.evaluate(choices), players.input_value()) == (["4"], "4")
+    screenshot(page, "lobby-entry-players-desktop")
+    page.get_by_role("button", name="Play now").click()  # a practice game against bots
+    expect(page).to_have_url(re.compile(r"/tables/[0-9a-f-]+$"))
+
+
+def test_a_refusal_on_a_phone_is_shown_where_the_player_tapped(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    names = ["rae", "sid", "tom", "ulf", "val"]
+    headers = open_table(http, names, start=False).headers  # classic of 5: teams to choose
+
+    phone, _ = open_lobby(new_context(viewport=PHONES["upright"], **TOUCH))
+    phone.get_by_label("Your token", exact=True).fill(headers["rae"]["Authorization"].split()[1])
+    phone.get_by_role("button", name="Sign in", exact=True).tap()
+    card = phone.get_by_role("article", name="Classic table of 5, host rae")
+    expect(card.get_by_role("group", name="Teams")).to_be_visible(timeout=LIVE_MS)
+    # Teams of a shape the entry does not allow (R-SEAT-2): refused, in the card tapped.
+    for seat in range(5):
+        card.get_by_label(f"Seat {seat + 1} ({names[seat]})").select_option("A")
+    card.get_by_role("button", name="Choose these teams").tap()
+    alert = card.get_by_role("alert")
+    expect(alert).to_contain_text("(R-SEAT-2)")
+    phone.wait_for_function(IN_SIGHT, arg=alert.element_handle())
+    screenshot(phone, "lobby-refusal-card-phone", full_page=False)
+    polls(phone, 1)
+    expect(alert).to_contain_text("(R-SEAT-2)")  # still there after a poll
+
+    # A wrong invitation: the refusal under the form's button, in sight.
+    phone.get_by_label("Invitation link you received").fill("not an invitation")
+    phone.get_by_role("button", name="Join", exact=True).tap()
+    alert = phone.locator("#join-private-form").get_by_role("alert")
+    expect(alert).to_be_visible()
+    phone.wait_for_function(IN_SIGHT, arg=alert.element_handle())
+    expect(card.get_by_role("alert")).to_have_count(0)  # one refusal shown at a time
+    screenshot(phone, "lobby-refusal-form-phone", full_page=False)
