@@ -58,12 +58,16 @@ def play_moves(http: httpx.Client, headers: dict[str, str], deal: str, count: in
 
 
 def wait_until_quiet(http: httpx.Client, headers: dict[str, str], deal: str) -> int:
-    """The deal's step once the bot has nothing left to do (the player to act, or the end)."""
+    """The deal's step once the bot has nothing left to do (the player to act, or the end).
+
+    The view is read before and after the menu, and counts only when both reads agree: a
+    bot's move between the view and the menu would otherwise give the step before it."""
     deadline = time.monotonic() + 30
     while True:
         view = http.get(f"/deals/{deal}", headers=headers).json()
         menu = http.get(f"/deals/{deal}/moves", headers=headers).json()
-        if view["phase"] == "over" or menu["moves"]:
+        again = http.get(f"/deals/{deal}", headers=headers).json()
+        if again["step"] == view["step"] and (view["phase"] == "over" or menu["moves"]):
             return int(view["step"])
         assert time.monotonic() < deadline, "the bot did not play its turn"
         time.sleep(0.05)
