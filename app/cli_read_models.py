@@ -50,6 +50,18 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positions(read_models: Any) -> tuple[int, dict[str, int | None]] | None:
+    """The log's head and each read model's position, for the progress line; None while the
+    database does not answer (the runner's thread says so once and retries: a report that
+    cannot be read is skipped, it never ends the process)."""
+    from eventsourcing.persistence import InterfaceError, OperationalError
+
+    try:
+        return read_models.head(), read_models.positions()
+    except (OperationalError, InterfaceError):
+        return None
+
+
 def _project(args: argparse.Namespace) -> int:
     """Run the read models in the foreground (taking the lease whatever
     ``CANASTA_READ_MODELS`` says) until Ctrl-C or SIGTERM; exit 0 when stopped so."""
@@ -99,8 +111,8 @@ def _project(args: argparse.Namespace) -> int:
                         print("not leading any more: waiting for the lease", flush=True)
                 if leading and time.monotonic() >= report_at:
                     report_at = time.monotonic() + args.progress_seconds
-                    now = (read_models.head(), read_models.positions())
-                    if now != shown:
+                    now = _positions(read_models)
+                    if now is not None and now != shown:
                         shown = now
                         at = ", ".join(f"{n} at {p or 0}" for n, p in now[1].items())
                         print(f"  log at {now[0]}: {at}", flush=True)

@@ -115,3 +115,59 @@ def test_canasta_project_refuses_the_in_memory_store() -> None:
         assert "in-memory store" in stderr
     finally:
         projector.kill()
+
+
+def test_canasta_project_rides_out_a_database_outage_while_it_reports_progress(
+    migrated_postgres_url: str,
+) -> None:
+    """The database goes away under a leading ``canasta project`` that reports its progress
+    often: the report it cannot read is skipped (the runner says once that the database does
+    not answer), the process lives on, leads again once the database is back, and still exits
+    0 on SIGTERM. (It once died of the progress report's query: the CI's
+    tests/e2e/test_db_outage.py found it exited 1 with a traceback.)"""
+    import time
+
+    from tests.support.relay import Relay
+
+    relay, url = Relay.to_url(migrated_postgres_url)
+    projector = Projector(
+        {"DATABASE_URL": url, "CANASTA_DATABASE_WAIT_SECONDS": "1"},
+        ("project", "--progress-seconds", "0.05", "--retry-seconds", "0.1"),
+    )
+    try:
+        wait_for(lambda: projector.printed("log at"), timeout=30, what="for the progress")
+        relay.cut()
+        time.sleep(4.0)  # longer than a query waits for the database (1 s)
+        assert projector.proc.poll() is None, "\n".join(projector.errors)
+        relay.resume()
+        wait_for(
+            lambda: sum(line.startswith("leading:") for line in projector.lines) == 2,
+            timeout=30,
+            what="for the projector to lead again",
+        )
+        code, stderr = projector.terminate()
+        assert code == 0, stderr
+        assert "Traceback" not in stderr
+    finally:
+        projector.kill()
+        relay.cut()
+
+
+def test_the_progress_report_is_skipped_while_the_database_does_not_answer(
+    migrated_postgres_url: str,
+) -> None:
+    """What the loop of ``canasta project`` reads for its progress line, asked while the
+    database is away (as it may be, between the lease taken again and the log's pool
+    reconnected): no line, no exception; the positions again once it is back."""
+    from app.cli_read_models import _positions
+    from tests.support.relay import Relay
+
+    relay, url = Relay.to_url(migrated_postgres_url)
+    settings = Settings(database_url=url, database_wait_seconds=1)
+    with ReadModels(settings) as read_models:
+        assert _positions(read_models) == (0, dict.fromkeys(read_models.workers, None))
+        relay.cut()
+        assert _positions(read_models) is None
+        relay.resume()
+        wait_for(lambda: _positions(read_models) is not None, what="for the database")
+    relay.cut()

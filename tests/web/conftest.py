@@ -140,8 +140,13 @@ SCROLLED = """([node, block]) => {
   if (!node.isConnected) return false;
   const box = node.getBoundingClientRect();
   if (block === "start") return Math.abs(box.top) < 2;
-  if (box.height > innerHeight) return box.top <= 0.5 && box.bottom >= innerHeight - 0.5;
-  return box.top >= -0.5 && box.bottom <= innerHeight + 0.5;
+  // The room the page keeps below what it scrolls into view (a phone's move panel sticks
+  // there: app/web/table_layout.js): an element already on screen but under the panel is not
+  // scrolled to yet, only the page has not scrolled (it does so a moment after the call).
+  const padding = parseFloat(getComputedStyle(document.documentElement).scrollPaddingBottom) || 0;
+  const bottom = innerHeight - padding;
+  if (box.height > bottom) return box.top <= 0.5 && box.bottom >= bottom - 0.5;
+  return box.top >= -0.5 && box.bottom <= bottom + 0.5;
 }"""
 
 
