@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app import cli_keys, cli_read_models, scenario
-from app.cli_store import add_retry_argument, open_store, store_name
+from app.cli_store import add_retry_argument, count, open_store, store_name
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -297,7 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--always-frozen", action="store_true", help="the option always_frozen")
     p.add_argument("--seed", type=int, default=None, help="seed of the random players")
     p.add_argument("--data-dir", type=Path, default=None, help="keep the store here")
-    p.add_argument("--max-deals", type=int, default=100, help="stop the game after this many")
+    p.add_argument(
+        "--max-deals", type=count, default=100, help="stop the game after this many (default 100)"
+    )
     p.set_defaults(func=_demo)
 
     p = sub.add_parser(

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from app.cli_store import add_retry_argument, in_memory, store_name
+from app.cli_store import add_retry_argument, in_memory, seconds, store_name
 
 
 def _rebuild_read_models(args: argparse.Namespace) -> int:
@@ -148,7 +148,7 @@ def add_parsers(sub: Any, store: str) -> None:
     )
     p.add_argument(
         "--progress-seconds",
-        type=float,
+        type=seconds,
         default=5.0,
         metavar="S",
         help="print the positions at most this often, when they changed (default 5)",

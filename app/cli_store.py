@@ -96,6 +96,18 @@ def seconds(text: str) -> float:
     return value
 
 
+def count(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--max-deals 0`` would play nothing
+    and exit 0, as if a game had been played)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
+
+
 def add_retry_argument(parser: argparse.ArgumentParser) -> None:
     """``--retry-seconds`` of the commands that wait for a lease (project, bots)."""
     parser.add_argument(

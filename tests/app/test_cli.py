@@ -308,6 +308,30 @@ def test_a_lease_retry_of_no_seconds_is_refused_exit_2(
     assert "seconds" in err.splitlines()[-1] and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["demo", "--max-deals", "0"], "--max-deals"),  # would play nothing and exit 0
+        (["demo", "--max-deals", "-3"], "--max-deals"),
+        (["demo", "--max-deals", "many"], "--max-deals"),
+        (["project", "--progress-seconds", "0"], "--progress-seconds"),  # a line each 0.05 s
+        (["project", "--progress-seconds", "-1"], "--progress-seconds"),
+    ],
+)
+def test_a_count_or_interval_of_nothing_is_refused_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    option: str,
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", "memory")  # never a store of the machine's, whatever
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"canasta {args[0]}: error: argument {option}: " in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("command", [["audit", "--all"], ["grant-auditor", "ann"]])
 def test_a_data_dir_without_a_store_is_refused_not_made_and_audited_exit_2(
     tmp_path: Path,
