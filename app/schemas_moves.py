@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -30,6 +31,34 @@ class GoOut(BaseModel):
     )
 
 
+class WildLimitOut(BaseModel):
+    """A wild card may join a meld of one of ``ranks`` only when the meld, with the cards
+    added, holds ``naturals`` naturals or more (null: never)."""
+
+    rule: str = Field(description="the rule id a command breaking it is refused with")
+    ranks: list[str] = Field(description="the natural ranks it holds for")
+    naturals: int | None = Field(description="the naturals the meld needs; null: no wild card")
+    message: str = Field(description="the refusal's message (English)")
+
+
+class MeldLimitsOut(BaseModel):
+    """What a meld of the requester's side may hold now (the rules' own limits, docs/api.md)."""
+
+    min_cards: int = Field(description="cards a new meld needs")
+    max_cards: int | None = Field(description="complete at this size (null: no cap)")
+    min_naturals: int = Field(description="natural cards a meld needs")
+    max_wilds: int = Field(description="wild cards a meld may hold")
+    wilds_outnumbered: bool = Field(description="naturals must outnumber wild cards")
+    wild_melds: bool = Field(description="wild cards alone may form a meld (rank W)")
+    size_rule: str = Field(description="the rule id refusing too few or too many cards")
+    wilds_rule: str = Field(description="the rule id refusing too few naturals or many wilds")
+    ratio_rule: str = Field(description="the rule id refusing wilds not outnumbered")
+    wild_meld_rule: str = Field(description="the rule id refusing a wild-card meld's size")
+    wild_limits: list[WildLimitOut] = Field(
+        description="further limits on adding wild cards, in the order the rules check them"
+    )
+
+
 class MovesOut(BaseModel):
     """The requester's legal moves now, and what he needs to compose others."""
 
@@ -47,6 +76,10 @@ class MovesOut(BaseModel):
         description="the count the side's initial meld must still reach (0 once it has melded)"
     )
     go_out: GoOut
+    meld_limits: MeldLimitsOut = Field(
+        description="what a meld of the side may hold now; a command now is the side's "
+        "initial meld when initial_minimum_left is above 0"
+    )
 
 
 def moves_out(
@@ -66,5 +99,6 @@ def moves_out(
             "melds": [vars(m) for m in menu.melds],
             "initial_minimum_left": menu.initial_minimum_left,
             "go_out": {"allowed": menu.go_out.allowed, "lacks": list(menu.go_out.lacks)},
+            "meld_limits": asdict(menu.meld_limits),
         }
     )

@@ -115,6 +115,7 @@ def light_menu(state: DealState, seat: int) -> Menu | None:
         melds=full.melds,
         initial_minimum_left=0,
         go_out=going_out(state, seat, v, acting=True),
+        meld_limits=full.meld_limits,
     )
 
 

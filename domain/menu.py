@@ -71,6 +71,7 @@ from domain.commands import (
 from domain.constants import ANSWER, BLACK_THREE_RANK, CUT, DRAW, PLAY, WILD_RANK
 from domain.errors import RuleViolation
 from domain.legal import seat_to_act
+from domain.meld_limits import MeldLimits
 from domain.rules import decide
 from domain.state import DealState
 from domain.variants import Variant, get_variant
@@ -111,6 +112,9 @@ class Menu:
     melds: tuple[MeldSummary, ...]
     initial_minimum_left: int
     go_out: GoingOut
+    #: what a meld of the side may hold now (``Variant.meld_limits``; a command of this
+    #: side now makes its initial meld exactly when it has not melded)
+    meld_limits: MeldLimits
 
 
 def menu(state: DealState, seat: int, *, moves: bool = True) -> Menu:
@@ -139,6 +143,7 @@ def menu(state: DealState, seat: int, *, moves: bool = True) -> Menu:
         ),
         initial_minimum_left=minimum,
         go_out=going_out(state, seat, v, acting=acting),
+        meld_limits=v.meld_limits(state, side, not state.opened[side]),
     )
 
 

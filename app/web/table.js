@@ -31,7 +31,7 @@ import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
 import { seatName } from "./words.js";
 import { logItem } from "./table_log.js";
-import { mayMeld, renderMoves } from "./table_moves.js";
+import { limitRefusal, mayMeld, renderMoves } from "./table_moves.js";
 import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
 import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
@@ -208,11 +208,13 @@ function addToMeld(side, rank) {
 }
 
 // Sends a command with the menu's expect and next_seq; a composed one is dry-run first
-// (POST /deals/{id}/commands/check) and not sent when it would be refused.
-async function play(command, { check = false } = {}) {
+// (POST /deals/{id}/commands/check) and not sent when it would be refused. `problem`: its
+// melds break the entry's meld limits (composeMelds): said at once, nothing is sent.
+async function play(command, { check = false, problem = null } = {}) {
   const { menu, dealId } = state;
   if (!menu || state.busy) return;
   clearError();
+  if (problem) return showError(limitRefusal(problem), { move: true });
   state.busy = true;
   // The cards this command was composed from; a card selected while it is on its way (the
   // live log may show the move before its answer comes) stays selected for the next one.

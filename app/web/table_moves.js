@@ -3,7 +3,7 @@
 // Only kinds of move the menu lists are offered; every composed meld or take is checked with
 // the dry run before the page sends it (table.js `play`).
 
-import { $, cardText, element, isWild, parseCard, rankText, t } from "./common.js";
+import { $, Refused, cardText, element, isWild, parseCard, rankText, t } from "./common.js";
 import { seatName } from "./words.js";
 
 const byType = (menu, type) => (menu?.moves ?? []).filter((move) => move.type === type);
@@ -22,10 +22,52 @@ function mayTake(menu, view) {
   return !isWild(view.pile.top) && parseCard(view.pile.top).rank !== "3";
 }
 
-// The selected cards as melds: naturals grouped by rank (largest group first), wild cards
-// given to the groups in turn while naturals still outnumber them (R-MELD-3), all wild cards
-// a meld of rank W, black threes a meld of their own. The dry run judges the result.
-export function composeMelds(codes) {
+// Why one more card cannot join a meld of `rank` holding `naturals` naturals and `wilds` wild
+// cards (`fresh`: a new meld), under the menu's `meld_limits` (docs/api.md): the first limit it
+// breaks in the order the rules check them, as {rule, key, values}, or null. The limits are the
+// server's own (`Variant.meld_limits`); the page only reads them.
+function breaks(limits, rank, naturals, wilds, fresh) {
+  const size = naturals + wilds;
+  const problem = (rule, key, number) => ({ rule, key: `meld_limit_${key}`, values: { rank: rankText(rank), number } });
+  if (rank === "W") {
+    if (fresh && size < limits.min_cards) return problem(limits.wild_meld_rule, "wild_few", limits.min_cards);
+    if (limits.max_cards !== null && size > limits.max_cards) return problem(limits.wild_meld_rule, "wild_full", limits.max_cards);
+    return null;
+  }
+  if (fresh && size < limits.min_cards) return problem(limits.size_rule, "few_cards", limits.min_cards);
+  if (limits.max_cards !== null && size > limits.max_cards) return problem(limits.size_rule, "full", limits.max_cards);
+  if (naturals < limits.min_naturals) return problem(limits.wilds_rule, "few_naturals", limits.min_naturals);
+  if (wilds > limits.max_wilds) return problem(limits.wilds_rule, "many_wilds", limits.max_wilds);
+  if (limits.wilds_outnumbered && naturals <= wilds) return problem(limits.ratio_rule, "outnumbered");
+  return null;
+}
+
+// Why a wild card cannot be added to the meld, or null: the counts first, then the entry's
+// `wild_limits` (sevens, aces, five naturals, an open wild-card meld in modern_american).
+function breaksWithWild(limits, meld) {
+  const counted = breaks(limits, meld.rank, meld.naturals, meld.wilds + 1, false);
+  if (counted) return counted;
+  const limit = limits.wild_limits.find((one) => one.ranks.includes(meld.rank)
+    && (one.naturals === null || meld.naturals < one.naturals));
+  if (!limit) return null;
+  const key = limit.naturals === null ? "meld_limit_no_wild" : "meld_limit_wild_naturals";
+  return { rule: limit.rule, key, values: { rank: rankText(meld.rank), number: limit.naturals } };
+}
+
+// A `problem` of composeMelds as a refusal: "Refused: the selected cards cannot be melded so:
+// a 7 meld takes no wild card now (R-MA-MELD-5)", its status 400 like the server's refusals so
+// that the rule's id is a link to the rule, as theirs is.
+export function limitRefusal(problem) {
+  return new Refused(400, problem.rule, t("meld_limit_cannot", { why: t(problem.key, problem.values) }));
+}
+
+// The selected cards as melds, grouped within the side's meld limits (the menu's `meld_limits`
+// and `melds`): naturals grouped by rank (largest group first, each joining the side's open
+// meld of its rank, as the rules have it), wild cards given to the groups that may take them,
+// all wild cards a meld of rank W, black threes a meld of their own. Returns {melds, problem}:
+// `problem` ({rule, key, values}) says why the selection cannot be melded so, before anything
+// is sent; the dry run still judges the whole command (the initial minimum, closed ranks).
+export function composeMelds(codes, limits, sideMelds = []) {
   const naturals = new Map();
   const wilds = [];
   const threes = [];
@@ -38,38 +80,58 @@ export function composeMelds(codes) {
       naturals.get(card.rank).push(code);
     }
   }
-  if (naturals.size === 0 && threes.length === 0) return wilds.length ? [{ cards: wilds, rank: "W" }] : [];
+  const open = (rank) => sideMelds.find((meld) => meld.rank === rank && !meld.closed);
+  if (naturals.size === 0 && threes.length === 0) {
+    if (!wilds.length) return { melds: [], problem: null };
+    const held = open("W");
+    const problem = limits.wild_melds
+      ? breaks(limits, "W", 0, wilds.length + (held?.size ?? 0), !held) : null;
+    return { melds: [{ cards: wilds, rank: "W" }], problem };
+  }
   const melds = [...naturals.entries()]
     .sort(([, a], [, b]) => b.length - a.length)
-    .map(([rank, cards]) => ({ cards: [...cards], rank, naturals: cards.length, wilds: 0 }));
+    .map(([rank, cards]) => {
+      const held = open(rank);
+      return { cards: [...cards], rank, fresh: !held, naturals: cards.length + (held?.naturals ?? 0),
+        wilds: held?.wilds ?? 0, given: 0 };
+    });
   const give = (meld, wild) => {
     meld.cards.push(wild);
     meld.wilds += 1;
+    meld.given += 1;
   };
-  // First a wild card to each pair, which cannot be a meld without one; then each of the
-  // others to the meld that fits with the fewest wild cards, so that "J J J J 9 9 2 2 2" is
-  // J J J J 2 2 and 9 9 2 (not J J J J 2 2 2 and a pair of 9s, refused), and an entry allowing
-  // fewer wild cards in a meld (modern_american: two) is met more often.
+  // First wild cards to each new meld too short without them (a pair), as far as its limits
+  // allow; then each of the others to the meld that may take it with the fewest wild cards, so
+  // that "J J J J 9 9 2 2 2" is J J J J 2 2 and 9 9 2, and 7 7 7 7 K K K 2 in modern_american
+  // is 7 7 7 7 and K K K 2 (sevens take no wild card, R-MA-MELD-5).
   const rest = [...wilds];
-  for (const meld of melds) if (meld.naturals === 2 && rest.length) give(meld, rest.shift());
-  for (const wild of rest) {
-    const fitting = melds.filter((meld) => meld.naturals > meld.wilds + 1 && meld.wilds < 3);
-    const fits = fitting.sort((a, b) => a.wilds - b.wilds)[0] ?? melds[0];
-    if (!fits) break;
-    give(fits, wild);
+  for (const meld of melds) {
+    while (meld.fresh && rest.length && meld.naturals + meld.wilds < limits.min_cards
+      && !breaksWithWild(limits, meld)) give(meld, rest.shift());
   }
+  while (rest.length) {
+    const fits = melds.filter((meld) => !breaksWithWild(limits, meld)).sort((a, b) => a.given - b.given)[0];
+    if (!fits) break;
+    give(fits, rest.shift());
+  }
+  // A wild card no meld may take: why the first group may not (the largest, where a player
+  // looks first); otherwise the first meld the limits refuse as it is.
+  let problem = rest.length ? breaksWithWild(limits, melds[0]) : null;
+  for (const meld of melds) problem ??= breaks(limits, meld.rank, meld.naturals, meld.wilds, meld.fresh);
   const out = melds.map(({ cards, rank }) => ({ cards, rank }));
   if (threes.length) out.push({ cards: threes });
-  return out;
+  return { melds: out, problem };
 }
 
 // A take of the pile with the selected cards: the top with the selected cards of its rank and
 // the wild cards, then the other selected cards as further melds (an initial meld, R-INIT-2).
-export function composeTake(codes, top) {
+// Their grouping follows composeMelds (its `problem` is returned beside the command).
+export function composeTake(codes, top, limits, sideMelds) {
   const rank = parseCard(top).rank;
   const withTop = codes.filter((code) => isWild(code) || parseCard(code).rank === rank);
   const rest = codes.filter((code) => !withTop.includes(code));
-  return { type: "take_pile", melds: [{ cards: ["TOP", ...withTop], rank }, ...composeMelds(rest)] };
+  const { melds, problem } = composeMelds(rest, limits, sideMelds);
+  return { command: { type: "take_pile", melds: [{ cards: ["TOP", ...withTop], rank }, ...melds] }, problem };
 }
 
 function describe(move) {
@@ -129,7 +191,7 @@ function hint(menu, view, names) {
 let lostFocus = null;
 
 // Fills the move panel. `ctx`: {menu, view, names, selected (Set), busy, play(command,
-// {check}), clear()}.
+// {check, problem}), clear()}; `problem`: why the page will not send a composed command.
 export function renderMoves(ctx) {
   const { menu, view, names, selected, play } = ctx;
   const box = $("move-buttons");
@@ -170,9 +232,11 @@ export function renderMoves(ctx) {
   if (byType(menu, "draw").length) buttons.push(button(t("move_draw"), "draw", () => play({ type: "draw" })));
   const takes = byType(menu, "take_pile");
   if (mayTake(menu, view)) {
-    buttons.push(button(t("move_take_pile"), "take_pile", () => play(
-      chosen.length || !takes.length ? composeTake(chosen, view.pile.top) : takes[0], { check: true },
-    )));
+    buttons.push(button(t("move_take_pile"), "take_pile", () => {
+      if (!chosen.length && takes.length) return play(takes[0], { check: true });
+      const { command, problem } = composeTake(chosen, view.pile.top, menu.meld_limits, menu.melds);
+      return play(command, { check: true, problem });
+    }));
   }
   if (byType(menu, "decline_pile").length) {
     buttons.push(button(t("move_decline_pile"), "decline_pile", () => play({ type: "decline_pile" })));
@@ -181,8 +245,10 @@ export function renderMoves(ctx) {
     buttons.push(button(t("move_pick_up_ponytail"), "pick_up_ponytail", () => play({ type: "pick_up_ponytail" })));
   }
   if (mayMeld(menu)) {
-    buttons.push(button(t("move_meld"), "meld", () => play({ type: "meld", melds: composeMelds(chosen) }, { check: true }),
-      { disabled: chosen.length === 0 }));
+    buttons.push(button(t("move_meld"), "meld", () => {
+      const { melds, problem } = composeMelds(chosen, menu.meld_limits, menu.melds);
+      play({ type: "meld", melds }, { check: true, problem });
+    }, { disabled: chosen.length === 0 }));
   }
   if (byType(menu, "discard").length) {
     buttons.push(button(t("move_discard"), "discard", () => play({ type: "discard", card: chosen[0] }, { check: true }),

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from domain.cards import CARDS, full_deck
-from domain.constants import WILD_RANK
 from domain.deal_events import Breakdown
 from domain.errors import RuleViolation, SetupError
+from domain.meld_limits import MeldLimits
 from domain.melds import LaidMeld
 from domain.scoring import (
     MIXED_CANASTA,
@@ -106,6 +106,8 @@ class Variant:
     meld_rule: str = "R-MELD-1"  # the rule id refusing a meld of too few or too many cards
     # the rule ids refusing too few naturals or too many wilds, and wilds not outnumbered
     ratio_rules: tuple[str, str] = ("R-MELD-2", "R-MELD-3")
+    wilds_outnumbered: bool = True  # R-MELD-3: naturals outnumber wild cards
+    wild_meld_rule: str | None = None  # refusing a wild-card meld's size (None: meld_rule)
     initial_rule: str = "R-INIT-1"
     black_three_meld_max: int = 4  # R-OUT-4: three or four black threes
     three_meld_rule: str = "R-OUT-4"  # the rule id refusing a black-three meld
@@ -164,6 +166,24 @@ class Variant:
         return 0
 
     # --- melds --------------------------------------------------------------------------------
+    def meld_limits(self, st: DealState, side: str, opening: bool) -> MeldLimits:
+        """R-MELD-1..3, R-MELD-6 (and the entries' own): what a meld of the side may hold now;
+        ``opening``: in the command that makes the side's initial meld. The move menu gives
+        the same limits to clients (docs/api.md, ``meld_limits``)."""
+        too_few, not_more = self.ratio_rules
+        return MeldLimits(
+            min_cards=3,
+            max_cards=self.meld_cap,
+            min_naturals=2,
+            max_wilds=self.max_wilds,
+            wilds_outnumbered=self.wilds_outnumbered,
+            wild_melds=self.wild_melds,
+            size_rule=self.meld_rule,
+            wilds_rule=too_few,
+            ratio_rule=not_more,
+            wild_meld_rule=self.wild_meld_rule or self.meld_rule,
+        )
+
     def check_meld(
         self,
         st: DealState,
@@ -173,30 +193,8 @@ class Variant:
         added: Sequence[str],
         plan: MeldPlan,
     ) -> None:
-        """R-MELD-1..3, R-MELD-6: the meld ``existing + added`` would form is legal."""
-        cards = [*existing, *added]
-        naturals = sum(1 for c in cards if CARDS[c].is_natural)
-        wilds = len(cards) - naturals
-        if not existing and len(cards) < 3:
-            raise RuleViolation(self.meld_rule, f"a new meld of {rank} needs at least three cards")
-        if self.meld_cap is not None and len(cards) > self.meld_cap:
-            raise RuleViolation(
-                self.meld_rule, f"a meld holds at most {self.meld_cap} cards ({rank}: {len(cards)})"
-            )
-        if rank == WILD_RANK:
-            return  # a wild-card meld (only where the entry has them)
-        too_few, not_more = self.ratio_rules
-        if naturals < 2:
-            raise RuleViolation(too_few, f"a meld of {rank} needs at least two natural cards")
-        if wilds > self.max_wilds:
-            raise RuleViolation(
-                too_few, f"a meld holds at most {self.max_wilds} wild cards ({rank}: {wilds})"
-            )
-        if naturals <= wilds:
-            raise RuleViolation(
-                not_more,
-                f"a meld needs more natural cards than wild cards ({rank}: {naturals} vs {wilds})",
-            )
+        """The meld ``existing + added`` would form is within the side's ``meld_limits``."""
+        self.meld_limits(st, side, plan.opening).check(rank, existing, added)
 
     def check_command_melds(self, st: DealState, side: str, plan: MeldPlan) -> None:
         """Checks that need every meld of the command (none in classic)."""

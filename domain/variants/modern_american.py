@@ -5,12 +5,13 @@ at most two wilds, dead ranks, wild-card melds, two canastas and a discard to go
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from domain.cards import CARDS
+from domain.cards import CARDS, NATURAL_RANKS
 from domain.constants import PLAY, WILD_RANK
 from domain.deal_events import Breakdown
 from domain.errors import RuleViolation
+from domain.meld_limits import MeldLimits, WildLimit
 from domain.melds import LaidMeld
 from domain.scoring import (
     MIXED_CANASTA,
@@ -27,6 +28,28 @@ JOKER_RANKS = ("BJ", "LJ")
 #: R-MA-OUT-1: going out needs two canastas.
 NEEDS_TWO_CANASTAS = Lack(
     "needs_canasta", "R-MA-OUT-1", "going out needs two canastas; keep a card"
+)
+
+
+#: R-MA-MELD-5: sevens never take wild cards.
+SEVENS = WildLimit("R-MA-MELD-5", ("7",), None, "sevens never take wild cards")
+#: R-MA-MELD-5: aces take wild cards only in the initial meld.
+ACES_AFTER_OPENING = WildLimit(
+    "R-MA-MELD-5", ("A",), None, "aces take wild cards only in the initial meld"
+)
+#: R-MA-MELD-3: after the initial meld, a wild card joins only a meld of five naturals or more.
+FIVE_NATURALS = WildLimit(
+    "R-MA-MELD-3",
+    NATURAL_RANKS,
+    5,
+    "after the initial meld a wild joins only a meld of five naturals",
+)
+#: R-MA-MELD-4: no wild card elsewhere until the side's wild-card meld is complete.
+WILD_MELD_FIRST = WildLimit(
+    "R-MA-MELD-4",
+    NATURAL_RANKS,
+    None,
+    "no wild elsewhere until your wild-card meld is complete",
 )
 
 
@@ -61,52 +84,20 @@ class ModernAmerican(Variant):
                 "R-MA-MELD-2", f"{rank}s are closed: a natural canasta of {rank}s is complete"
             )
 
-    def check_meld(
-        self,
-        st: DealState,
-        side: str,
-        rank: str,
-        existing: Sequence[str],
-        added: Sequence[str],
-        plan: MeldPlan,
-    ) -> None:
-        cards = [*existing, *added]
-        if rank == WILD_RANK:  # R-MA-MELD-4: 3 to 7 twos and jokers alone
-            if not existing and len(cards) < 3:
-                raise RuleViolation("R-MA-MELD-4", "a wild-card meld needs at least three cards")
-            if len(cards) > 7:
-                raise RuleViolation("R-MA-MELD-4", "a wild-card meld is complete at seven")
-            return
-        naturals = sum(1 for c in cards if CARDS[c].is_natural)
-        wilds = len(cards) - naturals
-        if not existing and len(cards) < 3:
-            raise RuleViolation("R-MA-MELD-1", f"a new meld of {rank} needs at least three cards")
-        if len(cards) > 7:
-            raise RuleViolation("R-MA-MELD-1", f"a meld is complete at seven cards ({rank})")
-        if naturals < 2 or wilds > 2:
-            raise RuleViolation(
-                "R-MA-MELD-1", f"a meld holds at least two naturals and at most two wilds ({rank})"
-            )
-        if any(CARDS[c].is_wild for c in added):
-            if rank == "7":
-                raise RuleViolation("R-MA-MELD-5", "sevens never take wild cards")
-            if rank == "A" and not plan.opening:
-                raise RuleViolation("R-MA-MELD-5", "aces take wild cards only in the initial meld")
-            if not plan.opening and naturals < 5:
-                raise RuleViolation(
-                    "R-MA-MELD-3",
-                    f"after the initial meld a wild joins only a meld of five naturals ({rank})",
-                )
-            if open_wild_meld(st, side):
-                raise RuleViolation(
-                    "R-MA-MELD-4", "no wild elsewhere until your wild-card meld is complete"
-                )
+    def meld_limits(self, st: DealState, side: str, opening: bool) -> MeldLimits:
+        """R-MA-MELD-1 (the fields), R-MA-MELD-3..5 (``wild_limits``): after the initial meld,
+        no wild card for aces and wild cards only for five naturals; no wild card elsewhere
+        while the side's wild-card meld is incomplete."""
+        limits = [SEVENS]
+        if not opening:
+            limits += [ACES_AFTER_OPENING, FIVE_NATURALS]
+        if open_wild_meld(st, side):
+            limits.append(WILD_MELD_FIRST)
+        return replace(super().meld_limits(st, side, opening), wild_limits=tuple(limits))
 
     def check_command_melds(self, st: DealState, side: str, plan: MeldPlan) -> None:
         if plan.wilds_outside_wild_meld and open_wild_meld(st, side):
-            raise RuleViolation(
-                "R-MA-MELD-4", "no wild elsewhere until your wild-card meld is complete"
-            )
+            raise RuleViolation(WILD_MELD_FIRST.rule, WILD_MELD_FIRST.message)
 
     def check_initial(self, st: DealState, side: str, plan: MeldPlan) -> None:
         """R-MA-INIT-1..3: the minimum from hand cards only, a clean or wild-card meld,
@@ -297,6 +288,9 @@ MODERN_AMERICAN = ModernAmerican(
     concealed_bonus=0,
     stock_end="after_turn",
     meld_rule="R-MA-MELD-1",
+    ratio_rules=("R-MA-MELD-1", "R-MA-MELD-1"),
+    wilds_outnumbered=False,  # R-MA-MELD-1: Q Q 2 2 is a meld
+    wild_meld_rule="R-MA-MELD-4",
     black_three_meld_max=0,
     three_meld_rule="R-MA-THREE-1",
 )
