@@ -54,8 +54,8 @@ function breaksWithWild(limits, meld) {
   return { rule: limit.rule, key, values: { rank: rankText(meld.rank), number: limit.naturals } };
 }
 
-// A `problem` of composeMelds as a refusal: "Refused: the selected cards cannot be melded so:
-// a 7 meld takes no wild card now (R-MA-MELD-5)", its status 400 like the server's refusals so
+// A `problem` of composeMelds as a refusal: "Refused: the selected cards cannot be melded:
+// the 7 meld takes no wild card (R-MA-MELD-5)", its status 400 like the server's refusals so
 // that the rule's id is a link to the rule, as theirs is.
 export function limitRefusal(problem) {
   return new Refused(400, problem.rule, t("meld_limit_cannot", { why: t(problem.key, problem.values) }));
@@ -65,8 +65,9 @@ export function limitRefusal(problem) {
 // and `melds`): naturals grouped by rank (largest group first, each joining the side's open
 // meld of its rank, as the rules have it), wild cards given to the groups that may take them,
 // all wild cards a meld of rank W, black threes a meld of their own. Returns {melds, problem}:
-// `problem` ({rule, key, values}) says why the selection cannot be melded so, before anything
-// is sent; the dry run still judges the whole command (the initial minimum, closed ranks).
+// `problem` ({rule, key, values}) says why the selection cannot be melded as grouped, before
+// anything is sent; the dry run still judges the whole command (the initial minimum, closed
+// ranks).
 export function composeMelds(codes, limits, sideMelds = []) {
   const naturals = new Map();
   const wilds = [];

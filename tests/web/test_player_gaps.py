@@ -217,25 +217,6 @@ def test_modern_american_penalties_link_to_what_they_are_for(new_context: NewCon
     assert heads == ["Penalties (R-MA-SCORE-2)", "/rules/R-MA-SCORE-2", "_blank", "Penalties"]
 
 
-def test_meld_gives_a_wild_card_to_a_pair_first(new_context: NewContext) -> None:
-    # Four jacks, a pair of nines and three deuces selected, "Meld the selected cards": the
-    # page gave all three deuces to the jacks and sent the nines alone (refused, R-MELD-1);
-    # a player means J J J J 2 2 and 9 9 2. (The move panel's own composer, in the browser.)
-    page = open_lobby(new_context())[0]
-    cards = ["JD/1", "JD/2", "JH/1", "JS/1", "9C/1", "9D/1", "2D/1", "2C/1", "2H/1"]
-    melds = page.evaluate(
-        """async (cards) => {
-            const { composeMelds } = await import("/web/table_moves.js");
-            return composeMelds(cards);
-        }""",
-        cards,
-    )
-    assert melds == [
-        {"cards": ["JD/1", "JD/2", "JH/1", "JS/1", "2C/1", "2H/1"], "rank": "J"},
-        {"cards": ["9C/1", "9D/1", "2D/1"], "rank": "9"},
-    ]
-
-
 def test_next_deal_is_on_a_phone_screen_when_the_deal_ends(
     new_context: NewContext, http: httpx.Client
 ) -> None:
