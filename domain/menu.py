@@ -41,6 +41,10 @@ The forms (only when the seat is the one the deal waits for; otherwise the menu 
   largest count first, without and with wild cards, that reach the minimum), and when the side
   may go out, one *going-out meld* (every card melded, the last one discarded).
 
+Beside the moves, ``meld_limits``: what a meld of the seat's side may hold now
+(``Variant.meld_limits``, the limits the rules check every meld with), for a client that
+composes several melds from a selection (the table page).
+
 Every ``MeldSpec`` names its rank (``W`` for wild cards), except a black-three meld's.
 "Complete" means: every command of one of the forms above (the best-effort ones apart) that
 the rules accept has its shape in the menu (``tests/property/test_move_menu.py`` enumerates
