@@ -28,6 +28,8 @@ pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
 CUT = 60
 NAMES = ["mia", "ned", "ola", "pia"]
+#: mia's hand in the first two tests: sevens, kings, aces and three wild cards.
+HAND = "7C/1 7D/1 7H/1 7S/1 KC/1 KD/1 KH/1 AC/1 AD/1 AH/1 2C/1 2D/1 BJ/1"
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +54,10 @@ def mia_after_drawing(
     return game
 
 
+def mias_page(new_context: NewContext, game: Game) -> Page:
+    return table_page(new_context(), game.headers[game.names[0]], game.table)
+
+
 def select_and_meld(page: Page, cards: str) -> None:
     for code in cards.split():
         page.locator(f'#hand [data-card="{code}"]').click()
@@ -66,9 +72,7 @@ def sent_nothing(urls: list[str]) -> bool:
 def test_sevens_with_a_deuce_are_refused_before_sending(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    hand = "7C/1 7D/1 7H/1 7S/1 KC/1 KD/1 KH/1 AC/1 AD/1 AH/1 2C/1 2D/1 BJ/1"
-    game = mia_after_drawing(http, hand, "1")
-    mia = table_page(new_context(), game.headers[game.names[0]], game.table)
+    mia = mias_page(new_context, mia_after_drawing(http, HAND, "1"))
     expect(mia.locator("#hand [data-card]")).to_have_count(14)
     urls = record_requests(mia)
     select_and_meld(mia, "7C/1 7D/1 7H/1 2C/1")
@@ -86,9 +90,7 @@ def test_sevens_with_a_deuce_are_refused_before_sending(
 def test_the_deuce_goes_to_the_kings_not_to_the_sevens(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    hand = "7C/1 7D/1 7H/1 7S/1 KC/1 KD/1 KH/1 AC/1 AD/1 AH/1 2C/1 2D/1 BJ/1"
-    game = mia_after_drawing(http, hand, "2")
-    mia = table_page(new_context(), game.headers[game.names[0]], game.table)
+    mia = mias_page(new_context, mia_after_drawing(http, HAND, "2"))
     select_and_meld(mia, "7C/1 7D/1 7H/1 7S/1 KC/1 KD/1 KH/1 AC/1 AD/1 AH/1 2C/1")
     sevens = mia.locator('#deal [data-meld="7"][data-side="A"]')
     expect(sevens.locator("[data-card]")).to_have_count(4)  # clean: 130 from the hand
@@ -118,7 +120,7 @@ def test_after_the_initial_meld_a_pair_with_a_deuce_is_refused_before_sending(
     )
     answer = game.send(mia_name, opening)
     assert answer.status_code == 200, answer.text
-    mia = table_page(new_context(), game.headers[mia_name], game.table)
+    mia = mias_page(new_context, game)
     expect(mia.locator("#hand [data-card]")).to_have_count(4)
     urls = record_requests(mia)
     select_and_meld(mia, "QC/1 QD/1 2C/1")
