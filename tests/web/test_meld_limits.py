@@ -4,7 +4,7 @@ deuce saw the page send them as one meld and the server refuse it (sevens never 
 cards, R-MA-MELD-5); with 7 7 7 7, K K K, A A A and a deuce the page gave the deuce to the
 sevens, refused too, where K K K 2 is a meld. Now the page gives each wild card to a meld
 that may take it, and says why a selection cannot be melded, with the rule's id, before it
-sends anything (no dry run, no command). The other entries' limits differ (R-MELD-2/3 in
+sends anything (no dry run, no command), in the player's language. The other entries' limits differ (R-MELD-2/3 in
 ``classic``, ``extra_six`` and ``always_frozen``, R-PT-MELD-1 in ``ponytail``): the page's
 grouping is checked with each entry's own menu."""
 
@@ -85,6 +85,21 @@ def test_sevens_with_a_deuce_are_refused_before_sending(
     assert sent_nothing(urls), urls
     expect(mia.locator("#hand [data-card]")).to_have_count(14)  # nothing laid
     expect(mia.locator('#hand [data-card="2C/1"]')).to_have_attribute("aria-pressed", "true")
+
+
+def test_the_refusal_is_in_the_player_s_language(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    game = mia_after_drawing(http, HAND, "4")
+    mia = mias_page(new_context, game)
+    mia.locator("#lang").select_option("ru")  # the page's language menu
+    expect(mia.locator("html")).to_have_attribute("lang", "ru")
+    select_and_meld(mia, "7C/1 7D/1 7H/1 2C/1")
+    expect(mia.locator("#error")).to_have_text(
+        "Отказ: выбранные карты нельзя выложить: к комбинации «7» нельзя добавить дикую карту "
+        "(R-MA-MELD-5)"
+    )
+    screenshot(mia, "meld-limits-sevens-and-a-deuce-ru", full_page=False)
 
 
 def test_the_deuce_goes_to_the_kings_not_to_the_sevens(
