@@ -42,14 +42,17 @@ function translate() {
   showWho();
 }
 
-// The refusal's box (role alert): at the top of the page for the poll's errors, next to the
-// control pressed for an action's refusal, so that a player on a phone, far down the page,
-// sees it where he tapped. Moved around, so held here rather than looked up by its id.
+// The messages' boxes: the refusal's (role alert) and the success notice's (role status, "You
+// sit in seat 2."). Each is shown at the top of the page for what no control of the page
+// started (the poll's errors, signing out), else next to the control pressed, so that a
+// player on a phone, far down the page, sees it where he tapped. Moved around, so held here
+// rather than looked up by their ids.
 const errorBox = $("error");
-const errorHome = $("notice");
-// Where the shown refusal belongs: null (the top), a form's control, or a table's card
-// ({ list, table }: found again after a refresh, which may draw the card anew).
-let errorPlace = null;
+const noticeBox = $("notice");
+const top = document.querySelector("main");
+// Where each box belongs: null (the top), a form's control, or a table's card ({ list,
+// table }: found again after a refresh, which may draw the card anew).
+const places = new Map([[noticeBox, null], [errorBox, null]]);
 // The control the player pressed last (a button or link, or the form he submitted).
 let pressed = null;
 document.addEventListener("click", (event) => {
@@ -59,53 +62,78 @@ document.addEventListener("submit", (event) => {
   pressed = event.submitter ?? event.target;
 }, true);
 
-// Where a refusal of the action started by `control` is shown.
+// Where a message of the action started by `control` is shown.
 function placeFor(control) {
   const card = control?.closest?.("ul.tables [data-table]");
   if (card) return { list: card.closest("ul.tables").id, table: card.dataset.table };
   return control?.isConnected && control.closest("main") ? control : null;
 }
 
-// Puts the refusal's box where it belongs: in the table's card (still listed, or before its
-// list if it is not any more), after the form's control, else at the top.
-function placeError() {
-  const place = errorPlace;
+// Puts `box` where it belongs: in its table's card (in its list, else in another list: a
+// table started moves to the tables in play; else before its list), after the form's
+// control, else at the top (the notice first, then the refusal).
+function placeBox(box) {
+  const place = places.get(box);
   if (place?.table) {
     const list = $(place.list);
-    const card = list?.querySelector(`[data-table="${place.table}"]`);
-    if (card && errorBox.parentElement !== card) card.append(errorBox);
-    else if (!card && list) list.before(errorBox);
+    const card = list?.querySelector(`[data-table="${place.table}"]`)
+      ?? document.querySelector(`ul.tables [data-table="${place.table}"]`);
+    if (card && box.parentElement !== card) card.append(box);
+    else if (!card && list && list.previousElementSibling !== box) list.before(box);
   } else if (place?.isConnected) {
-    if (place.nextElementSibling !== errorBox) place.after(errorBox);
-  } else if (errorHome.nextElementSibling !== errorBox) {
-    errorHome.after(errorBox);
+    if (place.nextElementSibling !== box) place.after(box);
+  } else if (box === noticeBox) {
+    if (top.firstElementChild !== box) top.prepend(box);
+  } else {
+    const after = noticeBox.parentElement === top ? noticeBox : null;
+    if (after ? after.nextElementSibling !== box : top.firstElementChild !== box) {
+      if (after) after.after(box);
+      else top.prepend(box);
+    }
   }
+}
+
+function placeBoxes() {
+  placeBox(noticeBox);
+  placeBox(errorBox);
+}
+
+// Scrolls the message shown next to a control into sight (not one at the top: the poll's).
+function showPlaced(box) {
+  const shown = box === errorBox ? !box.hidden : box.textContent !== "";
+  if (shown && places.get(box)) box.scrollIntoView({ block: "nearest" });
 }
 
 function showError(error, place = null) {
   errorBox.replaceChildren(...errorNodes(error)); // its code a link to the rules (a new tab)
   errorBox.hidden = false;
   errorBox.dataset.unreachable = String(unreachable(error));
-  errorPlace = place;
-  placeError();
-  if (place) errorBox.scrollIntoView({ block: "nearest" });
+  places.set(errorBox, place);
+  placeBox(errorBox);
+  showPlaced(errorBox);
 }
 
 function clearError() {
   errorBox.hidden = true;
   errorBox.textContent = "";
   delete errorBox.dataset.unreachable;
-  errorPlace = null;
-  placeError();
+  places.set(errorBox, null);
+  placeBox(errorBox);
 }
 
 function clearMessages() {
   clearError();
-  $("notice").textContent = "";
+  noticeBox.textContent = "";
+  places.set(noticeBox, null);
+  placeBox(noticeBox);
 }
 
+// A success, said next to the control pressed (at the top for signing out, in the header).
 function notice(key, values) {
-  $("notice").textContent = t(key, values);
+  noticeBox.textContent = t(key, values);
+  places.set(noticeBox, placeFor(pressed));
+  placeBox(noticeBox);
+  showPlaced(noticeBox);
 }
 
 // Runs an action from a form or button: messages cleared first, a refusal shown, the lists
@@ -113,16 +141,15 @@ function notice(key, values) {
 async function act(action) {
   const place = placeFor(pressed);
   clearMessages();
-  let refused = false;
   try {
     await action();
   } catch (error) {
     showError(error, place);
-    refused = place !== null;
   }
   await refresh();
-  // The refresh may have drawn the card anew: the refusal stays in it, and in sight.
-  if (refused && !errorBox.hidden) errorBox.scrollIntoView({ block: "nearest" });
+  // The refresh may have drawn the card anew: the message stays in it, and in sight.
+  showPlaced(errorBox);
+  showPlaced(noticeBox);
 }
 
 // --- signing up and in --------------------------------------------------------------------------
@@ -432,7 +459,7 @@ async function refresh() {
       const mine = me === null ? [] : await privateTables();
       $("private-panel").hidden = mine.length === 0;
       showTables("private-tables", mine, new Map(mine.map((table) => [table.id, table])));
-      placeError(); // into its table's card, drawn anew or not
+      placeBoxes(); // into their table's card, drawn anew or not
     } catch (error) {
       showError(error);
     } finally {

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import ElementHandle, Page, expect
 
-from tests.support.http import open_table
+from tests.support.http import open_table, register_player
 from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
 from tests.web.pages import LIVE_MS, open_lobby, sign_up
 
@@ -139,3 +139,39 @@ def test_a_refusal_on_a_phone_is_shown_where_the_player_tapped(
     phone.wait_for_function(IN_SIGHT, arg=alert.element_handle())
     expect(card.get_by_role("alert")).to_have_count(0)  # one refusal shown at a time
     screenshot(phone, "lobby-refusal-form-phone", full_page=False)
+
+
+def test_a_success_on_a_phone_is_shown_where_the_player_tapped(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """ "You sit in seat 1." and "Table created." used to show at the top of the page, out of
+    sight of a player who tapped far down it: now next to the control tapped, as a refusal."""
+    for index in range(6):  # enough open tables for the last one to be far down
+        host = register_player(http, f"far{index}")
+        body = {"entry": "classic", "players": 2}
+        assert http.post("/tables", json=body, headers=host).status_code == 201
+
+    phone, _ = open_lobby(new_context(viewport=PHONES["upright"], **TOUCH))
+    sign_up(phone, "wes")
+    card = phone.get_by_role("article", name="Classic table of 2, host far0")
+    take = card.get_by_role("button", name="Take a seat")
+    expect(take).to_be_visible(timeout=LIVE_MS)
+    take.scroll_into_view_if_needed()
+    take.tap()
+    status = card.get_by_role("status")
+    expect(status).to_have_text("You sit in seat 1.")
+    phone.wait_for_function(IN_SIGHT, arg=status.element_handle())
+    expect(card).to_contain_text("Seat 1: wes (you)")
+    screenshot(phone, "lobby-seated-phone", full_page=False)
+    polls(phone, 1)
+    expect(card.get_by_role("status")).to_have_text("You sit in seat 1.")  # after a poll too
+
+    # A table created: said under the button, in sight, and nowhere else.
+    create = phone.get_by_role("button", name="Create the table")
+    create.evaluate("node => node.scrollIntoView({ block: 'end' })")
+    create.tap()
+    status = phone.locator("#create-form").get_by_role("status")
+    expect(status).to_contain_text("Table created.")
+    phone.wait_for_function(IN_SIGHT, arg=status.element_handle())
+    expect(phone.get_by_role("status")).to_have_count(1)
+    screenshot(phone, "lobby-created-phone", full_page=False)
