@@ -1,0 +1,78 @@
+"""The table page on a phone (docs/web.md, "Layout"), as a player met it: "Who plays" above the
+deal took a quarter of the screen, and a group of his hand that did not fit at the end of a
+line went whole to the next, leaving a wide gap where cards would have fitted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import Backend
+from tests.support.http import open_table, register_player
+from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
+from tests.web.deals import deck_for
+from tests.web.pages import table_page
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    """A server set up for tests: stacked decks (R-DEAL-3)."""
+    yield from stacked_decks_server(tmp_path_factory, "phone-table")
+
+
+#: In the page: the seats of "Who plays" as the screen shows them: the panel's height, and
+#: for each seat its text and whether it is whole inside the panel and the screen.
+SEATS_SHOWN = """() => {
+  const panel = document.getElementById("seat-panel").getBoundingClientRect();
+  const seats = [...document.querySelectorAll("#seat-panel li[data-seat-play]")].map((node) => {
+    const box = node.getBoundingClientRect();
+    const whole = box.height > 0 && box.left >= panel.left && box.right <= panel.right
+      && box.top >= panel.top && box.bottom <= panel.bottom && box.right <= innerWidth;
+    return [node.textContent, whole];
+  });
+  return { height: panel.height, seats };
+}"""
+
+
+def test_who_plays_is_compact_on_a_phone_and_says_all_it_said(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    headers = register_player(http, "ivy")
+    practice = {"entry": "classic", "players": 4, "bot": "basic", "turn_seconds": 120}
+    started = http.post("/tables/practice", json=practice, headers=headers)
+    assert started.status_code == 201, started.text
+    table = started.json()["table"]
+    page = table_page(new_context(viewport=PHONES["upright"], **TOUCH), headers, table)
+    panel = page.locator("#seat-panel")
+    expect(panel.locator("li[data-seat-play]")).to_have_count(4)
+    expect(page.locator("#deal li[data-seat]")).to_have_count(4)
+
+    shown = page.evaluate(SEATS_SHOWN)
+    assert [text for text, _ in shown["seats"]] == [
+        "Seat 1: ivy",
+        "Seat 2: bot:basic:1 (bot, basic)",
+        "Seat 3: bot:basic:2 (bot, basic)",
+        "Seat 4: bot:basic:3 (bot, basic)",
+    ]
+    assert all(whole for _, whole in shown["seats"]), shown
+    # It took 203 px of the 844 (a heading, a line per seat, the button under them).
+    assert shown["height"] <= 130, shown
+    expect(panel.get_by_role("button", name="Leave my seat")).to_be_in_viewport()
+    # Whose turn and the clock are still said on the screen, beside it.
+    expect(page.locator('#deal li[data-seat][data-turn="true"]')).to_be_in_viewport()
+    expect(page.locator("#clock")).to_be_visible()
+    screenshot(page, "phone-who-plays", full_page=False)
+
+    # Asked to confirm leaving, the question and its answers are whole under the seats.
+    panel.get_by_role("button", name="Leave my seat").tap()
+    no = panel.locator("#leave-cancel")
+    expect(no).to_be_in_viewport()
+    assert page.evaluate("() => document.scrollingElement.scrollWidth <= innerWidth")
+    screenshot(page, "phone-who-plays-leaving", full_page=False)
+    no.tap()
+    expect(panel.get_by_role("button", name="Leave my seat")).to_be_visible()
