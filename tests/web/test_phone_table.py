@@ -76,3 +76,59 @@ def test_who_plays_is_compact_on_a_phone_and_says_all_it_said(
     screenshot(page, "phone-who-plays-leaving", full_page=False)
     no.tap()
     expect(panel.get_by_role("button", name="Leave my seat")).to_be_visible()
+
+
+#: A deal of two where bob (seat 1, who cuts and plays first) holds many groups: one card of
+#: some ranks, five queens, three tens (his hand after the draw: 17 cards).
+MANY_GROUPS = deck_for(
+    "classic",
+    2,
+    0,
+    50,
+    {
+        0: "AS/1 AH/1 AD/1 7S/1 7H/1 7D/1 4C/1 5C/1 6C/1 8C/1 9C/1 10C/1 JC/1 QC/1 KC/1".split(),
+        1: "AC/1 KS/1 QS/1 QH/1 QD/1 QC/2 QS/2 JS/1 10S/1 10H/1 10D/1 9S/1 8D/1 5S/1 4D/1".split(),
+    },
+    ["9H/1", "8H/1", "8S/1"],
+)
+
+#: In the page: for each line of the hand but the last, the room left at its end and the
+#: width of the first card of the next line (the hand is looked up at once: the deal is drawn
+#: anew at each of the page's reads).
+LINE_ENDS = """() => {
+  const groups = document.querySelector("#hand .groups");
+  const right = groups.getBoundingClientRect().right;
+  const cards = [...groups.querySelectorAll("[data-card]")].map((node) => node.getBoundingClientRect());
+  const ends = [];
+  for (let index = 1; index < cards.length; index += 1) {
+    if (cards[index].top >= cards[index - 1].bottom) {
+      ends.push({ room: right - cards[index - 1].right, next: cards[index].width });
+    }
+  }
+  return ends;
+}"""
+
+
+@pytest.mark.parametrize("held", ["upright", "landscape"])
+def test_the_hand_leaves_no_gap_that_would_hold_a_card_on_a_phone(
+    new_context: NewContext, http: httpx.Client, held: str
+) -> None:
+    game = open_table(http, [f"ann-groups-{held}", f"bob-groups-{held}"], start=False)
+    game.start({"dealer": 0, "deck": MANY_GROUPS})
+    bob = table_page(
+        new_context(viewport=PHONES[held], **TOUCH), game.headers[f"bob-groups-{held}"], game.table
+    )
+    bob.locator("#cut-n").fill("50")  # the deck is stacked for that cut
+    bob.locator('#moves [data-move="cut"]').tap()
+    bob.locator('#moves [data-move="draw"]').tap()
+    expect(bob.locator("#hand button[data-card]")).to_have_count(17)
+    expect(bob.locator("#hand .group-label")).to_have_text(
+        ["A ×1", "K ×1", "Q ×5", "J ×1", "10 ×3", "9 ×1", "8 ×3", "5 ×1", "4 ×1"]
+    )
+    ends = bob.evaluate(LINE_ENDS)
+    assert ends, "one line only: the hand is not the one meant"
+    # At most a card's width and the space after a group: a card would not have fitted there.
+    space = 0.7 * 16 + 0.2 * 16
+    assert all(end["room"] < end["next"] + space for end in ends), ends
+    bob.evaluate("() => document.getElementById('hand').scrollIntoView()")
+    screenshot(bob, f"phone-{held}-hand-groups", full_page=False)
