@@ -319,14 +319,16 @@ function tableCard(table, details) {
       ? element("span", { class: "free", text: t("free_seat") })
       : `${name}${name === me ? ` (${t("you")})` : ""}${botNote(table, index)}`;
     const side = Object.entries(table.sides ?? {}).find(([, members]) => members.includes(index));
-    const team = side ? ` · ${t("side", { side: side[0] })}` : "";
+    // Whole, and kept on the line of the word before it (style.css): "· Side A" went onto a
+    // line of its own under a long name.
+    const team = side ? [element("span", { class: "seat-side", text: ` · ${t("side", { side: side[0] })}` })] : [];
     // A seat the bot plays for its absent player: the lobby's `away`, or (a table read with
     // GET /tables/{id}) its `playing`; only while the game goes on (once it is over nobody
     // plays any more).
     const live = table.status === "playing";
     const away = live && (table.away ? table.away.includes(index) : Boolean(table.playing?.[index]?.away));
     const note = away ? [" · ", element("span", { class: "away", text: t("lobby_seat_away") })] : [];
-    const item = element("li", { class: "seat" }, `${label}: `, who, ...note, team);
+    const item = element("li", { class: "seat" }, `${label}: `, who, ...note, ...team);
     if (away) item.dataset.away = "true";
     seats.append(item);
   });

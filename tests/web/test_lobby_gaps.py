@@ -13,7 +13,7 @@ from playwright.sync_api import ElementHandle, Page, expect
 
 from tests.support.http import open_table, register_player
 from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
-from tests.web.pages import LIVE_MS, open_lobby, sign_up
+from tests.web.pages import LIVE_MS, open_lobby, sign_up, signed_in
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -175,3 +175,47 @@ def test_a_success_on_a_phone_is_shown_where_the_player_tapped(
     phone.wait_for_function(IN_SIGHT, arg=status.element_handle())
     expect(phone.get_by_role("status")).to_have_count(1)
     screenshot(phone, "lobby-created-phone", full_page=False)
+
+
+#: In the page: for each seat of the card that has a side, whether "Side X" shares a line with
+#: the rest of the seat's text (the tops of the text's lines, measured with ranges).
+SIDE_ON_A_LINE_OF_ITS_OWN = """card => [...card.querySelectorAll("li.seat")].flatMap((seat) => {
+  const walker = document.createTreeWalker(seat, NodeFilter.SHOW_TEXT);
+  const before = document.createRange();
+  before.setStart(seat, 0);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const at = node.data.indexOf("Side ");
+    if (at < 0) continue;
+    const side = document.createRange();
+    side.setStart(node, at);
+    side.setEnd(node, node.data.length);
+    before.setEnd(node, at);
+    const tops = [...before.getClientRects()].filter((box) => box.width > 0).map((box) => box.top);
+    const top = side.getClientRects()[0].top;
+    return [[seat.textContent, !tops.some((line) => Math.abs(line - top) < 4)]];
+  }
+  return [];
+})"""
+
+
+def test_on_a_desktop_a_seat_s_side_shares_a_line_with_its_name(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    headers = register_player(http, "yasmin")
+    practice = {"entry": "classic", "players": 4, "bot": "strong"}
+    assert http.post("/tables/practice", json=practice, headers=headers).status_code == 201
+    page = signed_in(open_lobby(new_context(viewport=DESKTOP))[0], headers)
+    card = page.get_by_role("article", name="Classic table of 4, host yasmin")
+    expect(card).to_contain_text("Seat 1: yasmin (you) · Side A", timeout=LIVE_MS)
+    seats = page.locator("#playing-tables").evaluate(
+        f"list => ({SIDE_ON_A_LINE_OF_ITS_OWN})(list.querySelector('article'))"
+    )
+    assert [text for text, _ in seats] == [
+        "Seat 1: yasmin (you) · Side A",
+        "Seat 2: bot:strong:1 (bot, strong) · Side B",
+        "Seat 3: bot:strong:2 (bot, strong) · Side A",
+        "Seat 4: bot:strong:3 (bot, strong) · Side B",
+    ]
+    assert not any(alone for _, alone in seats), seats
+    card.scroll_into_view_if_needed()
+    screenshot(page, "lobby-sides-desktop", full_page=False)
