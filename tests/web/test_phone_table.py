@@ -164,3 +164,39 @@ def test_the_hand_leaves_no_gap_that_would_hold_a_card_on_a_phone(
     assert all(end["room"] < end["next"] + space for end in ends), ends
     bob.evaluate("() => document.getElementById('hand').scrollIntoView()")
     screenshot(bob, f"phone-{held}-hand-groups", full_page=False)
+
+
+#: In the page: the header's height, and each of its controls that is not whole on the screen.
+HEADER = """() => {
+  const header = document.querySelector("header");
+  const off = [...header.querySelectorAll("a, button, select, #who")]
+    .filter((node) => !node.hidden)
+    .filter((node) => {
+      const box = node.getBoundingClientRect();
+      return box.height === 0 || box.left < 0 || box.right > innerWidth || box.bottom > header.getBoundingClientRect().bottom;
+    })
+    .map((node) => node.outerHTML.slice(0, 60));
+  return { height: header.getBoundingClientRect().height, off };
+}"""
+
+
+def test_the_header_takes_little_room_on_a_phone_in_every_language(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    headers = register_player(http, "zoe-header")
+    practice = {"entry": "ponytail", "players": 4, "bot": "basic"}
+    started = http.post("/tables/practice", json=practice, headers=headers)
+    assert started.status_code == 201, started.text
+    page = table_page(
+        new_context(viewport=PHONES["upright"], **TOUCH), headers, started.json()["table"]
+    )
+    expect(page.locator("#to-rules")).to_be_visible()
+    for lang in ("en", "zh", "ru", "th"):
+        page.locator("#lang").select_option(lang)
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        header = page.evaluate(HEADER)
+        # It took 187 to 218 px of the 844 (the title, then a line each for who, the buttons, the
+        # language menu); every control is still whole on the screen.
+        assert header["height"] <= 145 and not header["off"], (lang, header)
+        screenshot(page, f"phone-header-{lang}", full_page=False)
+    page.locator("#lang").select_option("en")
