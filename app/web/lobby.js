@@ -4,10 +4,15 @@
 // POST /players and POST /sessions.
 
 import {
-  $, api, apiOnce, element, errorNodes, rulesLink, setUpLanguage, t, unreachable, whoAmI,
+  $, api, apiOnce, element, rulesLink, setUpLanguage, t, whoAmI,
 } from "./common.js";
 import { botControls, botNote, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
+import {
+  clearError, clearMessages, errorBox, notice, noticeBox, placeBoxes, placeFor, pressedPlace,
+  showError, showPlaced,
+} from "./lobby_messages.js";
+import { showMyGames } from "./lobby_mine.js";
 import {
   privacyBody, privateTables, rememberTable, setUpPrivate, showInvite,
 } from "./private.js";
@@ -42,104 +47,10 @@ function translate() {
   showWho();
 }
 
-// The messages' boxes: the refusal's (role alert) and the success notice's (role status, "You
-// sit in seat 2."). Each is shown at the top of the page for what no control of the page
-// started (the poll's errors, signing out), else next to the control pressed, so that a
-// player on a phone, far down the page, sees it where he tapped. Moved around, so held here
-// rather than looked up by their ids.
-const errorBox = $("error");
-const noticeBox = $("notice");
-const top = document.querySelector("main");
-// Where each box belongs: null (the top), a form's control, or a table's card ({ list,
-// table }: found again after a refresh, which may draw the card anew).
-const places = new Map([[noticeBox, null], [errorBox, null]]);
-// The control the player pressed last (a button or link, or the form he submitted).
-let pressed = null;
-document.addEventListener("click", (event) => {
-  pressed = event.target.closest?.("button, a, summary") ?? null;
-}, true);
-document.addEventListener("submit", (event) => {
-  pressed = event.submitter ?? event.target;
-}, true);
-
-// Where a message of the action started by `control` is shown.
-function placeFor(control) {
-  const card = control?.closest?.("ul.tables [data-table]");
-  if (card) return { list: card.closest("ul.tables").id, table: card.dataset.table };
-  return control?.isConnected && control.closest("main") ? control : null;
-}
-
-// Puts `box` where it belongs: in its table's card (in its list, else in another list: a
-// table started moves to the tables in play; else before its list), after the form's
-// control, else at the top (the notice first, then the refusal).
-function placeBox(box) {
-  const place = places.get(box);
-  if (place?.table) {
-    const list = $(place.list);
-    const card = list?.querySelector(`[data-table="${place.table}"]`)
-      ?? document.querySelector(`ul.tables [data-table="${place.table}"]`);
-    if (card && box.parentElement !== card) card.append(box);
-    else if (!card && list && list.previousElementSibling !== box) list.before(box);
-  } else if (place?.isConnected) {
-    if (place.nextElementSibling !== box) place.after(box);
-  } else if (box === noticeBox) {
-    if (top.firstElementChild !== box) top.prepend(box);
-  } else {
-    const after = noticeBox.parentElement === top ? noticeBox : null;
-    if (after ? after.nextElementSibling !== box : top.firstElementChild !== box) {
-      if (after) after.after(box);
-      else top.prepend(box);
-    }
-  }
-}
-
-function placeBoxes() {
-  placeBox(noticeBox);
-  placeBox(errorBox);
-}
-
-// Scrolls the message shown next to a control into sight (not one at the top: the poll's).
-function showPlaced(box) {
-  const shown = box === errorBox ? !box.hidden : box.textContent !== "";
-  if (shown && places.get(box)) box.scrollIntoView({ block: "nearest" });
-}
-
-function showError(error, place = null) {
-  errorBox.replaceChildren(...errorNodes(error)); // its code a link to the rules (a new tab)
-  errorBox.hidden = false;
-  errorBox.dataset.unreachable = String(unreachable(error));
-  places.set(errorBox, place);
-  placeBox(errorBox);
-  showPlaced(errorBox);
-}
-
-function clearError() {
-  errorBox.hidden = true;
-  errorBox.textContent = "";
-  delete errorBox.dataset.unreachable;
-  places.set(errorBox, null);
-  placeBox(errorBox);
-}
-
-function clearMessages() {
-  clearError();
-  noticeBox.textContent = "";
-  places.set(noticeBox, null);
-  placeBox(noticeBox);
-}
-
-// A success, said next to the control pressed (at the top for signing out, in the header).
-function notice(key, values) {
-  noticeBox.textContent = t(key, values);
-  places.set(noticeBox, placeFor(pressed));
-  placeBox(noticeBox);
-  showPlaced(noticeBox);
-}
-
 // Runs an action from a form or button: messages cleared first, a refusal shown, the lists
 // refreshed afterwards.
 async function act(action) {
-  const place = placeFor(pressed);
+  const place = pressedPlace();
   clearMessages();
   try {
     await action();
@@ -461,6 +372,7 @@ async function refresh() {
       const mine = me === null ? [] : await privateTables();
       $("private-panel").hidden = mine.length === 0;
       showTables("private-tables", mine, new Map(mine.map((table) => [table.id, table])));
+      showMyGames([...playing, ...idle, ...mine], me);
       placeBoxes(); // into their table's card, drawn anew or not
     } catch (error) {
       showError(error);
