@@ -219,3 +219,30 @@ def test_on_a_desktop_a_seat_s_side_shares_a_line_with_its_name(
     assert not any(alone for _, alone in seats), seats
     card.scroll_into_view_if_needed()
     screenshot(page, "lobby-sides-desktop", full_page=False)
+
+
+def test_on_a_phone_a_player_finds_his_game_in_play_at_the_top_of_the_lobby(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """Back in the lobby from his table, a player on a phone had to scroll past the forms to the
+    tables in play, far down the page, to find his game again: it is linked at the top."""
+    headers = register_player(http, "zed")
+    practice = {"entry": "modern_american", "players": 4, "bot": "basic"}
+    started = http.post("/tables/practice", json=practice, headers=headers)
+    assert started.status_code == 201, started.text
+    table = started.json()["table"]
+    phone = signed_in(open_lobby(new_context(viewport=PHONES["upright"], **TOUCH))[0], headers)
+    mine = phone.get_by_role("region", name="Your games in play")
+    link = mine.get_by_role("link", name="Modern American table of 4, host zed")
+    expect(link).to_be_visible(timeout=LIVE_MS)
+    phone.evaluate("() => scrollTo(0, 0)")
+    phone.wait_for_function(IN_SIGHT, arg=link.element_handle())
+    screenshot(phone, "lobby-my-games-phone", full_page=False)
+    # Only his own games: another's table in play is not there.
+    other = open_table(http, ("amy-other", "ben-other"))
+    expect(phone.locator(f"#playing-tables [data-table='{other.table}']")).to_be_attached(
+        timeout=LIVE_MS
+    )
+    expect(mine.get_by_role("link")).to_have_count(1)
+    link.tap()
+    expect(phone).to_have_url(re.compile(f"/tables/{table}$"))
