@@ -259,14 +259,16 @@ function handSection(view, { selectable, selected, onCardToggle }) {
     const kind = ["2", "BJ", "LJ"].includes(rank) ? "wild" : rank === "3" ? "three" : "natural";
     const group = element("li", { class: `group group-${kind}` });
     group.dataset.rank = rank;
-    const row = element("span", { class: "group-cards" });
-    group.append(element("span", { class: "group-label", text: `${rankText(rank)} ×${codes.length}` }), row);
-    for (const code of codes) {
+    // The group's label over its first card (deal.css): the cards of every group flow on one
+    // line after another, a group that does not fit at a line's end going on to the next line
+    // (it went there whole, and left a wide gap on a phone).
+    codes.forEach((code, index) => {
       const attributes = selectable ? { type: "button", "aria-pressed": String(chosen.has(code)) } : {};
       const card = cardElement(code, { tag: selectable ? "button" : "span", attributes });
       if (selectable && onCardToggle) card.addEventListener("click", () => onCardToggle(code));
-      row.append(card);
-    }
+      group.append(index > 0 ? card : element("span", { class: "group-head" },
+        element("span", { class: "group-label", text: `${rankText(rank)} ×${codes.length}` }), card));
+    });
     groups.append(group);
   }
   section.append(groups);

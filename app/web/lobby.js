@@ -4,10 +4,15 @@
 // POST /players and POST /sessions.
 
 import {
-  $, api, apiOnce, element, errorNodes, rulesLink, setUpLanguage, t, unreachable, whoAmI,
+  $, api, apiOnce, element, rulesLink, setUpLanguage, t, whoAmI,
 } from "./common.js";
 import { botControls, botNote, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
+import {
+  clearError, clearMessages, errorBox, notice, noticeBox, placeBoxes, placeFor, pressedPlace,
+  showError, showPlaced,
+} from "./lobby_messages.js";
+import { showMyGames } from "./lobby_mine.js";
 import {
   privacyBody, privateTables, rememberTable, setUpPrivate, showInvite,
 } from "./private.js";
@@ -42,87 +47,20 @@ function translate() {
   showWho();
 }
 
-// The refusal's box (role alert): at the top of the page for the poll's errors, next to the
-// control pressed for an action's refusal, so that a player on a phone, far down the page,
-// sees it where he tapped. Moved around, so held here rather than looked up by its id.
-const errorBox = $("error");
-const errorHome = $("notice");
-// Where the shown refusal belongs: null (the top), a form's control, or a table's card
-// ({ list, table }: found again after a refresh, which may draw the card anew).
-let errorPlace = null;
-// The control the player pressed last (a button or link, or the form he submitted).
-let pressed = null;
-document.addEventListener("click", (event) => {
-  pressed = event.target.closest?.("button, a, summary") ?? null;
-}, true);
-document.addEventListener("submit", (event) => {
-  pressed = event.submitter ?? event.target;
-}, true);
-
-// Where a refusal of the action started by `control` is shown.
-function placeFor(control) {
-  const card = control?.closest?.("ul.tables [data-table]");
-  if (card) return { list: card.closest("ul.tables").id, table: card.dataset.table };
-  return control?.isConnected && control.closest("main") ? control : null;
-}
-
-// Puts the refusal's box where it belongs: in the table's card (still listed, or before its
-// list if it is not any more), after the form's control, else at the top.
-function placeError() {
-  const place = errorPlace;
-  if (place?.table) {
-    const list = $(place.list);
-    const card = list?.querySelector(`[data-table="${place.table}"]`);
-    if (card && errorBox.parentElement !== card) card.append(errorBox);
-    else if (!card && list) list.before(errorBox);
-  } else if (place?.isConnected) {
-    if (place.nextElementSibling !== errorBox) place.after(errorBox);
-  } else if (errorHome.nextElementSibling !== errorBox) {
-    errorHome.after(errorBox);
-  }
-}
-
-function showError(error, place = null) {
-  errorBox.replaceChildren(...errorNodes(error)); // its code a link to the rules (a new tab)
-  errorBox.hidden = false;
-  errorBox.dataset.unreachable = String(unreachable(error));
-  errorPlace = place;
-  placeError();
-  if (place) errorBox.scrollIntoView({ block: "nearest" });
-}
-
-function clearError() {
-  errorBox.hidden = true;
-  errorBox.textContent = "";
-  delete errorBox.dataset.unreachable;
-  errorPlace = null;
-  placeError();
-}
-
-function clearMessages() {
-  clearError();
-  $("notice").textContent = "";
-}
-
-function notice(key, values) {
-  $("notice").textContent = t(key, values);
-}
-
 // Runs an action from a form or button: messages cleared first, a refusal shown, the lists
 // refreshed afterwards.
 async function act(action) {
-  const place = placeFor(pressed);
+  const place = pressedPlace();
   clearMessages();
-  let refused = false;
   try {
     await action();
   } catch (error) {
     showError(error, place);
-    refused = place !== null;
   }
   await refresh();
-  // The refresh may have drawn the card anew: the refusal stays in it, and in sight.
-  if (refused && !errorBox.hidden) errorBox.scrollIntoView({ block: "nearest" });
+  // The refresh may have drawn the card anew: the message stays in it, and in sight.
+  showPlaced(errorBox);
+  showPlaced(noticeBox);
 }
 
 // --- signing up and in --------------------------------------------------------------------------
@@ -292,14 +230,16 @@ function tableCard(table, details) {
       ? element("span", { class: "free", text: t("free_seat") })
       : `${name}${name === me ? ` (${t("you")})` : ""}${botNote(table, index)}`;
     const side = Object.entries(table.sides ?? {}).find(([, members]) => members.includes(index));
-    const team = side ? ` · ${t("side", { side: side[0] })}` : "";
+    // Whole, and kept on the line of the word before it (style.css): "· Side A" went onto a
+    // line of its own under a long name.
+    const team = side ? [element("span", { class: "seat-side", text: ` · ${t("side", { side: side[0] })}` })] : [];
     // A seat the bot plays for its absent player: the lobby's `away`, or (a table read with
     // GET /tables/{id}) its `playing`; only while the game goes on (once it is over nobody
     // plays any more).
     const live = table.status === "playing";
     const away = live && (table.away ? table.away.includes(index) : Boolean(table.playing?.[index]?.away));
     const note = away ? [" · ", element("span", { class: "away", text: t("lobby_seat_away") })] : [];
-    const item = element("li", { class: "seat" }, `${label}: `, who, ...note, team);
+    const item = element("li", { class: "seat" }, `${label}: `, who, ...note, ...team);
     if (away) item.dataset.away = "true";
     seats.append(item);
   });
@@ -432,7 +372,8 @@ async function refresh() {
       const mine = me === null ? [] : await privateTables();
       $("private-panel").hidden = mine.length === 0;
       showTables("private-tables", mine, new Map(mine.map((table) => [table.id, table])));
-      placeError(); // into its table's card, drawn anew or not
+      showMyGames([...playing, ...idle, ...mine], me);
+      placeBoxes(); // into their table's card, drawn anew or not
     } catch (error) {
       showError(error);
     } finally {

@@ -165,9 +165,14 @@ def test_a_move_tapped_into_an_outage_is_answered_where_the_player_looks(
         page.goto(f"/tables/{table}")
         expect(page.locator("body[data-ready=true]")).to_be_attached()
         expect(page.locator(f"#deal .deal[data-step='{step}']")).to_be_attached()
-        # Her hand in sight, the move panel below it: the top of the page is out of sight.
+        # Her hand in sight, the move panel below it, and the top of the page out of sight
+        # (with the header and "Who plays" compact on a phone, the hand scrolled to the bottom
+        # of the screen may leave the top in sight: the page is scrolled on past it).
         scroll_to(page.locator("#hand"), "end")
-        assert page.evaluate(
+        page.evaluate(
+            "() => scrollBy(0, Math.max(0, document.getElementById('status').getBoundingClientRect().bottom + 1))"
+        )
+        page.wait_for_function(
             "() => document.getElementById('status').getBoundingClientRect().bottom < 0"
         )
         # The view's reads that get no answer: the one after her move, then its retry.

@@ -11,9 +11,9 @@ import httpx
 import pytest
 from playwright.sync_api import ElementHandle, Page, expect
 
-from tests.support.http import open_table
+from tests.support.http import open_table, register_player
 from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
-from tests.web.pages import LIVE_MS, open_lobby, sign_up
+from tests.web.pages import LIVE_MS, open_lobby, sign_up, signed_in
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -139,3 +139,110 @@ def test_a_refusal_on_a_phone_is_shown_where_the_player_tapped(
     phone.wait_for_function(IN_SIGHT, arg=alert.element_handle())
     expect(card.get_by_role("alert")).to_have_count(0)  # one refusal shown at a time
     screenshot(phone, "lobby-refusal-form-phone", full_page=False)
+
+
+def test_a_success_on_a_phone_is_shown_where_the_player_tapped(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """ "You sit in seat 1." and "Table created." used to show at the top of the page, out of
+    sight of a player who tapped far down it: now next to the control tapped, as a refusal."""
+    for index in range(6):  # enough open tables for the last one to be far down
+        host = register_player(http, f"far{index}")
+        body = {"entry": "classic", "players": 2}
+        assert http.post("/tables", json=body, headers=host).status_code == 201
+
+    phone, _ = open_lobby(new_context(viewport=PHONES["upright"], **TOUCH))
+    sign_up(phone, "wes")
+    card = phone.get_by_role("article", name="Classic table of 2, host far0")
+    take = card.get_by_role("button", name="Take a seat")
+    expect(take).to_be_visible(timeout=LIVE_MS)
+    take.scroll_into_view_if_needed()
+    take.tap()
+    status = card.get_by_role("status")
+    expect(status).to_have_text("You sit in seat 1.")
+    phone.wait_for_function(IN_SIGHT, arg=status.element_handle())
+    expect(card).to_contain_text("Seat 1: wes (you)")
+    screenshot(phone, "lobby-seated-phone", full_page=False)
+    polls(phone, 1)
+    expect(card.get_by_role("status")).to_have_text("You sit in seat 1.")  # after a poll too
+
+    # A table created: said under the button, in sight, and nowhere else.
+    create = phone.get_by_role("button", name="Create the table")
+    create.evaluate("node => node.scrollIntoView({ block: 'end' })")
+    create.tap()
+    status = phone.locator("#create-form").get_by_role("status")
+    expect(status).to_contain_text("Table created.")
+    phone.wait_for_function(IN_SIGHT, arg=status.element_handle())
+    expect(phone.get_by_role("status")).to_have_count(1)
+    screenshot(phone, "lobby-created-phone", full_page=False)
+
+
+#: In the page: for each seat of the card that has a side, whether "Side X" shares a line with
+#: the rest of the seat's text (the tops of the text's lines, measured with ranges).
+SIDE_ON_A_LINE_OF_ITS_OWN = """card => [...card.querySelectorAll("li.seat")].flatMap((seat) => {
+  const walker = document.createTreeWalker(seat, NodeFilter.SHOW_TEXT);
+  const before = document.createRange();
+  before.setStart(seat, 0);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const at = node.data.indexOf("Side ");
+    if (at < 0) continue;
+    const side = document.createRange();
+    side.setStart(node, at);
+    side.setEnd(node, node.data.length);
+    before.setEnd(node, at);
+    const tops = [...before.getClientRects()].filter((box) => box.width > 0).map((box) => box.top);
+    const top = side.getClientRects()[0].top;
+    return [[seat.textContent, !tops.some((line) => Math.abs(line - top) < 4)]];
+  }
+  return [];
+})"""
+
+
+def test_on_a_desktop_a_seat_s_side_shares_a_line_with_its_name(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    headers = register_player(http, "yasmin")
+    practice = {"entry": "classic", "players": 4, "bot": "strong"}
+    assert http.post("/tables/practice", json=practice, headers=headers).status_code == 201
+    page = signed_in(open_lobby(new_context(viewport=DESKTOP))[0], headers)
+    card = page.get_by_role("article", name="Classic table of 4, host yasmin")
+    expect(card).to_contain_text("Seat 1: yasmin (you) · Side A", timeout=LIVE_MS)
+    seats = page.locator("#playing-tables").evaluate(
+        f"list => ({SIDE_ON_A_LINE_OF_ITS_OWN})(list.querySelector('article'))"
+    )
+    assert [text for text, _ in seats] == [
+        "Seat 1: yasmin (you) · Side A",
+        "Seat 2: bot:strong:1 (bot, strong) · Side B",
+        "Seat 3: bot:strong:2 (bot, strong) · Side A",
+        "Seat 4: bot:strong:3 (bot, strong) · Side B",
+    ]
+    assert not any(alone for _, alone in seats), seats
+    card.scroll_into_view_if_needed()
+    screenshot(page, "lobby-sides-desktop", full_page=False)
+
+
+def test_on_a_phone_a_player_finds_his_game_in_play_at_the_top_of_the_lobby(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """Back in the lobby from his table, a player on a phone had to scroll past the forms to the
+    tables in play, far down the page, to find his game again: it is linked at the top."""
+    headers = register_player(http, "zed")
+    practice = {"entry": "modern_american", "players": 4, "bot": "basic"}
+    started = http.post("/tables/practice", json=practice, headers=headers)
+    assert started.status_code == 201, started.text
+    table = started.json()["table"]
+    phone = signed_in(open_lobby(new_context(viewport=PHONES["upright"], **TOUCH))[0], headers)
+    mine = phone.get_by_role("region", name="Your games in play")
+    link = mine.get_by_role("link", name="Modern American table of 4, host zed")
+    expect(link).to_be_visible(timeout=LIVE_MS)
+    phone.evaluate("() => scrollTo(0, 0)")
+    phone.wait_for_function(IN_SIGHT, arg=link.element_handle())
+    screenshot(phone, "lobby-my-games-phone", full_page=False)
+    # Only his own games: another's table in play is not there.
+    other = open_table(http, ("amy-other", "ben-other"))
+    expect(phone.locator(f"#playing-tables [data-table='{other.table}']")).to_be_attached(
+        timeout=LIVE_MS
+    )
+    expect(mine.get_by_role("link")).to_have_count(1)
+    link.tap()
+    expect(phone).to_have_url(re.compile(f"/tables/{table}$"))

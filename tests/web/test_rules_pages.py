@@ -187,3 +187,55 @@ def test_a_refusal_that_is_no_rule_links_to_its_error_code(new_context: NewConte
     targeted(code, "not_found")
     row = code.locator("tr", has=code.locator("[id='not_found']"))
     expect(row).to_contain_text("no such table, deal or account")
+
+
+#: In the page: each table's box that scrolls sideways (wider than its box), how it is marked
+#: and whether its hidden side is faded out (a mask over its box).
+WIDE_TABLES = """() => [...document.querySelectorAll(".table-scroll")]
+  .filter((box) => box.scrollWidth > box.clientWidth + 1)
+  .map((box) => ({
+    start: box.dataset.moreStart, end: box.dataset.moreEnd,
+    faded: getComputedStyle(box).maskImage !== "none",
+  }))"""
+
+
+def test_on_a_phone_a_wide_table_shows_that_it_scrolls_and_the_page_never_does(
+    new_context: NewContext,
+) -> None:
+    """The rules' tables scrolled sideways inside their box on a phone with nothing to say so:
+    the side where more is hidden now fades out, the other side once scrolled."""
+    page = new_context(viewport=PHONE, **TOUCH).new_page()
+    page.goto("/rules")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    pages = page.locator(".rules-nav a").evaluate_all("links => links.map((a) => a.href)")
+    assert len(pages) >= 6, pages
+    wide_seen = []
+    for address in pages:
+        page.goto(address)
+        expect(page.locator("body[data-ready=true]")).to_be_attached()
+        assert page.evaluate(FITS), (
+            address,
+            page.evaluate("() => document.scrollingElement.scrollWidth"),
+        )
+        wide = page.evaluate(WIDE_TABLES)
+        assert all(box == {"start": "false", "end": "true", "faded": True} for box in wide), (
+            address,
+            wide,
+        )
+        wide_seen += [address] * len(wide)
+    assert wide_seen, "no table wider than a phone: nothing was checked"
+
+    # Scrolled to its end, the other side fades: there is more to see back there.
+    page.goto(wide_seen[0])
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    box = page.locator('.table-scroll[data-more-end="true"]').first
+    box.evaluate("node => node.classList.add('looked-at')")
+    box = page.locator(".table-scroll.looked-at")
+    box.scroll_into_view_if_needed()
+    screenshot(page, "rules-table-fade-phone", full_page=False)
+    box.evaluate("node => node.scrollTo({ left: node.scrollWidth })")
+    expect(box).to_have_attribute("data-more-end", "false")
+    expect(box).to_have_attribute("data-more-start", "true")
+    assert page.evaluate(WIDE_TABLES)[0]["faded"]
+    assert page.evaluate(FITS)
+    screenshot(page, "rules-table-fade-scrolled-phone", full_page=False)
