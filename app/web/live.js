@@ -85,10 +85,12 @@ export function followStream({ url, kinds, onEvent, onOpen = () => {}, onEnd = (
     const tries = connection.opened ? 0 : connection.failures + 1;
     const grown = Math.min(REOPEN_MS * 2 ** tries, MAX_REOPEN_MS);
     let wait = grown / 2 + Math.random() * (grown / 2);
-    // The server was seen back while this attempt was under way: it began while the server was
-    // away, so its failure says nothing of the server now (a sign of it that came meanwhile
-    // found no stream waiting, and was lost: the stream waited up to 10 s more).
-    if (backAt >= connection.began) wait = Math.min(wait, soonest());
+    // An attempt that never opened, and the server was seen back while it was under way: it
+    // began while the server was away, so its failure says nothing of the server now (a sign
+    // of it that came meanwhile found no stream waiting, and was lost: the stream waited up to
+    // 10 s more). (A stream that was open and dropped waits as ever: the page's reads answered
+    // while it was open say nothing of why it dropped.)
+    if (!connection.opened && backAt >= connection.began) wait = Math.min(wait, soonest());
     schedule(wait, tries);
   }
 
