@@ -40,14 +40,17 @@ export function silenceLimitMs(seconds) {
 export function followStream({ url, kinds, onEvent, onOpen = () => {}, onEnd = () => {}, onLost = () => {} }) {
   let live = null; // { source, opened, failures, heard, limit }: the connection open now
   let closed = false;
-  let reopening = null; // { timer, failures }: the next attempt, while one is awaited
+  let reopening = null; // { timer, at, failures }: the next attempt (due at `at`), while awaited
   let lastOpen = 0; // when the last attempt began (Date.now())
+  let backAt = 0; // when the server was last seen to be back (serverBack)
 
   function open(failures, reopened) {
     lastOpen = Date.now();
     const address = url();
     const source = new EventSource(`${address}${address.includes("?") ? "&" : "?"}heartbeat=event`);
-    const connection = { source, opened: false, failures, heard: Date.now(), limit: FIRST_SILENCE_MS };
+    const connection = {
+      source, opened: false, failures, began: lastOpen, heard: Date.now(), limit: FIRST_SILENCE_MS,
+    };
     live = connection;
     const heard = () => { connection.heard = Date.now(); };
     for (const kind of kinds) {
@@ -80,9 +83,26 @@ export function followStream({ url, kinds, onEvent, onOpen = () => {}, onEnd = (
     live = null;
     onLost();
     const tries = connection.opened ? 0 : connection.failures + 1;
-    const wait = Math.min(REOPEN_MS * 2 ** tries, MAX_REOPEN_MS);
-    const timer = setTimeout(() => reopen(), wait / 2 + Math.random() * (wait / 2));
-    reopening = { timer, failures: tries };
+    const grown = Math.min(REOPEN_MS * 2 ** tries, MAX_REOPEN_MS);
+    let wait = grown / 2 + Math.random() * (grown / 2);
+    // An attempt that never opened, and the server was seen back while it was under way: it
+    // began while the server was away, so its failure says nothing of the server now (a sign
+    // of it that came meanwhile found no stream waiting, and was lost: the stream waited up to
+    // 10 s more). (A stream that was open and dropped waits as ever: the page's reads answered
+    // while it was open say nothing of why it dropped.)
+    if (!connection.opened && backAt >= connection.began) wait = Math.min(wait, soonest());
+    schedule(wait, tries);
+  }
+
+  // The next attempt in `wait` ms.
+  function schedule(wait, failures) {
+    const timer = setTimeout(() => reopen(), wait);
+    reopening = { timer, at: Date.now() + wait, failures };
+  }
+
+  // How long until an attempt is allowed again: at most one in REOPEN_MS.
+  function soonest() {
+    return Math.max(0, lastOpen + REOPEN_MS - Date.now());
   }
 
   function reopen() {
@@ -94,10 +114,20 @@ export function followStream({ url, kinds, onEvent, onOpen = () => {}, onEnd = (
   }
 
   // The server is back (it answered the page) or the network is: a stream waiting to be
-  // reopened is reopened now, at most once in REOPEN_MS (its wait goes on growing should the
-  // stream itself still fail to open, e.g. behind a proxy that has not found the server yet).
+  // reopened is reopened now, or as soon as once in REOPEN_MS allows (the page's read that
+  // shows the server back often comes right after an attempt: skipped, that sign was lost and
+  // the stream waited up to 10 s more); one under way is tried again so if it fails (`lost`).
+  // Its wait goes on growing should the stream itself still fail to open after the server was
+  // seen back (e.g. behind a proxy that has not found the server yet).
   function serverBack() {
-    if (reopening !== null && Date.now() - lastOpen >= REOPEN_MS) reopen();
+    backAt = Date.now();
+    if (reopening === null) return;
+    const wait = soonest();
+    if (wait === 0) reopen();
+    else if (Date.now() + wait < reopening.at) {
+      clearTimeout(reopening.timer);
+      schedule(wait, reopening.failures);
+    }
   }
   const stopListening = onServerAnswer(serverBack);
   window.addEventListener("online", serverBack);

@@ -40,14 +40,19 @@ from fastapi.testclient import TestClient
 from app.application import CanastaApp
 from app.main import create_app
 from app.settings import Settings, eventsourcing_env
+from tests.e2e.server import STARTUP_SECONDS
 from tests.support.http import Game, Headers, free_port, open_table, register_player
 from tests.support.keys import key_file, needs_key
 from tests.support.log_watch import LogWatch
 
 REPO = Path(__file__).resolve().parents[2]
 
-#: Seconds a uvicorn process may take to answer /health, and to exit after SIGTERM.
-SERVER_START_TIMEOUT = 30.0
+#: Seconds a uvicorn process may take to answer /health: the bound of tests/e2e/server.py (30 s
+#: ran out for 5 servers of one run on a busy box; the wait ends as soon as /health answers).
+SERVER_START_TIMEOUT = STARTUP_SECONDS
+#: How long one /health request may take before it is tried again.
+HEALTH_TIMEOUT = 2.0
+#: Seconds a uvicorn process may take to exit after SIGTERM.
 SERVER_STOP_TIMEOUT = 15.0
 
 
@@ -199,7 +204,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
             if process.poll() is not None:
                 pytest.fail(f"uvicorn exited with {process.returncode}:\n{server.log()}")
             try:
-                if httpx.get(server.url + "/health", timeout=1.0).status_code == 200:
+                if httpx.get(server.url + "/health", timeout=HEALTH_TIMEOUT).status_code == 200:
                     return server
             except httpx.TransportError:
                 pass

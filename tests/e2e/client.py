@@ -179,16 +179,24 @@ class Api:
         return self.call("POST", f"/deals/{deal_id}/commands", player=player, json=request)
 
 
-def play_from_menu(api: Api, player: Player, deal: str, rng: random.Random) -> bool:
+#: The moves of a short turn (a draw, a discard): for a player who must beat a turn clock.
+QUICK_MOVES = ("cut", "draw", "discard")
+
+
+def play_from_menu(
+    api: Api, player: Player, deal: str, rng: random.Random, prefer: tuple[str, ...] = ()
+) -> bool:
     """One move of ``player`` chosen at random from his move menu (``GET /deals/{id}/moves``)
-    if he is to act; True if it was accepted (409: a bot or a timeout moved between the reads)."""
+    if he is to act (among the moves of the types in ``prefer``, if there are any); True if it
+    was accepted (409: a bot or a timeout moved between the reads)."""
     menu = api.call("GET", f"/deals/{deal}/moves", player=player, expect=200).json()
     if not menu["moves"]:
         return False
+    preferred = [move for move in menu["moves"] if move["type"] in prefer]
     request = {
         "seq": menu["next_seq"],
         "expect": menu["expect"],
-        "command": rng.choice(menu["moves"]),
+        "command": rng.choice(preferred or menu["moves"]),
     }
     answer = api.call("POST", f"/deals/{deal}/commands", player=player, json=request)
     assert answer.status_code in (200, 409), answer.text  # 409: a bot moved between the reads
