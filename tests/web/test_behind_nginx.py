@@ -44,13 +44,19 @@ def open_page(page: Page, path: str) -> None:
     expect(page.locator("body[data-ready=true]")).to_be_attached()
 
 
-def menu_types(api: Api, player: Player, deal: str) -> set[str]:
+def menu_types(api: Api, player: Player, deal: str) -> tuple[set[str], int]:
+    """The types of the player's moves now, and the step of the deal they are for."""
     menu = api.call("GET", f"/deals/{deal}/moves", player=player, expect=200).json()
-    return {move["type"] for move in menu["moves"]}
+    return {move["type"] for move in menu["moves"]}, menu["expect"]["step"]
 
 
-def click_a_move(page: Page, types: set[str]) -> bool:
-    """ann's move by clicking, when it is a draw or a discard (of her first card)."""
+def click_a_move(page: Page, types: set[str], step: int) -> bool:
+    """ann's move by clicking, when it is a draw or a discard (of her first card). The hand
+    is counted once her page shows the deal at ``step`` (the menu's): a page still showing
+    an earlier step (the hands not dealt yet, a draw not drawn) would be counted wrong, and a
+    draw then seemed drawn at the first redraw."""
+    if types & {"draw", "discard"}:
+        expect(page.locator(f'#deal .deal[data-step="{step}"]')).to_be_attached()
     if "draw" in types:
         before = page.locator("#hand [data-card]").count()
         page.locator('#moves [data-move="draw"]').click()
@@ -91,8 +97,8 @@ def test_a_player_and_a_spectator_through_nginx_over_https(
     for _ in range(40):
         if clicked >= 4:
             break
-        types = menu_types(api, ann, deal)
-        if click_a_move(ann_page, types):
+        types, at = menu_types(api, ann, deal)
+        if click_a_move(ann_page, types, at):
             clicked += 1
         elif types:
             play_from_menu(api, ann, deal, rng)  # a cut, a meld...: through the API
