@@ -242,12 +242,15 @@ export function renderMoves(ctx) {
     const field = element("input", {
       id: "cut-n", type: "number", min: "1", max: String(most), value: typedCut || String(Math.ceil(most / 2)),
     });
-    buttons.push(element("div", { class: "cut" },
-      element("label", { for: "cut-n", text: t("move_cut_count", { most }) }), field));
-    buttons.push(button(t("move_cut"), "cut", () => {
+    const cut = button(t("move_cut"), "cut", () => {
       const n = Math.min(most, Math.max(1, Math.round(Number(field.value) || 1)));
       play({ type: "cut", n });
-    }));
+    });
+    // The field and its button on one line under the label: beside a long label the button
+    // stood a label's width away from the field (on a phone, half the panel).
+    buttons.push(element("div", { class: "cut" },
+      element("label", { for: "cut-n", text: t("move_cut_count", { most }) }),
+      element("div", { class: "cut-row" }, field, cut)));
   }
   if (byType(menu, "draw").length) buttons.push(button(t("move_draw"), "draw", () => play({ type: "draw" })));
   const takes = byType(menu, "take_pile");
