@@ -110,7 +110,11 @@ function seatItem(view, seat, names, ownSeat = null) {
   }
   const count = view.hand_counts[String(seat)] ?? 0;
   const label = t("table_hand_count", { count });
-  item.append(element("p", { class: "count" }, back(label), element("span", { text: label })));
+  // On an upright phone the words give way to the number (`data-count`) beside the card back
+  // (deal.css): the words stay for a screen reader.
+  const counted = element("p", { class: "count" }, back(label), element("span", { class: "count-words", text: label }));
+  counted.dataset.count = String(count);
+  item.append(counted);
   const ponytail = view.ponytail_counts?.[String(seat)];
   if (ponytail) item.append(element("p", { class: "count", text: t("table_ponytail_count", { count: ponytail }) }));
   const asked = view.question && view.question.answer === null;

@@ -31,7 +31,7 @@ import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
 import { seatName } from "./words.js";
 import { logItem } from "./table_log.js";
-import { limitRefusal, mayMeld, renderMoves } from "./table_moves.js";
+import { composeAddition, limitRefusal, mayMeld, renderMoves } from "./table_moves.js";
 import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
 import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
@@ -204,17 +204,18 @@ function addToMeld(side, rank) {
     showError(new Refused(0, "selection", t("move_select_first")), { move: true });
     return;
   }
-  play({ type: "meld", melds: [{ cards: [...state.selected], rank }] }, { check: true });
+  const { command, problem } = composeAddition([...state.selected], rank, state.menu.meld_limits, state.menu.melds);
+  play(command, { check: true, problem, onto: rank });
 }
 
 // Sends a command with the menu's expect and next_seq; a composed one is dry-run first
 // (POST /deals/{id}/commands/check) and not sent when it would be refused. `problem`: its
 // melds break the entry's meld limits (composeMelds): said at once, nothing is sent.
-async function play(command, { check = false, problem = null } = {}) {
+async function play(command, { check = false, problem = null, onto = null } = {}) {
   const { menu, dealId } = state;
   if (!menu || state.busy) return;
   clearError();
-  if (problem) return showError(limitRefusal(problem), { move: true });
+  if (problem) return showError(limitRefusal(problem, onto), { move: true });
   state.busy = true;
   // The cards this command was composed from; a card selected while it is on its way (the
   // live log may show the move before its answer comes) stays selected for the next one.

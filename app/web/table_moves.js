@@ -57,8 +57,14 @@ function breaksWithWild(limits, meld) {
 // A `problem` of composeMelds as a refusal: "Refused: the selected cards cannot be melded:
 // the 7 meld takes no wild card (R-MA-MELD-5)", its status 400 like the server's refusals so
 // that the rule's id is a link to the rule, as theirs is.
-export function limitRefusal(problem) {
-  return new Refused(400, problem.rule, t("meld_limit_cannot", { why: t(problem.key, problem.values) }));
+// An addition to a meld (`onto`: its rank) says so: "Refused: the selected cards cannot be
+// added to the 7 meld: the 7 meld takes no wild card (R-MA-MELD-5)".
+export function limitRefusal(problem, onto = null) {
+  const why = t(problem.key, problem.values);
+  const text = onto === null ? t("meld_limit_cannot", { why })
+    : onto === "W" ? t("meld_limit_cannot_add_wild", { why })
+      : t("meld_limit_cannot_add", { why, rank: rankText(onto) });
+  return new Refused(400, problem.rule, text);
 }
 
 // The selected cards as melds, grouped within the side's meld limits (the menu's `meld_limits`
@@ -67,8 +73,9 @@ export function limitRefusal(problem) {
 // all wild cards a meld of rank W, black threes a meld of their own. Returns {melds, problem}:
 // `problem` ({rule, key, values}) says why the selection cannot be melded as grouped, before
 // anything is sent; the dry run still judges the whole command (the initial minimum, closed
-// ranks).
-export function composeMelds(codes, limits, sideMelds = []) {
+// ranks). `onto`: the rank of the side's open meld the cards are added to (a click on that
+// meld, composeAddition): the wild cards go to it even without naturals of its rank.
+export function composeMelds(codes, limits, sideMelds = [], onto = null) {
   const naturals = new Map();
   const wilds = [];
   const threes = [];
@@ -82,6 +89,7 @@ export function composeMelds(codes, limits, sideMelds = []) {
     }
   }
   const open = (rank) => sideMelds.find((meld) => meld.rank === rank && !meld.closed);
+  if (onto !== null && onto !== "W" && !naturals.has(onto)) naturals.set(onto, []);
   if (naturals.size === 0 && threes.length === 0) {
     if (!wilds.length) return { melds: [], problem: null };
     const held = open("W");
@@ -122,6 +130,17 @@ export function composeMelds(codes, limits, sideMelds = []) {
   const out = melds.map(({ cards, rank }) => ({ cards, rank }));
   if (threes.length) out.push({ cards: threes });
   return { melds: out, problem };
+}
+
+// The selected cards added to the side's open meld of `rank` (a click on that meld): the
+// command, and composeMelds' `problem` when the meld with the cards added breaks the limits,
+// said before anything is sent. A selection with cards of another rank (or threes) is left to
+// the dry run, which names the card.
+export function composeAddition(codes, rank, limits, sideMelds) {
+  const command = { type: "meld", melds: [{ cards: [...codes], rank }] };
+  const joins = (code) => isWild(code) || (rank !== "W" && parseCard(code).rank === rank);
+  if (rank === "3" || !codes.every(joins)) return { command, problem: null };
+  return { command, problem: composeMelds(codes, limits, sideMelds, rank).problem };
 }
 
 // A take of the pile with the selected cards: the top with the selected cards of its rank and
@@ -223,12 +242,15 @@ export function renderMoves(ctx) {
     const field = element("input", {
       id: "cut-n", type: "number", min: "1", max: String(most), value: typedCut || String(Math.ceil(most / 2)),
     });
-    buttons.push(element("div", { class: "cut" },
-      element("label", { for: "cut-n", text: t("move_cut_count", { most }) }), field));
-    buttons.push(button(t("move_cut"), "cut", () => {
+    const cut = button(t("move_cut"), "cut", () => {
       const n = Math.min(most, Math.max(1, Math.round(Number(field.value) || 1)));
       play({ type: "cut", n });
-    }));
+    });
+    // The field and its button on one line under the label: beside a long label the button
+    // stood a label's width away from the field (on a phone, half the panel).
+    buttons.push(element("div", { class: "cut" },
+      element("label", { for: "cut-n", text: t("move_cut_count", { most }) }),
+      element("div", { class: "cut-row" }, field, cut)));
   }
   if (byType(menu, "draw").length) buttons.push(button(t("move_draw"), "draw", () => play({ type: "draw" })));
   const takes = byType(menu, "take_pile");

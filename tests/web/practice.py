@@ -14,10 +14,13 @@ from playwright.sync_api import Page, expect
 from tests.web.pages import LIVE_MS
 
 
-def start_practice(http: httpx.Client, headers: dict[str, str]) -> tuple[str, str]:
-    """The player's practice table against the basic bot (classic, two seats): its id and its
-    first deal's."""
-    practice = {"entry": "classic", "players": 2, "bot": "basic"}
+def start_practice(
+    http: httpx.Client, headers: dict[str, str], players: int = 2, **more: Any
+) -> tuple[str, str]:
+    """The player's practice table against the basic bot (classic, two seats unless
+    ``players``; ``more``: other fields of the request, such as ``turn_seconds``): its id and
+    its first deal's."""
+    practice = {"entry": "classic", "players": players, "bot": "basic", **more}
     started = http.post("/tables/practice", json=practice, headers=headers)
     assert started.status_code == 201, started.text
     return started.json()["table"], started.json()["deal"]

@@ -15,6 +15,7 @@ from tests.support.http import open_table, register_player
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import deck_for
 from tests.web.pages import table_page
+from tests.web.practice import start_practice
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -43,10 +44,7 @@ def test_who_plays_is_compact_on_a_phone_and_says_all_it_said(
     new_context: NewContext, http: httpx.Client
 ) -> None:
     headers = register_player(http, "ivy")
-    practice = {"entry": "classic", "players": 4, "bot": "basic", "turn_seconds": 120}
-    started = http.post("/tables/practice", json=practice, headers=headers)
-    assert started.status_code == 201, started.text
-    table = started.json()["table"]
+    table, _ = start_practice(http, headers, players=4, turn_seconds=120)
     page = table_page(new_context(viewport=PHONES["upright"], **TOUCH), headers, table)
     panel = page.locator("#seat-panel")
     expect(panel.locator("li[data-seat-play]")).to_have_count(4)
