@@ -15,7 +15,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
+from tests.support.http import open_table
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
+from tests.web.pages import LIVE_MS, open_lobby, signed_in
 from tests.web.test_meld_limits import HAND, mia_after_drawing, mias_page, select_and_meld
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -75,3 +77,25 @@ def test_an_english_page_says_the_rule_and_the_server_s_message(
     expect(error.locator(".refusal-detail")).to_contain_text("125")
     expect(error.locator(".refusal-detail")).not_to_contain_text("English")
     screenshot(mia, "refusal-line-en", full_page=False)
+
+
+def test_the_host_s_refusal_in_the_lobby_is_said_in_chinese(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """The lobby's refusals go the same way: the host's teams of a shape the entry does not
+    allow (R-SEAT-2), refused in the table's card."""
+    names = ["kai", "lei", "mo", "nan", "ou"]
+    headers = open_table(http, names, start=False).headers  # classic of 5: teams to choose
+    host = signed_in(open_lobby(new_context())[0], headers["kai"])
+    in_language(host, "zh")
+    teams = host.locator("fieldset.host-teams")
+    expect(teams.locator("select")).to_have_count(5, timeout=LIVE_MS)
+    for seat in range(5):
+        teams.locator("select").nth(seat).select_option("A")
+    teams.get_by_role("button").click()
+    alert = host.get_by_role("alert").filter(has_text="R-SEAT-2")
+    expect(alert.locator(".refusal-rule")).to_have_text(
+        "被拒绝：五人时两队分别为三人和两人，六人时各三人（R-SEAT-2）"
+    )
+    expect(alert.locator(".refusal-detail [lang=en]")).not_to_be_empty()
+    screenshot(host, "refusal-line-lobby-zh", full_page=False)
