@@ -5,6 +5,7 @@
 export const LANGS = ["en", "zh", "ru", "th"];
 
 let strings = {};
+let ruleLines = {}; // each rule's line, by its id (app/web/i18n/rules/<lang>.json)
 let plurals = new Intl.PluralRules("en");
 
 export const $ = (id) => document.getElementById(id);
@@ -31,10 +32,15 @@ export function tNodes(key, values = {}) {
   return t(key, marked).split(/\u0000(\w+)\u0000/).map((part, i) => (i % 2 ? values[part] : part));
 }
 
-// Loads a language's catalogue and fills every [data-i18n] node of the page.
+// Loads a language's catalogue (and its rules' lines, for the refusals) and fills every
+// [data-i18n] node of the page.
 export async function loadLanguage(lang) {
-  const answer = await fetch(`/web/i18n/${lang}.json`, { credentials: "same-origin" });
+  const [answer, rules] = await Promise.all([
+    fetch(`/web/i18n/${lang}.json`, { credentials: "same-origin" }),
+    fetch(`/web/i18n/rules/${lang}.json`, { credentials: "same-origin" }).catch(() => null),
+  ]);
   strings = await answer.json();
+  ruleLines = rules?.ok ? await rules.json().catch(() => ({})) : {};
   plurals = new Intl.PluralRules(lang);
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-i18n]")) {
@@ -86,12 +92,15 @@ export function onServerAnswer(listener) {
   return () => answerListeners.delete(listener);
 }
 
+// `local`: a refusal the page made itself, its message in the player's language already
+// (the meld limits', table_moves.js): said as it is, not by its rule's line.
 export class Refused extends Error {
   constructor(status, code, message, details = null) {
     super(message);
     this.status = status;
     this.code = code;
     this.details = details;
+    this.local = false;
   }
 }
 
@@ -190,21 +199,53 @@ export function unreachable(error) {
   return error instanceof Refused && error.code === "network";
 }
 
-// "Refused: <message> (<code>)" for a server's refusal, the message alone otherwise.
+// A server's refusal by a rule (its code a rule id: R-PILE-3) is said by the rule's line in the
+// page's language, "Refused: to take a frozen pile, meld its top card with two ... (R-PILE-3)",
+// and the server's own message, in English, is the detail under it (docs/web.md, "Refusals").
+// Null for anything else: a code that is no rule (not_found), a refusal the page made itself
+// and said in the player's language already (`local`), an unknown rule.
+export function ruleLine(error) {
+  if (!(error instanceof Refused) || error.status === 0 || error.local) return null;
+  return Object.hasOwn(ruleLines, error.code) ? ruleLines[error.code] : null;
+}
+
+// "Refused: <message> (<code>)" for a server's refusal, the message alone otherwise; a rule's
+// refusal: "Refused: <the rule's line> (<code>)", then its detail.
 export function errorText(error) {
   if (error instanceof Refused && error.status !== 0) {
-    return t("error", { message: error.message, code: error.code });
+    const line = ruleLine(error);
+    if (line === null) return t("error", { message: error.message, code: error.code });
+    return `${t("error", { message: line, code: error.code })} ${detailText(error)}`;
   }
   return error instanceof Refused ? error.message : String(error);
 }
 
 // "Refused: <message> (<code>)" as nodes, for an error box: the code a link to what the rules
-// say of it (codeLink); the message alone for anything but a server's refusal.
+// say of it (codeLink); the message alone for anything but a server's refusal. A rule's refusal:
+// its line, then the server's detail on a line of its own, smaller.
 export function errorNodes(error) {
   if (error instanceof Refused && error.status !== 0) {
-    return tNodes("error", { message: error.message, code: codeLink(error.code) });
+    const line = ruleLine(error);
+    if (line === null) return tNodes("error", { message: error.message, code: codeLink(error.code) });
+    return [
+      element("span", { class: "refusal-rule" }, ...tNodes("error", { message: line, code: codeLink(error.code) })),
+      detailNode(error),
+    ];
   }
   return [errorText(error)];
+}
+
+// The server's message under a rule's line: as it is on an English page; elsewhere "In
+// English: ...", marked English (lang) so that a screen reader or a translator reads it so.
+function detailNode(error) {
+  const english = document.documentElement.lang === "en";
+  const message = element("span", { lang: "en", text: error.message });
+  const said = english ? [message] : tNodes("refusal_detail", { message });
+  return element("small", { class: "refusal-detail" }, ...said);
+}
+
+function detailText(error) {
+  return document.documentElement.lang === "en" ? error.message : t("refusal_detail", { message: error.message });
 }
 
 // A server's error code (a rule id, or one of the others: malformed, not_found, ...) as a link

@@ -13,7 +13,7 @@
 //   #moves [data-move=cut|draw|take_pile|meld|discard|decline_pile|pick_up_ponytail|
 //           ask_partner|answer_yes|answer_no|clear|suggestion]  the move buttons; #cut-n;
 //   #log li[data-step][data-kind]  one line per event (never twice, none missed);
-//   #error (role=alert) a refusal, "Refused: <message> (<code>)", the code a link to the rules;
+//   #error (role=alert) a refusal, "Refused: <the rule's line or message> (<code>)", the code a link to the rules;
 //   #status the situation; #to-rules the rules of the table's entry (a new tab);
 //   #next-deal, #stop-game, #stop-confirm, #stop-cancel  the host's controls; #totals, #totals-table, #winner;
 //   #to-replay (the deal's replay), #to-table (on /deals/{id}); #waiting (before the start;
@@ -215,7 +215,9 @@ async function play(command, { check = false, problem = null, onto = null } = {}
   const { menu, dealId } = state;
   if (!menu || state.busy) return;
   clearError();
-  if (problem) return showError(limitRefusal(problem, onto), { move: true });
+  if (problem) {
+    return showError(Object.assign(limitRefusal(problem, onto), { local: true }), { move: true });
+  }
   state.busy = true;
   // The cards this command was composed from; a card selected while it is on its way (the
   // live log may show the move before its answer comes) stays selected for the next one.

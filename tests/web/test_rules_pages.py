@@ -155,7 +155,8 @@ def test_a_refused_move_s_rule_opens_in_a_new_tab_at_that_rule(
     expect(alert).to_contain_text("Refused: ")
     code = alert.locator("a").inner_text()
     assert code.startswith("R-PILE-"), alert.inner_text()
-    assert alert.inner_text().endswith(f"({code})")
+    # The rule's line ends with the code; the server's message is the detail under it.
+    assert alert.locator(".refusal-rule").inner_text().endswith(f"({code})")
     link = alert.get_by_role("link", name=f"{code} in the rules (opens in a new tab)")
     expect(link).to_be_in_viewport()  # in the move panel, where he pressed
     screenshot(page, f"rules-table-refused-{viewport}", full_page=False)
