@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -32,6 +33,14 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     yield from stacked_decks_server(tmp_path_factory, "gaps")
 
 
+def leave(http: httpx.Client, table: str, headers: Headers) -> Any:
+    """The player leaves his seat: the answer's body, which must be a success (a failure
+    shows its status and error, not a KeyError on the body)."""
+    answer = http.post(f"/tables/{table}/leave", headers=headers)
+    assert answer.status_code == 200, f"leave: {answer.status_code} {answer.text}"
+    return answer.json()
+
+
 def test_the_lobby_shows_the_clock_and_who_is_away(
     new_context: NewContext, http: httpx.Client
 ) -> None:
@@ -41,7 +50,7 @@ def test_the_lobby_shows_the_clock_and_who_is_away(
     for seat, who in enumerate((fay, gus)):
         assert http.post(f"/tables/{clocked}/seats", json={"seat": seat}, headers=who).is_success
     assert http.post(f"/tables/{clocked}/start", headers=fay).status_code == 201
-    assert http.post(f"/tables/{clocked}/leave", headers=gus).json()["seat"] == 1
+    assert leave(http, clocked, gus)["seat"] == 1
     plain = http.post("/tables", json={"entry": "classic", "players": 2}, headers=gus).json()["id"]
 
     page, _ = open_lobby(new_context())
@@ -153,8 +162,8 @@ def test_while_the_host_is_away_a_player_opens_the_next_deal_and_the_log_names_t
     for step in deal.steps:
         play_step(http, game, step)
     ann, bob, cyd, dee = (game.headers[name] for name in game.names)
-    assert http.post(f"/tables/{game.table}/leave", headers=ann).json()["seat"] == 0
-    assert http.post(f"/tables/{game.table}/leave", headers=dee).json()["seat"] == 3
+    assert leave(http, game.table, ann)["seat"] == 0
+    assert leave(http, game.table, dee)["seat"] == 3
 
     # The host, away: no "Give" for his own seat, only for dee's.
     host = table_page(new_context(), ann, game.table)
@@ -193,7 +202,7 @@ def test_while_the_host_is_away_a_player_opens_the_next_deal_and_the_log_names_t
     play_until(page, "#log li:has-text('the basic bot (for dee)')", http, [bob, cyd], second)
     # cyd leaves mid-deal: his lines before say cyd, the bot's after say so.
     play_until(page, "#log li:has-text('cyd drew')", http, [bob, cyd], second)
-    assert http.post(f"/tables/{game.table}/leave", headers=cyd).json()["seat"] == 2
+    assert leave(http, game.table, cyd)["seat"] == 2
     changed = page.locator("#log li[data-kind=SeatPlayerChanged]")
     expect(changed).to_contain_text(
         "cyd is away: the basic bot (for cyd) plays the seat until he is back.", timeout=LIVE_MS
