@@ -198,9 +198,27 @@ class PrimaryTrackingRecorder(PostgresTrackingRecorder):
     """The library's tracking recorder on the primary."""
 
 
-class PrimaryFactory(PostgresFactory):
-    """The library's PostgreSQL factory, its queries tried within the connect timeout;
-    ``PRIMARY_FACTORY_TOPIC`` as ``PERSISTENCE_MODULE``."""
+class _PromptPoolFactory(PostgresFactory):
+    """The library's PostgreSQL factory whose pool connects again as soon as the database is
+    back after an outage. psycopg_pool replaces each connection an outage broke by an
+    attempt that pauses 1, 2, 4, 8, 16... seconds between its tries, for up to five minutes
+    (``reconnect_timeout``): after an outage of 11 s the next try came at 15 s, and a request
+    meanwhile waited for a connection in vain (503 ``database_unavailable`` after the database
+    was back: for as long again as the outage, at worst). Here an attempt tries for the
+    connect timeout only (``CANASTA_DATABASE_WAIT_SECONDS``: tries at once, 1 s later and at
+    its end), then gives its place up; the next request that waits for a connection makes the
+    pool open one at once (psycopg_pool grows a pool with waiting clients)
+    (tests/app/test_pool_recovery.py)."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        pool = self.datastore.pool
+        pool.reconnect_timeout = max(float(pool.timeout), 1.0)
+
+
+class PrimaryFactory(_PromptPoolFactory):
+    """The library's PostgreSQL factory, its queries tried within the connect timeout, its
+    pool connecting again promptly; ``PRIMARY_FACTORY_TOPIC`` as ``PERSISTENCE_MODULE``."""
 
     aggregate_recorder_class = PrimaryAggregateRecorder
     application_recorder_class = PostgresRecorder
@@ -220,7 +238,7 @@ ReplicaAggregateRecorder = run_once(PostgresAggregateRecorder, "ReplicaAggregate
 ReplicaTrackingRecorder = run_once(PostgresTrackingRecorder, "ReplicaTrackingRecorder", __name__)
 
 
-class ReplicaFactory(PostgresFactory):
+class ReplicaFactory(_PromptPoolFactory):
     """The library's PostgreSQL factory with recorders that do not retry (the snapshots'
     included); ``REPLICA_FACTORY_TOPIC`` as ``PERSISTENCE_MODULE``."""
 
