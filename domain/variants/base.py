@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 
 from domain.cards import CARDS, full_deck
 from domain.deal_events import Breakdown
@@ -169,7 +169,14 @@ class Variant:
     def meld_limits(self, st: DealState, side: str, opening: bool) -> MeldLimits:
         """R-MELD-1..3, R-MELD-6 (and the entries' own): what a meld of the side may hold now;
         ``opening``: in the command that makes the side's initial meld. The move menu gives
-        the same limits to clients (docs/api.md, ``meld_limits``)."""
+        the same limits to clients (docs/api.md, ``meld_limits``). Here the entry's own,
+        whatever the state (an entry whose limits depend on it adds to them)."""
+        return self.entry_meld_limits
+
+    @cached_property
+    def entry_meld_limits(self) -> MeldLimits:
+        """The limits of the entry's fields, made once: every meld the rules check asks
+        for them."""
         too_few, not_more = self.ratio_rules
         return MeldLimits(
             min_cards=3,
