@@ -215,9 +215,7 @@ async function play(command, { check = false, problem = null, onto = null } = {}
   const { menu, dealId } = state;
   if (!menu || state.busy) return;
   clearError();
-  if (problem) {
-    return showError(Object.assign(limitRefusal(problem, onto), { local: true }), { move: true });
-  }
+  if (problem) return showError(limitRefusal(problem, onto), { move: true });
   state.busy = true;
   // The cards this command was composed from; a card selected while it is on its way (the
   // live log may show the move before its answer comes) stays selected for the next one.

@@ -64,7 +64,9 @@ export function limitRefusal(problem, onto = null) {
   const text = onto === null ? t("meld_limit_cannot", { why })
     : onto === "W" ? t("meld_limit_cannot_add_wild", { why })
       : t("meld_limit_cannot_add", { why, rank: rankText(onto) });
-  return new Refused(400, problem.rule, text);
+  const refused = new Refused(400, problem.rule, text);
+  refused.local = true; // said in the player's language already, not by the rule's line
+  return refused;
 }
 
 // The selected cards as melds, grouped within the side's meld limits (the menu's `meld_limits`
