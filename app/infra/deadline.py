@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 #: The shortest wait for a connection a try is given (one begun at or past its deadline: the
 #: first try of a command queued that long; a connection ready in the pool is taken at once).
@@ -26,15 +26,20 @@ _local = threading.local()
 
 
 @contextmanager
-def since(started: float) -> Iterator[None]:
-    """The queries this thread runs meanwhile count their time from ``started``
-    (``time.monotonic()``), if it is earlier than their first try."""
-    previous = getattr(_local, "since", None)
-    _local.since = started if previous is None else min(previous, started)
+def _earliest(name: str, value: float) -> Iterator[None]:
+    """This thread's ``name`` is ``value`` meanwhile, or the earlier one it had."""
+    previous: float | None = getattr(_local, name, None)
+    setattr(_local, name, value if previous is None else min(previous, value))
     try:
         yield
     finally:
-        _local.since = previous
+        setattr(_local, name, previous)
+
+
+def since(started: float) -> AbstractContextManager[None]:
+    """The queries this thread runs meanwhile count their time from ``started``
+    (``time.monotonic()``), if it is earlier than their first try."""
+    return _earliest("since", started)
 
 
 def started(now: float) -> float:
@@ -44,16 +49,10 @@ def started(now: float) -> float:
     return now if earlier is None else min(earlier, now)
 
 
-@contextmanager
-def until(deadline: float) -> Iterator[None]:
+def until(deadline: float) -> AbstractContextManager[None]:
     """The connection waits of this thread end by ``deadline`` (``time.monotonic()``)
     meanwhile (the earliest one, if they nest)."""
-    previous = getattr(_local, "deadline", None)
-    _local.deadline = deadline if previous is None else min(previous, deadline)
-    try:
-        yield
-    finally:
-        _local.deadline = previous
+    return _earliest("deadline", deadline)
 
 
 def remaining(timeout: float) -> float:

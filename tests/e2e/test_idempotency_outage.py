@@ -13,7 +13,6 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 import httpx
 import psycopg
@@ -21,20 +20,13 @@ import pytest
 
 from tests.e2e.client import Api
 from tests.e2e.server import Server
+from tests.support.bots import wait_for
 from tests.support.relay import Relay
 
 pytestmark = pytest.mark.postgres
 
 #: CANASTA_DATABASE_WAIT_SECONDS: a request waits this long for the database, then 503.
 WAIT_SECONDS = 1
-
-
-def until(what: str, check: Any, seconds: float = 30.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while not (result := check()):
-        assert time.monotonic() < deadline, f"{what}: not within {seconds:g}s"
-        time.sleep(0.05)
-    return result
 
 
 @pytest.mark.parametrize(
@@ -84,12 +76,8 @@ def test_a_key_whose_request_met_an_outage_before_recording_is_free_for_the_retr
             sent = threading.Thread(target=join)
             sent.start()
             with psycopg.connect(migrated_postgres_url, autocommit=True) as look:
-                until(
-                    "the key taken",
-                    lambda: (
-                        look.execute("SELECT count(*) FROM idempotency_keys").fetchone() == (1,)
-                    ),
-                )
+                taken = "SELECT count(*) FROM idempotency_keys"
+                wait_for(lambda: look.execute(taken).fetchone() == (1,), 30, "no key taken")
             time.sleep(0.3)  # its read waits for the lock
             relay.cut()
             sent.join(60)
@@ -99,7 +87,7 @@ def test_a_key_whose_request_met_an_outage_before_recording_is_free_for_the_retr
         assert first.json()["error"]["code"] == "database_unavailable"
 
         relay.resume()
-        until("ready", lambda: api.call("GET", "/ready").status_code == 200)
+        wait_for(lambda: api.call("GET", "/ready").status_code == 200, 30, "not ready")
         again = httpx.post(
             f"{server.url}/tables/{table}/seats", json={"seat": 0}, headers=key, timeout=60
         )
