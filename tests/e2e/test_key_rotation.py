@@ -1,17 +1,20 @@
 """``canasta keys rotate`` while the servers run (docs/operations.md, "Signing keys"): an
-operator rotates the key of a PostgreSQL server of two workers, restarting nothing. Every
-worker publishes the new key as its current one at its next request to
-``/.well-known/canasta-keys`` (and still the old one, retired), the next finished deal is
-signed by the new key, and ``canasta audit`` finds the deal signed before the rotation and
-the one after it valid, each under its own key. Before 4 December 2026 each process kept the
+operator rotates the key of a PostgreSQL server of two workers and a ``canasta bots``
+process, restarting nothing. Every worker publishes the new key as its current one at its
+next request to ``/.well-known/canasta-keys`` (and still the old one, retired), the next
+finished deal is signed by the new key, by a worker (people's moves) as by the bots' process
+(a table of bots), and ``canasta audit`` finds the deal signed before the rotation and those
+after it valid, each under its own key. Before 4 December 2026 each process kept the
 key it read at start-up until it was restarted."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ import pytest
 
 from tests.e2e.client import Game
 from tests.e2e.conftest import make_backend
+from tests.e2e.server import bots_process, stopped_within
 from tests.support.keys import key_file
 
 pytestmark = pytest.mark.postgres
@@ -57,8 +61,13 @@ def test_a_rotation_takes_effect_in_every_running_worker_without_a_restart(
     retired = tmp_path / "retired-keys"
     keys = key_file(tmp_path)  # the servers' key file (tests/e2e/server.py)
     env = {"CANASTA_RETIRED_KEYS_DIR": str(retired)}
-    backend = make_backend("postgres", tmp_path, migrated_postgres_url, env)
+    # the bots are played by ``canasta bots`` only (it reads the same key file)
+    backend = make_backend(
+        "postgres", tmp_path, migrated_postgres_url, {**env, "CANASTA_RUN_BOTS": "false"}
+    )
     backend.server.start()
+    log = tmp_path / "bots.log"
+    bots = bots_process(backend.server, log)  # started with the old key
     try:
         game = Game(api=backend.api(), shadow=backend.shadow(), prefix="kr")
         game.set_up()
@@ -77,7 +86,23 @@ def test_a_rotation_takes_effect_in_every_running_worker_without_a_restart(
         assert all(answer == [(new, True), (old, False)] for answer in answers), answers
 
         game.play_deal(game.next_deal())
+
+        # a table of bots: its deal is recorded, and signed, by the bots' process
+        api = backend.api()
+        hal = api.register("hal")
+        robots = api.create_table(hal, "classic", 4)
+        for seat in range(4):
+            bot = {"seat": seat, "bot": "basic"}
+            api.call("POST", f"/tables/{robots}/seats", player=hal, json=bot, expect=200)
+        api.start(hal, robots)
+        deadline = time.monotonic() + 300
+        while not api.table(robots)["deal_scores"]:
+            assert bots.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "the bots did not finish their deal"
+            time.sleep(0.2)
     finally:
+        bots.send_signal(signal.SIGTERM)
+        assert stopped_within(bots, 15) == 0, log.read_text()
         backend.close()
         backend.server.stop()
     backend.server.assert_clean_log()
@@ -95,3 +120,7 @@ def test_a_rotation_takes_effect_in_every_running_worker_without_a_restart(
     assert [deal["deal"] for deal in deals] == game.deals
     assert [deal["signature"] for deal in deals] == ["valid", "valid"]
     assert [deal["signature_key_id"] for deal in deals] == [old, new]
+    audited = canasta("audit", robots, "--json", env=audit_env)
+    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr
+    (deal,) = json.loads(audited.stdout)["deals"]
+    assert deal["signature"] == "valid" and deal["signature_key_id"] == new, deal
