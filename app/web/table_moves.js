@@ -1,7 +1,7 @@
 // The table page's move panel (docs/web.md, "The table page"): the buttons the move menu
 // (GET /deals/{id}/moves) allows, and the commands composed from the selected hand cards.
 // Only kinds of move the menu lists are offered; every composed meld or take is checked with
-// the dry run before the page sends it (table.js `play`).
+// the dry run before the page sends it (table_play.js `play`).
 
 import { $, Refused, cardText, element, isWild, parseCard, rankText, t } from "./common.js";
 import { seatName } from "./words.js";
