@@ -32,7 +32,7 @@ export function playing(state, { render, refresh, refreshTable }) {
 
   function addToMeld(side, rank) {
     if (state.selected.size === 0) {
-      showError(new Refused(0, "selection", t("move_select_first")), { move: true });
+      showError(new Refused(0, "selection", () => t("move_select_first")), { move: true });
       return;
     }
     const { command, problem } = composeAddition([...state.selected], rank, state.menu.meld_limits, state.menu.melds);
@@ -65,8 +65,9 @@ export function playing(state, { render, refresh, refreshTable }) {
     } catch (error) {
       // R-CMD-1: the page was behind (a move from another tab or device, a dropped stream); the
       // refresh below catches it up, and the player says it in his own words, not the rule's.
-      if (error instanceof Refused && error.code === "R-CMD-1") showError(t("table_stale"), { move: true });
-      else showError(error, { move: true });
+      if (error instanceof Refused && error.code === "R-CMD-1") {
+        showError(new Refused(0, "stale", () => t("table_stale")), { move: true });
+      } else showError(error, { move: true });
       // His buttons back at once, even when the refresh below gets no answer either (the server's
       // database away). Not after an accepted command: its menu is spent until the refresh.
       state.busy = false;
