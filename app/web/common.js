@@ -74,8 +74,28 @@ export async function setUpLanguage(select, changed = async () => {}) {
   select.addEventListener("change", async () => {
     localStorage.setItem("canasta-lang", select.value);
     await loadLanguage(select.value);
+    sayAgain();
     await changed();
   });
+}
+
+// What a page says in a box of its own, a refusal or a notice: `say()` draws it (nodes or
+// strings) in the page's language, now and again whenever the reader switches the language
+// (setUpLanguage), for as long as the box still shows it: a refusal already on screen is then
+// said in the new language too (its rule's line, its detail, its code), not left in the old
+// one until the next. A box emptied or drawn otherwise is left alone.
+const saidBoxes = new Map(); // box -> { say, first: the node it began with }
+
+export function showSaid(box, say) {
+  box.replaceChildren(...say());
+  saidBoxes.set(box, { say, first: box.firstChild });
+}
+
+function sayAgain() {
+  for (const [box, { say, first }] of saidBoxes) {
+    if (first !== null && box.firstChild === first) showSaid(box, say);
+    else saidBoxes.delete(box);
+  }
 }
 
 // --- the API ----------------------------------------------------------------------------------
@@ -92,16 +112,25 @@ export function onServerAnswer(listener) {
   return () => answerListeners.delete(listener);
 }
 
-// `local`: a refusal the page made itself, its message in the player's language already
-// (the meld limits', table_moves.js): said as it is, not by its rule's line.
+// `message`: the server's, or for a refusal or notice the page makes itself a function that
+// says it in the page's language (`() => t(key)`), asked again at each drawing, so that it is
+// said anew in the language the reader switches to (showSaid). `local`: a refusal the page
+// made itself (the meld limits', table_moves.js): said by its message, not by its rule's line.
 export class Refused extends Error {
   constructor(status, code, message, details = null) {
-    super(message);
+    const say = typeof message === "function" ? message : null;
+    super(say ? say() : message);
+    this.say = say;
     this.status = status;
     this.code = code;
     this.details = details;
     this.local = false;
   }
+}
+
+// A refusal's message in the page's language now (the server's stays as it came).
+function messageOf(error) {
+  return error.say ? error.say() : error.message;
 }
 
 // Every request goes to this page's own origin with the session cookie; anything that may
@@ -124,7 +153,7 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new Refused(0, "network", t("network_error"));
+    throw new Refused(0, "network", () => t("network_error"));
   }
   const data = answer.status === 204 ? null : await answer.json().catch(() => null);
   if (!answer.ok) {
@@ -137,7 +166,7 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
       (!data?.error && GATEWAY_STATUSES.includes(answer.status)) ||
       (answer.status === 503 && data?.error?.code === "database_unavailable")
     ) {
-      throw new Refused(0, "network", t("network_error"));
+      throw new Refused(0, "network", () => t("network_error"));
     }
   }
   for (const listener of answerListeners) listener();
@@ -214,10 +243,10 @@ export function ruleLine(error) {
 export function errorText(error) {
   if (error instanceof Refused && error.status !== 0) {
     const line = ruleLine(error);
-    if (line === null) return t("error", { message: error.message, code: error.code });
+    if (line === null) return t("error", { message: messageOf(error), code: error.code });
     return `${t("error", { message: line, code: error.code })} ${detailText(error)}`;
   }
-  return error instanceof Refused ? error.message : String(error);
+  return error instanceof Refused ? messageOf(error) : String(error);
 }
 
 // "Refused: <message> (<code>)" as nodes, for an error box: the code a link to what the rules
@@ -226,7 +255,7 @@ export function errorText(error) {
 export function errorNodes(error) {
   if (error instanceof Refused && error.status !== 0) {
     const line = ruleLine(error);
-    if (line === null) return tNodes("error", { message: error.message, code: codeLink(error.code) });
+    if (line === null) return tNodes("error", { message: messageOf(error), code: codeLink(error.code) });
     return [
       element("span", { class: "refusal-rule" }, ...tNodes("error", { message: line, code: codeLink(error.code) })),
       detailNode(error),
