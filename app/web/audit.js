@@ -4,18 +4,21 @@
 // on demand; the first broken link is highlighted and scrolled into view. Anyone else sees
 // the server's refusal (401: sign in; 403: not an auditor).
 
-import { $, api, cardElement, element, errorNodes, errorText, setUpLanguage, showSaid, t, whoAmI } from "./common.js";
+import { $, api, cardElement, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, t, whoAmI } from "./common.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, scoresText, seatName } from "./words.js";
 
 const dealId = location.pathname.split("/")[3];
 let audit = null; // GET /audit/deals/{id}
-let names = null; // the players' names by room seat (the table's now)
+let table = null; // the deal's table now (GET /tables/{id}: its seats and bots), or null
+let names = null; // the players' names by room seat (the table's now), a bot's with its level
 // Per record of the history, the seats' names as they were played then (a seat changes
 // players: docs/tables.md), from its Started and SeatPlayerChanged records; then after the last.
 let playedBy = [];
 
+// In the page's language: a bot is "bot:basic:1 (bot, basic)", as on the table page.
 function nameSeats() {
+  names = table ? seatNames(table) : null;
   try {
     playedBy = logNamesByEvent([...(audit?.events ?? []), { kind: "end" }], names ?? []);
   } catch {
@@ -284,6 +287,7 @@ function goToBroken() {
 function draw() {
   document.title = t("audit_title", { number: audit?.number ?? "" });
   if (!audit) return;
+  nameSeats();
   showVerdict();
   showCards();
   showHistory();
@@ -312,12 +316,11 @@ async function start() {
   }
   if (audit.table) {
     try {
-      names = (await api("GET", `/tables/${audit.table}`)).seats ?? null;
+      table = await api("GET", `/tables/${audit.table}`);
     } catch {
-      names = null; // seat numbers instead of names
+      table = null; // seat numbers instead of names
     }
   }
-  nameSeats();
   draw();
   for (const id of ["verdict", "cards", "history"]) $(id).hidden = false;
   $("to-broken").addEventListener("click", goToBroken);

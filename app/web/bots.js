@@ -11,14 +11,6 @@ function levelSelect(id) {
     ...BOT_LEVELS.map((level) => new Option(t(`bot_level_${level}`), level)));
 }
 
-// "(bot, basic)" after a bot's seat, or "" for a person: the level's short name (the lists
-// of levels describe each, e.g. "strong (searches each move)"; after every name in the log
-// that would be noise).
-export function botNote(table, index) {
-  const level = table.bots?.[index];
-  return level ? ` (${t("bot_seat", { level: t(`bot_short_${level}`) })})` : "";
-}
-
 // The level the host chose per table (table id -> level), kept across the lobby's refreshes.
 const levels = new Map();
 

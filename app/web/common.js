@@ -314,6 +314,22 @@ export async function whoAmI() {
   }
 }
 
+// --- seats ------------------------------------------------------------------------------------
+
+// "(bot, basic)" after a bot's seat, or "" for a person: the level's short name (the lists
+// of levels describe each, e.g. "strong (searches each move)"; after every name in the log
+// that would be noise).
+export function botNote(table, index) {
+  const level = table?.bots?.[index];
+  return level ? ` (${t("bot_seat", { level: t(`bot_short_${level}`) })})` : "";
+}
+
+// A table's seats as its pages name them (GET /tables/{id}: the table, the replay, the
+// audit): a bot's with its level, "bot:basic:1 (bot, basic)"; null for a free seat.
+export function seatNames(table) {
+  return (table?.seats ?? []).map((name, seat) => (name === null ? null : name + botNote(table, seat)));
+}
+
 // --- the DOM ----------------------------------------------------------------------------------
 
 // element("p", {class: "x", text: "hello"}, child...): attributes, then children.

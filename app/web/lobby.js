@@ -6,7 +6,7 @@
 import {
   $, api, apiOnce, element, rulesLink, setUpLanguage, t, whoAmI,
 } from "./common.js";
-import { botControls, botNote, setUpPractice } from "./bots.js";
+import { botControls, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
 import {
   clearError, clearMessages, errorBox, notice, noticeBox, placeBoxes, placeFor, pressedPlace,

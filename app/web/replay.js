@@ -3,7 +3,7 @@
 // (GET /deals/{id}/replay?step=N: a seated player his own hand, anyone else the public table).
 // The step is in the address (?step=N), so a link opens at that step.
 
-import { $, api, element, errorNodes, errorText, setUpLanguage, showSaid, t } from "./common.js";
+import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, secretStep } from "./words.js";
@@ -12,7 +12,8 @@ const dealId = location.pathname.split("/")[2];
 const views = new Map(); // step -> the DealView at that step, a promise (it never changes)
 let deal = null; // the deal now (GET /deals/{id}): its last step, its table
 let events = new Map(); // step -> the event as this viewer sees it (secret steps absent)
-let names = null; // the players' names by room seat (the table's now)
+let table = null; // the deal's table now (GET /tables/{id}: its seats and bots), or null
+let names = null; // the players' names by room seat (the table's now), a bot's with its level
 // The seats' names as they were played (a seat changes players: docs/tables.md), from the
 // deal's Started and SeatPlayerChanged events: at each event's step (its words), and after
 // the last event (`namesAfter`); a step's view is named as the next event's words are.
@@ -32,7 +33,9 @@ function viewNamesAt(n) {
   return namesAfter ?? names ?? [];
 }
 
+// In the page's language: a bot is "bot:basic:1 (bot, basic)", as on the table page.
 function nameSeats() {
+  names = table ? seatNames(table) : null;
   const list = [...events.values()].sort((a, b) => a.step - b.step);
   const byEvent = logNamesByEvent([...list, { kind: "end" }], names ?? []);
   namesAt = new Map(list.map((event, i) => [event.step, byEvent[i]]));
@@ -119,6 +122,7 @@ function fillStepList() {
 async function translate() {
   document.title = t("replay_title", { number: deal?.number ?? "" });
   if (!deal) return;
+  nameSeats();
   $("replay-heading").textContent = t("replay_title", { number: deal.number });
   fillStepList();
   await show(step);
@@ -149,11 +153,10 @@ async function start() {
     return;
   }
   try {
-    names = (await api("GET", `/tables/${deal.table}`)).seats ?? null;
+    table = await api("GET", `/tables/${deal.table}`);
   } catch {
-    names = null; // seat numbers instead of names
+    table = null; // seat numbers instead of names
   }
-  nameSeats();
   last = Math.max(deal.step, ...events.keys());
   const slider = $("step");
   slider.max = String(last);

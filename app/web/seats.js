@@ -3,8 +3,7 @@
 // #leave-confirm or #leave-cancel) or takes it back (#take-back); the host gives a vacant seat to another player (#give-player-N with
 // #give-seat-N). The server refuses anything else anyway.
 
-import { botNote } from "./bots.js";
-import { confirmation, element, t } from "./common.js";
+import { botNote, confirmation, element, t } from "./common.js";
 import { playerText, seatName } from "./words.js";
 
 const STAND_IN = /^bot:\w+:\d+:for:(.+)$/; // the bot playing a seat for its absent player

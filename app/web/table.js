@@ -23,8 +23,7 @@
 //   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start;
 //   #connection (role=status) "Connection lost: reconnecting..." while a stream is reopened.
 
-import { botNote } from "./bots.js";
-import { $, api, rulesLink, setUpLanguage, t, unreachable, whoAmI } from "./common.js";
+import { $, api, rulesLink, seatNames, setUpLanguage, t, unreachable, whoAmI } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
 import { seatName } from "./words.js";
@@ -73,8 +72,7 @@ const state = {
 };
 
 // The seats' names as the log says them: a bot's with its level, "bot:basic:1 (bot, basic)".
-const logNames = () => (state.table?.seats ?? [])
-  .map((name, seat) => (name === null ? null : name + botNote(state.table, seat)));
+const logNames = () => seatNames(state.table);
 // ... and as the deal shows them now: an absent player's with who plays for him, "bob (away:
 // the basic bot (for bob) plays)"; a deal that is over, as it was played at its end (its
 // own record: a player who left after it is not named away there).

@@ -3,8 +3,7 @@
 // shown only to the host (the table's `host` against GET /sessions/current); the server refuses them from
 // anybody else anyway (R-SEAT-3).
 
-import { botNote } from "./bots.js";
-import { $, confirmation, element, redraw, t } from "./common.js";
+import { $, botNote, confirmation, element, redraw, t } from "./common.js";
 import { standsInForHost, teamsFor } from "./host.js";
 import { inviteLink } from "./private.js";
 
