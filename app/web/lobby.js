@@ -4,7 +4,7 @@
 // POST /players and POST /sessions.
 
 import {
-  $, api, apiOnce, element, rulesLink, setUpLanguage, t, whoAmI,
+  $, api, apiOnce, botNote, element, rulesLink, setUpLanguage, t, whoAmI,
 } from "./common.js";
 import { botControls, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
