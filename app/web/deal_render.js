@@ -288,7 +288,8 @@ function endSection(view, names) {
     section.append(element("p", { text: t(key, { name: seatName(view.went_out, names) }) }));
   }
   if (view.end_reason) section.append(element("p", { class: "reason", text: t(`table_end_${view.end_reason}`) }));
-  if (view.scores) section.append(breakdownTable(view.scores, view.variant));
+  // In a box of its own that scrolls sideways if the table is wider than the screen (deal.css).
+  if (view.scores) section.append(element("div", { class: "breakdown-scroll" }, breakdownTable(view.scores, view.variant)));
   return section;
 }
 

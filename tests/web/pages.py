@@ -1,10 +1,11 @@
 """What the browser tests do on the lobby page, shared by them: open it, sign up by its form,
-sign in again with a token."""
+sign in again with a token, open a page once it is ready."""
 
 from __future__ import annotations
 
 from playwright.sync_api import BrowserContext, Page, expect
 
+from tests.support.http import Headers
 from tests.web.conftest import screenshot
 
 #: Long enough for the lobby's polling (3 s) and its read model to catch up.
@@ -57,5 +58,22 @@ def table_page(context: BrowserContext, headers: dict[str, str], table: str) -> 
     ``headers`` (the lobby's form), then the table's address, ready."""
     page = signed_in(open_lobby(context)[0], headers)
     page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    return page
+
+
+def sign_in(context: BrowserContext, headers: Headers) -> BrowserContext:
+    """Opens a browser session for the token's player (what the lobby's sign-in does)."""
+    answer = context.request.post(
+        "/sessions", headers={**headers, "X-Canasta-CSRF": "1", "Accept": "application/json"}
+    )
+    assert answer.status == 201, answer.text()
+    return context
+
+
+def open_page(context: BrowserContext, path: str) -> Page:
+    """A new page of the context at ``path``, once it says it is ready."""
+    page = context.new_page()
+    page.goto(path)
     expect(page.locator("body[data-ready=true]")).to_be_attached()
     return page

@@ -12,13 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.support.games import stacked_deck
 from tests.support.http import Game, Headers, open_table, register_player, state_reader
 from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
 from tests.web.deals import NAMES, classic_four, play_step, start_table
+from tests.web.pages import open_page, sign_in
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
 
@@ -53,22 +54,6 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """A server set up for tests (stacked decks), with an auditor."""
     env = {"CANASTA_AUDITORS": AUDITOR, "CANASTA_ALLOW_STACKED_DECKS": "true"}
     yield from running(make_backend("sqlite", tmp_path_factory.mktemp("languages"), extra_env=env))
-
-
-def sign_in(context: BrowserContext, headers: Headers) -> BrowserContext:
-    """Opens a browser session for the token's player (what the lobby's sign-in does)."""
-    answer = context.request.post(
-        "/sessions", headers={**headers, "X-Canasta-CSRF": "1", "Accept": "application/json"}
-    )
-    assert answer.status == 201, answer.text()
-    return context
-
-
-def open_page(context: BrowserContext, path: str) -> Page:
-    page = context.new_page()
-    page.goto(path)
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
-    return page
 
 
 def live_deal(http: httpx.Client, prefix: str) -> tuple[Game, tuple[str, ...]]:
