@@ -99,14 +99,14 @@ def test_the_replay_s_seats_are_a_line_each_on_a_phone_and_nothing_is_cut_off(
     assert len([seat for seat in seats if seat["turn"]]) == 1, seats  # whose turn, in words
 
     # A line a seat: the name, whose turn and the count side by side (his long name may take
-    # two lines, the others one; on the small phone a bot's, "bot:basic:2 (bot, basic)" as the
-    # table page names it, with its marks "(Side A, dealer)", two).
+    # two lines, a bot's, "bot:basic:2 (bot, basic)" as the table page names it, with its
+    # marks "(partner, Side A, dealer)", two at most).
     for pieces in page.evaluate(SEAT_PIECES):
         assert side_by_side(pieces["name"], pieces["count"]), pieces
         if pieces["turn"]:
             assert side_by_side(pieces["name"], pieces["turn"]), pieces
         if pieces["seat"] != "0":
-            assert pieces["height"] < (2 if phone == "upright" else 3) * pieces["line"], pieces
+            assert pieces["height"] < 3 * pieces["line"], pieces
     screenshot(page, f"phone-replay-seats-{phone}")
     assert page.evaluate(TEXT_PAST_ITS_BOX) == []
     assert page.evaluate("() => document.scrollingElement.scrollWidth <= innerWidth")
