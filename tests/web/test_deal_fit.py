@@ -1,0 +1,140 @@
+"""What did not fit on a phone at a deal's end (docs/web.md, "The table page"), as players met
+it in Thai and Russian: the score breakdown broke its numbers and words anywhere to squeeze its
+columns ("-296" over "0" for -2960, "комбинац" over "иях", "Коман" over "да A"), and a wild
+card's mark in a meld, "ДИКАЯ", ran out of its card into the next one's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import Backend
+from tests.support.http import Game, open_table
+from tests.web.conftest import TOUCH, NewContext, screenshot, scroll_to, stacked_decks_server
+from tests.web.deals import deck_for
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+NAMES = ("fitann", "fitbob", "fitcyd", "fitdee")
+#: classic for four, as tests/web/deals.py's classic_four, but seat 0 opens with A A 2: his
+#: side's meld of aces holds a wild card. Seat 3 then goes out with seven kings and four queens.
+HANDS = {
+    0: ["AS/1", "AH/1", "2C/1", "4S/1", "5S/1", "6S/1", "7S/1", "8S/1", "9S/1", "10S/1", "JS/1"],
+    1: ["4D/1", "5D/1", "6D/1", "7D/1", "8D/1", "9D/1", "10D/1", "JD/1", "4C/1", "5C/1", "6C/1"],
+    2: ["3H/1", "7C/1", "8C/1", "9C/1", "10C/1", "JC/1", "4S/2", "5S/2", "6S/2", "7S/2", "8S/2"],
+    3: ["KS/1", "KH/1", "KD/1", "KC/1", "KS/2", "KH/2", "KD/2", "QS/1", "QH/1", "QD/1", "QC/1"],
+}
+STOCK = ["9S/2", "5H/1", "4H/1", "6H/1", "7H/1", "9C/2"]
+KINGS = ["KC/1", "KD/1", "KD/2", "KH/1", "KH/2", "KS/1", "KS/2"]
+QUEENS = ["QC/1", "QD/1", "QH/1", "QS/1"]
+MOVES: list[tuple[int, dict[str, Any]]] = [
+    (0, {"type": "cut", "n": 54}),
+    (0, {"type": "draw"}),
+    (0, {"type": "meld", "melds": [{"cards": ["AS/1", "AH/1", "2C/1"], "rank": "A"}]}),
+    (0, {"type": "discard", "card": "JS/1"}),
+    (1, {"type": "draw"}),
+    (1, {"type": "discard", "card": "4C/1"}),
+    (2, {"type": "draw"}),
+    (2, {"type": "discard", "card": "8S/2"}),
+    (3, {"type": "draw"}),
+    (3, {"type": "ask_partner", "partner": 1}),
+    (1, {"type": "answer", "yes": True}),
+]
+GOING_OUT = {
+    "type": "meld",
+    "melds": [{"cards": KINGS, "rank": "K"}, {"cards": QUEENS, "rank": "Q"}],
+    "discard": "9C/2",
+}
+
+#: In the page: the words of the breakdown (row names, side names, numbers, the canastas'
+#: details) that a line break cuts in two: each word's boxes must all lie on one line.
+BROKEN_WORDS = """root => {
+  const broken = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const match of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+      if (tops.size > 1) broken.push(match[0]);
+    }
+  }
+  return broken;
+}"""
+
+#: In the page: the wild cards' marks ("ДИКАЯ") wider than their card.
+SPILLED_MARKS = """cards => cards.filter((card) => {
+  const mark = card.querySelector('.mark');
+  const box = card.getBoundingClientRect();
+  const text = document.createRange();
+  text.selectNodeContents(mark);
+  const ink = text.getBoundingClientRect();
+  return ink.left < box.left - 0.5 || ink.right > box.right + 0.5;
+}).map((card) => card.dataset.card)"""
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    yield from stacked_decks_server(tmp_path_factory, "deal-fit")
+
+
+def send(http: httpx.Client, game: Game, seat: int, command: dict[str, Any]) -> None:
+    headers = game.headers[game.names[seat]]
+    menu = http.get(f"/deals/{game.deal_id}/moves", headers=headers).json()
+    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": command}
+    answer = http.post(f"/deals/{game.deal_id}/commands", json=body, headers=headers)
+    assert answer.status_code == 200, answer.text
+
+
+@pytest.fixture(scope="module")
+def finished(web_server: Backend) -> Game:
+    """The deal played to its end: seat 3 went out; seat 0's side melded A A 2."""
+    with httpx.Client(base_url=web_server.server.url, timeout=10) as http:
+        game = open_table(http, NAMES, start=False)
+        game.start({"dealer": 3, "deck": deck_for("classic", 4, 3, 54, HANDS, STOCK)})
+        for seat, command in MOVES:
+            send(http, game, seat, command)
+        send(http, game, 3, GOING_OUT)
+        assert http.get(f"/deals/{game.deal_id}").json()["phase"] == "over"
+    return game
+
+
+def deal_end(new_context: NewContext, game: Game, locale: str, width: int) -> Page:
+    """The table's page at the deal's end, as a spectator on a phone ``width`` wide."""
+    viewport = {"width": width, "height": 800}
+    page = new_context(viewport=viewport, locale=locale, **TOUCH).new_page()
+    page.goto(f"/tables/{game.table}")
+    expect(page.locator("table.breakdown")).to_be_visible()
+    return page
+
+
+@pytest.mark.parametrize("locale", ["ru-RU", "th-TH"])
+@pytest.mark.parametrize("width", [320, 360])
+def test_the_score_breakdown_breaks_no_number_or_word_on_a_phone(
+    new_context: NewContext, finished: Game, locale: str, width: int
+) -> None:
+    page = deal_end(new_context, finished, locale, width)
+    breakdown = page.locator("table.breakdown")
+    broken = breakdown.evaluate(BROKEN_WORDS)
+    scroll_to(breakdown)
+    screenshot(page, f"deal-fit-breakdown-{locale}-{width}", full_page=False)
+    assert broken == [], f"cut across two lines: {broken}"
+    # The table still fits the screen: nothing to scroll sideways.
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("locale", ["ru-RU", "th-TH", "zh-CN", "en-GB"])
+def test_a_wild_cards_mark_stays_inside_its_card_in_a_meld(
+    new_context: NewContext, finished: Game, locale: str
+) -> None:
+    page = deal_end(new_context, finished, locale, 390)
+    wild = page.locator(".meld .card.wild")
+    expect(wild).to_have_count(1)
+    assert wild.evaluate_all(SPILLED_MARKS) == []
+    scroll_to(page.locator(".meld", has=page.locator(".card.wild")))
+    screenshot(page, f"deal-fit-wild-mark-{locale}", full_page=False)
