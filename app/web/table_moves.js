@@ -169,6 +169,18 @@ function describe(move) {
   return "";
 }
 
+// A suggestion's words. A meld that leaves no card in the hand goes out, and says so: "Go out:
+// K K K + Q Q Q · then discard 9♣", "Go out: discard ☆" (the last card alone); they read
+// "Meld: ... · then discard 9♣", and with nothing to meld "Meld:  · then discard ☆".
+function suggestionLabel(move, menu) {
+  const held = Object.values(menu.hand_by_rank ?? {}).reduce((count, cards) => count + cards.length, 0);
+  const named = move.type === "meld"
+    ? move.melds.reduce((count, meld) => count + meld.cards.length, 0) + (move.discard ? 1 : 0) : -1;
+  if (named !== held) return `${t(`move_suggest_${move.type}`)}: ${describe(move)}`;
+  const what = move.melds.length ? describe(move) : t("move_go_out_discard", { card: cardText(move.discard) });
+  return `${t("move_suggest_go_out")}: ${what}`;
+}
+
 function button(text, move, onClick, extra = {}) {
   const node = element("button", { type: "button", text, ...extra });
   node.dataset.move = move;
@@ -296,7 +308,7 @@ export function renderMoves(ctx) {
   const list = suggestions.length
     ? element("ul", { class: "suggestions", "aria-label": t("move_suggestions") },
       ...suggestions.map((move, index) => {
-        const label = `${t(`move_suggest_${move.type}`)}: ${describe(move)}`;
+        const label = suggestionLabel(move, menu);
         const node = button(label, "suggestion", () => play(move, { check: true }), { class: "secondary" });
         node.dataset.suggestion = String(index);
         return element("li", {}, node);

@@ -6,49 +6,19 @@ card's mark in a meld, "ДИКАЯ", ran out of its card into the next one's."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import Game, open_table
+from tests.support.http import Game
 from tests.web.conftest import TOUCH, NewContext, screenshot, scroll_to, stacked_decks_server
-from tests.web.deals import deck_for
+from tests.web.deals import WILD_ACES_GOING_OUT, send, wild_aces_until_going_out
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
 NAMES = ("fitann", "fitbob", "fitcyd", "fitdee")
-#: classic for four, as tests/web/deals.py's classic_four, but seat 0 opens with A A 2: his
-#: side's meld of aces holds a wild card. Seat 3 then goes out with seven kings and four queens.
-HANDS = {
-    0: ["AS/1", "AH/1", "2C/1", "4S/1", "5S/1", "6S/1", "7S/1", "8S/1", "9S/1", "10S/1", "JS/1"],
-    1: ["4D/1", "5D/1", "6D/1", "7D/1", "8D/1", "9D/1", "10D/1", "JD/1", "4C/1", "5C/1", "6C/1"],
-    2: ["3H/1", "7C/1", "8C/1", "9C/1", "10C/1", "JC/1", "4S/2", "5S/2", "6S/2", "7S/2", "8S/2"],
-    3: ["KS/1", "KH/1", "KD/1", "KC/1", "KS/2", "KH/2", "KD/2", "QS/1", "QH/1", "QD/1", "QC/1"],
-}
-STOCK = ["9S/2", "5H/1", "4H/1", "6H/1", "7H/1", "9C/2"]
-KINGS = ["KC/1", "KD/1", "KD/2", "KH/1", "KH/2", "KS/1", "KS/2"]
-QUEENS = ["QC/1", "QD/1", "QH/1", "QS/1"]
-MOVES: list[tuple[int, dict[str, Any]]] = [
-    (0, {"type": "cut", "n": 54}),
-    (0, {"type": "draw"}),
-    (0, {"type": "meld", "melds": [{"cards": ["AS/1", "AH/1", "2C/1"], "rank": "A"}]}),
-    (0, {"type": "discard", "card": "JS/1"}),
-    (1, {"type": "draw"}),
-    (1, {"type": "discard", "card": "4C/1"}),
-    (2, {"type": "draw"}),
-    (2, {"type": "discard", "card": "8S/2"}),
-    (3, {"type": "draw"}),
-    (3, {"type": "ask_partner", "partner": 1}),
-    (1, {"type": "answer", "yes": True}),
-]
-GOING_OUT = {
-    "type": "meld",
-    "melds": [{"cards": KINGS, "rank": "K"}, {"cards": QUEENS, "rank": "Q"}],
-    "discard": "9C/2",
-}
 
 #: In the page: the words of the breakdown (row names, side names, numbers, the canastas'
 #: details) that a line break cuts in two: each word's boxes must all lie on one line.
@@ -83,23 +53,12 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     yield from stacked_decks_server(tmp_path_factory, "deal-fit")
 
 
-def send(http: httpx.Client, game: Game, seat: int, command: dict[str, Any]) -> None:
-    headers = game.headers[game.names[seat]]
-    menu = http.get(f"/deals/{game.deal_id}/moves", headers=headers).json()
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": command}
-    answer = http.post(f"/deals/{game.deal_id}/commands", json=body, headers=headers)
-    assert answer.status_code == 200, answer.text
-
-
 @pytest.fixture(scope="module")
 def finished(web_server: Backend) -> Game:
     """The deal played to its end: seat 3 went out; seat 0's side melded A A 2."""
     with httpx.Client(base_url=web_server.server.url, timeout=10) as http:
-        game = open_table(http, NAMES, start=False)
-        game.start({"dealer": 3, "deck": deck_for("classic", 4, 3, 54, HANDS, STOCK)})
-        for seat, command in MOVES:
-            send(http, game, seat, command)
-        send(http, game, 3, GOING_OUT)
+        game = wild_aces_until_going_out(http, NAMES)
+        send(http, game, 3, WILD_ACES_GOING_OUT)
         assert http.get(f"/deals/{game.deal_id}").json()["phase"] == "over"
     return game
 
