@@ -14,7 +14,7 @@ import {
 } from "./lobby_messages.js";
 import { showMyGames } from "./lobby_mine.js";
 import {
-  privacyBody, privateTables, rememberTable, setUpPrivate, showInvite,
+  goToInvitation, privacyBody, privateTables, rememberTable, setUpPrivate, showInvite, showInvited,
 } from "./private.js";
 
 const POLL_MS = 3000;
@@ -72,6 +72,7 @@ function showWho() {
   $("account").hidden = me !== null;
   $("create").hidden = me === null;
   $("join-private").hidden = me === null;
+  showInvited(me !== null);
 }
 
 async function findWho() {
@@ -117,6 +118,7 @@ async function signInAgain(event) {
   await act(async () => {
     await signIn(field.value.trim());
     field.value = "";
+    goToInvitation();
   });
 }
 
@@ -132,7 +134,7 @@ async function signOut() {
 function tokenSaved() {
   $("token-shown").value = "";
   $("token-box").hidden = true;
-  $("create-entry").focus();
+  if (!goToInvitation()) $("create-entry").focus();
 }
 
 // --- creating a table --------------------------------------------------------------------------
