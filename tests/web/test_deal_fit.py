@@ -97,3 +97,27 @@ def test_a_wild_cards_mark_stays_inside_its_card_in_a_meld(
     assert wild.evaluate_all(SPILLED_MARKS) == []
     scroll_to(page.locator(".meld", has=page.locator(".card.wild")))
     screenshot(page, f"deal-fit-wild-mark-{locale}", full_page=False)
+
+
+@pytest.mark.parametrize("locale", ["th-TH", "ru-RU"])
+@pytest.mark.parametrize("width", [360, 390])
+def test_the_stock_and_the_pile_sit_side_by_side_on_a_phone(
+    web_server: Backend, new_context: NewContext, locale: str, width: int
+) -> None:
+    """The pile's notes ("The pile is always frozen ...") made it as wide as a line: it went
+    under the stock, and on a phone its top card under the move panel at the bottom of the
+    screen, when the player chooses between the stock and the pile."""
+    with httpx.Client(base_url=web_server.server.url, timeout=10) as http:
+        names = tuple(f"{name}{locale[:2]}{width}" for name in ("sa", "sb", "sc", "sd"))
+        game = wild_aces_until_going_out(http, names, table={"options": {"always_frozen": True}})
+    page = new_context(viewport={"width": width, "height": 800}, locale=locale, **TOUCH).new_page()
+    page.goto(f"/tables/{game.table}")
+    notes = page.locator(".center .pile .notes")
+    expect(notes).to_be_visible()
+    scroll_to(page.locator(".center"))
+    screenshot(page, f"deal-fit-pile-{locale}-{width}", full_page=False)
+    stock, pile = page.locator(".center").evaluate(
+        "center => ['.stock', '.pile'].map((part) => center.querySelector(part).getBoundingClientRect().toJSON())"
+    )
+    assert abs(pile["y"] - stock["y"]) < 2, "the pile went under the stock"
+    assert pile["right"] <= width
