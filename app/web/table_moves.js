@@ -160,9 +160,13 @@ function describe(move) {
   if (move.type === "take_pile" || move.type === "meld") {
     // The top alone goes onto the side's meld of its rank: "the top card onto your 8 meld",
     // not a bare "top" (docs/api.md, the menu's forms).
-    const melds = move.melds.map((meld) => (meld.cards.length === 1 && meld.cards[0] === "TOP"
-      ? t("move_top_onto", { rank: rankText(meld.rank) })
-      : meld.cards.map((c) => (c === "TOP" ? t("move_top") : cardText(c))).join(" ")));
+    // The top with cards of the hand: "the top card with A♦ A♠" ("top A♦ A♠" read as if A♦ A♠
+    // were the top, in Russian "сверху 4♥ 4♠", "on top 4♥ 4♠").
+    const melds = move.melds.map((meld) => {
+      const others = meld.cards.filter((c) => c !== "TOP").map(cardText).join(" ");
+      if (!meld.cards.includes("TOP")) return others;
+      return others ? t("move_top_with", { cards: others }) : t("move_top_onto", { rank: rankText(meld.rank) });
+    });
     const text = melds.join(" + ");
     return move.discard ? `${text} · ${t("move_then_discard", { card: cardText(move.discard) })}` : text;
   }

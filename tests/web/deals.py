@@ -286,12 +286,13 @@ def play_step(http: Any, game: Game, step: Step) -> list[dict[str, Any]]:
 
 
 # --- classic for four, side A's aces with a wild card (tests/web/test_deal_fit.py,
-# test_going_out_suggestion.py): played over HTTP up to seat 3's going out --------------------
+# test_suggestion_words.py): played over HTTP up to seat 3's going out -----------------------
 
-#: As classic_four, but seat 0 opens with A A 2 (his side's meld of aces holds a wild card).
+#: As classic_four, but seat 0 opens with A A 2 (his side's meld of aces holds a wild card),
+#: and holds 5♦ 5♠ where the 5♥ starts the pile (he may take it, with his aces, to open).
 #: Seat 3 may then go out: seven kings, four queens, 9♣ to discard.
 WILD_ACES_HANDS = {
-    0: _cards("AS/1 AH/1 2C/1 4S/1 5S/1 6S/1 7S/1 8S/1 9S/1 10S/1 JS/1"),
+    0: _cards("AS/1 AH/1 2C/1 5D/2 5S/1 6S/1 7S/1 8S/1 9S/1 10S/1 JS/1"),
     1: _cards("4D/1 5D/1 6D/1 7D/1 8D/1 9D/1 10D/1 JD/1 4C/1 5C/1 6C/1"),
     2: _cards("3H/1 7C/1 8C/1 9C/1 10C/1 JC/1 4S/2 5S/2 6S/2 7S/2 8S/2"),
     3: _cards("KS/1 KH/1 KD/1 KC/1 KS/2 KH/2 KD/2 QS/1 QH/1 QD/1 QC/1"),

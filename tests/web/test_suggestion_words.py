@@ -1,4 +1,6 @@
-"""The move panel's suggestion that goes out says so (docs/web.md, "The table page"): the menu's
+"""The words of the move panel's suggestions (docs/web.md, "The table page").
+
+The one that goes out says so: the menu's
 going-out meld read "Meld: K♠ + ★ · then discard 3♣", and with nothing left to meld but the
 last card "Meld:  · then discard ☆" (a Thai player met "ลงชุด: · แล้วทิ้ง ☆"): nothing said
 that the tap ends the deal. It now reads "Go out: Q♣ Q♦ Q♥ Q♠ · then discard 9♣", and "Go out:
@@ -13,9 +15,13 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend
+from tests.support.http import open_table
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
 from tests.web.deals import (
+    WILD_ACES_HANDS,
     WILD_ACES_KINGS,
+    WILD_ACES_STOCK,
+    deck_for,
     send,
     wild_aces_until_going_out,
 )
@@ -45,3 +51,23 @@ def test_the_going_out_suggestion_says_it_goes_out(
     going_out.click()
     expect(page.locator("table.breakdown")).to_be_visible()
     assert http.get(f"/deals/{game.deal_id}").json()["phase"] == "over"
+
+
+def test_a_take_of_the_pile_says_the_top_card_goes_with_the_hands_cards(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """ "Take the pile: top 5♦ 5♠" read as if 5♦ 5♠ were the top, in Russian "Взять сброс:
+    сверху 5♦ 5♠", "on top 5♦ 5♠"; the 5♥ on the pile goes with his 5♦ 5♠."""
+    game = open_table(http, ("tkann", "tkbob", "tkcyd", "tkdee"), start=False)
+    deck = deck_for("classic", 4, 3, 54, WILD_ACES_HANDS, WILD_ACES_STOCK)
+    game.start({"dealer": 3, "deck": deck})
+    send(http, game, 0, {"type": "cut", "n": 54})
+    page = table_page(new_context(), game.headers["tkann"], game.table)
+    take = page.locator("#moves [data-move=suggestion]").filter(has_text="5♦ 5♠")
+    for lang, words in (
+        ("en", "Take the pile: the top card with 5♦ 5♠ + A♥ A♠ 2♣"),
+        ("ru", "Взять сброс: верхнюю карту вместе с 5♦ 5♠ + A♥ A♠ 2♣"),
+    ):
+        page.locator("#lang").select_option(lang)
+        expect(take).to_have_text(words)
+        screenshot(page, f"suggestion-take-top-{lang}")
