@@ -290,12 +290,12 @@ def play_step(http: Any, game: Game, step: Step) -> list[dict[str, Any]]:
 
 #: As classic_four, but seat 0 opens with A A 2 (his side's meld of aces holds a wild card),
 #: and holds 5♦ 5♠ where the 5♥ starts the pile (he may take it, with his aces, to open).
-#: Seat 3 may then go out: seven kings, four queens, 9♣ to discard.
+#: Seat 3 may then go out: six kings and a 2 (a mixed canasta), four queens, 9♣ to discard.
 WILD_ACES_HANDS = {
     0: _cards("AS/1 AH/1 2C/1 5D/2 5S/1 6S/1 7S/1 8S/1 9S/1 10S/1 JS/1"),
     1: _cards("4D/1 5D/1 6D/1 7D/1 8D/1 9D/1 10D/1 JD/1 4C/1 5C/1 6C/1"),
     2: _cards("3H/1 7C/1 8C/1 9C/1 10C/1 JC/1 4S/2 5S/2 6S/2 7S/2 8S/2"),
-    3: _cards("KS/1 KH/1 KD/1 KC/1 KS/2 KH/2 KD/2 QS/1 QH/1 QD/1 QC/1"),
+    3: _cards("KS/1 KH/1 KD/1 KC/1 KS/2 KH/2 2H/1 QS/1 QH/1 QD/1 QC/1"),
 }
 WILD_ACES_STOCK = ["9S/2", "5H/1", "4H/1", "6H/1", "7H/1", "9C/2"]
 WILD_ACES_MOVES: list[tuple[int, dict[str, Any]]] = [
@@ -311,7 +311,7 @@ WILD_ACES_MOVES: list[tuple[int, dict[str, Any]]] = [
     (3, {"type": "ask_partner", "partner": 1}),
     (1, {"type": "answer", "yes": True}),
 ]
-WILD_ACES_KINGS = _meld("KC/1", "KD/1", "KD/2", "KH/1", "KH/2", "KS/1", "KS/2")
+WILD_ACES_KINGS = _meld("KC/1", "KD/1", "KH/1", "KH/2", "KS/1", "KS/2", "2H/1")
 WILD_ACES_QUEENS = _meld("QC/1", "QD/1", "QH/1", "QS/1")
 #: Seat 3 goes out in one command: his every card melded, the last one discarded.
 WILD_ACES_GOING_OUT = {
