@@ -331,14 +331,17 @@ def send(http: Any, game: Game, seat: int, command: dict[str, Any]) -> None:
 
 
 def wild_aces_until_going_out(
-    http: Any, names: tuple[str, ...], table: dict[str, Any] | None = None
+    http: Any,
+    names: tuple[str, ...],
+    table: dict[str, Any] | None = None,
+    moves: list[tuple[int, dict[str, Any]]] = WILD_ACES_MOVES,
 ) -> Game:
     """A new table of ``names`` (a server set up for tests; ``table``: more fields of
-    ``POST /tables``, e.g. ``always_frozen``) with the wild aces' deal, played until seat 3,
-    his partner having said yes, may go out."""
+    ``POST /tables``, e.g. ``options``) with the wild aces' deal, played until seat 3, his
+    partner having said yes, may go out (or only the first of ``moves``)."""
     game = open_table(http, list(names), start=False, table=table)
     deck = deck_for("classic", 4, 3, 54, WILD_ACES_HANDS, WILD_ACES_STOCK)
     game.start({"dealer": 3, "deck": deck})
-    for seat, command in WILD_ACES_MOVES:
+    for seat, command in moves:
         send(http, game, seat, command)
     return game

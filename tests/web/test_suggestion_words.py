@@ -15,13 +15,10 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import open_table
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
 from tests.web.deals import (
-    WILD_ACES_HANDS,
     WILD_ACES_KINGS,
-    WILD_ACES_STOCK,
-    deck_for,
+    WILD_ACES_MOVES,
     send,
     wild_aces_until_going_out,
 )
@@ -58,10 +55,8 @@ def test_a_take_of_the_pile_says_the_top_card_goes_with_the_hands_cards(
 ) -> None:
     """ "Take the pile: top 5♦ 5♠" read as if 5♦ 5♠ were the top, in Russian "Взять сброс:
     сверху 5♦ 5♠", "on top 5♦ 5♠"; the 5♥ on the pile goes with his 5♦ 5♠."""
-    game = open_table(http, ("tkann", "tkbob", "tkcyd", "tkdee"), start=False)
-    deck = deck_for("classic", 4, 3, 54, WILD_ACES_HANDS, WILD_ACES_STOCK)
-    game.start({"dealer": 3, "deck": deck})
-    send(http, game, 0, {"type": "cut", "n": 54})
+    names = ("tkann", "tkbob", "tkcyd", "tkdee")
+    game = wild_aces_until_going_out(http, names, moves=WILD_ACES_MOVES[:1])  # the cut only
     page = table_page(new_context(), game.headers["tkann"], game.table)
     take = page.locator("#moves [data-move=suggestion]").filter(has_text="5♦ 5♠")
     for lang, words in (
