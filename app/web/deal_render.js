@@ -322,7 +322,9 @@ export function breakdownTable(scores, variant = null) {
       if (part === "canasta_bonus") {
         const counts = ["natural", "mixed", "wild", "special"]
           .filter((kind) => scores[side][`${kind}_canastas`])
-          .map((kind) => t(`score_canastas_${kind}`, { count: scores[side][`${kind}_canastas`] }));
+          .map((kind) => t(`score_canastas_${kind}`, { count: scores[side][`${kind}_canastas`] }))
+          // A count stays with its word: "(1" over "смешанная)" on a phone (no-break spaces).
+          .map((text) => text.replaceAll(" ", "\u00a0"));
         // On a line of its own, smaller: "(3 смешанные)" beside the points made the table
         // wider than a phone.
         if (counts.length) cell.append(element("span", { class: "detail", text: ` (${counts.join(", ")})` }));

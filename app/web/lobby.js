@@ -4,7 +4,7 @@
 // POST /players and POST /sessions.
 
 import {
-  $, api, apiOnce, botNote, element, rulesLink, setUpLanguage, t, whoAmI,
+  $, Refused, api, apiOnce, botNote, element, rulesLink, setUpLanguage, t, whoAmI,
 } from "./common.js";
 import { botControls, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
@@ -14,7 +14,7 @@ import {
 } from "./lobby_messages.js";
 import { showMyGames } from "./lobby_mine.js";
 import {
-  privacyBody, privateTables, rememberTable, setUpPrivate, showInvite,
+  goToInvitation, privacyBody, privateTables, rememberTable, setUpPrivate, showInvite, showInvited,
 } from "./private.js";
 
 const POLL_MS = 3000;
@@ -72,6 +72,7 @@ function showWho() {
   $("account").hidden = me !== null;
   $("create").hidden = me === null;
   $("join-private").hidden = me === null;
+  showInvited(me !== null);
 }
 
 async function findWho() {
@@ -85,10 +86,21 @@ async function signIn(token) {
   showWho();
 }
 
+// What a name may be (R-CMD-2, domain/accounts.py's NAME_PATTERN: tests/web/test_sign_up_name.py
+// checks they agree). A name in the player's own script ("Иван", "สมชาย") was sent and refused
+// in English, "body.name: a name is 1 to 32 ASCII letters ..."; the page says it in his
+// language before sending anything.
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
+
 async function signUp(event) {
   event.preventDefault();
   const name = $("sign-up-name").value.trim();
   await act(async () => {
+    if (!NAME_PATTERN.test(name)) {
+      const refused = new Refused(400, "R-CMD-2", t("sign_up_name_refused", { name }));
+      refused.local = true; // said in the player's language already (common.js)
+      throw refused;
+    }
     const created = await apiOnce("POST", "/players", { body: { name } });
     // Shown once, then forgotten by the page: only the box holds it until it is dismissed.
     $("token-shown").value = created.token;
@@ -106,6 +118,7 @@ async function signInAgain(event) {
   await act(async () => {
     await signIn(field.value.trim());
     field.value = "";
+    goToInvitation();
   });
 }
 
@@ -121,7 +134,7 @@ async function signOut() {
 function tokenSaved() {
   $("token-shown").value = "";
   $("token-box").hidden = true;
-  $("create-entry").focus();
+  if (!goToInvitation()) $("create-entry").focus();
 }
 
 // --- creating a table --------------------------------------------------------------------------

@@ -8,6 +8,10 @@
 import { $, Refused, api, t } from "./common.js";
 
 const REMEMBERED = "canasta.private_tables";
+// Whether this page was opened by an invitation link not used yet: a friend who opened it
+// signed out saw a lobby like any other, nothing said he was invited, and once signed up the
+// Join box, filled in, was below the create form, out of sight on a phone.
+let invited = false;
 
 // The create form's privacy fields of POST /tables.
 export function privacyBody() {
@@ -101,9 +105,11 @@ export function setUpPrivate(act, notice) {
   const field = $("join-private-invite");
   const given = invitationIn(new URL(window.location.href));
   if (given) field.value = given;
+  invited = Boolean(given);
   window.addEventListener("hashchange", () => {
     const pasted = invitationIn(new URL(window.location.href)); // a link opened in this tab
     if (pasted) field.value = pasted;
+    if (pasted) invited = true;
   });
   $("join-private-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -116,7 +122,26 @@ export function setUpPrivate(act, notice) {
       rememberTable(parsed.table);
       field.value = "";
       window.history.replaceState(null, "", window.location.pathname); // the code leaves the address
+      invited = false;
+      showInvited(true);
       notice("seated", { seat: seat + 1 });
     });
   });
+}
+
+// What an invited player is told: signed out, to sign up or in first (in the account panel);
+// signed in, to press Join (in the join panel).
+export function showInvited(signedIn) {
+  $("invited-visitor").hidden = !invited || signedIn;
+  $("invited-member").hidden = !invited || !signedIn;
+}
+
+// Once an invited player is signed in: his Join button, in sight and focused; false if he was
+// not invited.
+export function goToInvitation() {
+  if (!invited) return false;
+  const join = $("join-private-form").querySelector("button[type=submit]");
+  join.scrollIntoView({ block: "center" });
+  join.focus();
+  return true;
 }

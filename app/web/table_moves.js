@@ -162,13 +162,29 @@ function describe(move) {
   if (move.type === "take_pile" || move.type === "meld") {
     // The top alone goes onto the side's meld of its rank: "the top card onto your 8 meld",
     // not a bare "top" (docs/api.md, the menu's forms).
-    const melds = move.melds.map((meld) => (meld.cards.length === 1 && meld.cards[0] === "TOP"
-      ? t("move_top_onto", { rank: rankText(meld.rank) })
-      : meld.cards.map((c) => (c === "TOP" ? t("move_top") : cardText(c))).join(" ")));
+    // The top with cards of the hand: "the top card with A♦ A♠" ("top A♦ A♠" read as if A♦ A♠
+    // were the top, in Russian "сверху 4♥ 4♠", "on top 4♥ 4♠").
+    const melds = move.melds.map((meld) => {
+      const others = meld.cards.filter((c) => c !== "TOP").map(cardText).join(" ");
+      if (!meld.cards.includes("TOP")) return others;
+      return others ? t("move_top_with", { cards: others }) : t("move_top_onto", { rank: rankText(meld.rank) });
+    });
     const text = melds.join(" + ");
     return move.discard ? `${text} · ${t("move_then_discard", { card: cardText(move.discard) })}` : text;
   }
   return "";
+}
+
+// A suggestion's words. A meld that leaves no card in the hand goes out, and says so: "Go out:
+// K K K + Q Q Q · then discard 9♣", "Go out: discard ☆" (the last card alone); they read
+// "Meld: ... · then discard 9♣", and with nothing to meld "Meld:  · then discard ☆".
+function suggestionLabel(move, menu) {
+  const held = Object.values(menu.hand_by_rank ?? {}).reduce((count, cards) => count + cards.length, 0);
+  const named = move.type === "meld"
+    ? move.melds.reduce((count, meld) => count + meld.cards.length, 0) + (move.discard ? 1 : 0) : -1;
+  if (named !== held) return `${t(`move_suggest_${move.type}`)}: ${describe(move)}`;
+  const what = move.melds.length ? describe(move) : t("move_go_out_discard", { card: cardText(move.discard) });
+  return `${t("move_suggest_go_out")}: ${what}`;
 }
 
 function button(text, move, onClick, extra = {}) {
@@ -298,7 +314,7 @@ export function renderMoves(ctx) {
   const list = suggestions.length
     ? element("ul", { class: "suggestions", "aria-label": t("move_suggestions") },
       ...suggestions.map((move, index) => {
-        const label = `${t(`move_suggest_${move.type}`)}: ${describe(move)}`;
+        const label = suggestionLabel(move, menu);
         const node = button(label, "suggestion", () => play(move, { check: true }), { class: "secondary" });
         node.dataset.suggestion = String(index);
         return element("li", {}, node);

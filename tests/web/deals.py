@@ -283,3 +283,65 @@ def play_step(http: Any, game: Game, step: Step) -> list[dict[str, Any]]:
     ).json()
     assert tuple(e["kind"] for e in events) == step.events, step.move
     return events
+
+
+# --- classic for four, side A's aces with a wild card (tests/web/test_deal_fit.py,
+# test_suggestion_words.py): played over HTTP up to seat 3's going out -----------------------
+
+#: As classic_four, but seat 0 opens with A A 2 (his side's meld of aces holds a wild card),
+#: and holds 5♦ 5♠ where the 5♥ starts the pile (he may take it, with his aces, to open).
+#: Seat 3 may then go out: six kings and a 2 (a mixed canasta), four queens, 9♣ to discard.
+WILD_ACES_HANDS = {
+    0: _cards("AS/1 AH/1 2C/1 5D/2 5S/1 6S/1 7S/1 8S/1 9S/1 10S/1 JS/1"),
+    1: _cards("4D/1 5D/1 6D/1 7D/1 8D/1 9D/1 10D/1 JD/1 4C/1 5C/1 6C/1"),
+    2: _cards("3H/1 7C/1 8C/1 9C/1 10C/1 JC/1 4S/2 5S/2 6S/2 7S/2 8S/2"),
+    3: _cards("KS/1 KH/1 KD/1 KC/1 KS/2 KH/2 2H/1 QS/1 QH/1 QD/1 QC/1"),
+}
+WILD_ACES_STOCK = ["9S/2", "5H/1", "4H/1", "6H/1", "7H/1", "9C/2"]
+WILD_ACES_MOVES: list[tuple[int, dict[str, Any]]] = [
+    (0, {"type": "cut", "n": 54}),
+    (0, {"type": "draw"}),
+    (0, {"type": "meld", "melds": [_meld("AS/1", "AH/1", "2C/1")]}),
+    (0, {"type": "discard", "card": "JS/1"}),
+    (1, {"type": "draw"}),
+    (1, {"type": "discard", "card": "4C/1"}),
+    (2, {"type": "draw"}),
+    (2, {"type": "discard", "card": "8S/2"}),
+    (3, {"type": "draw"}),
+    (3, {"type": "ask_partner", "partner": 1}),
+    (1, {"type": "answer", "yes": True}),
+]
+WILD_ACES_KINGS = _meld("KC/1", "KD/1", "KH/1", "KH/2", "KS/1", "KS/2", "2H/1")
+WILD_ACES_QUEENS = _meld("QC/1", "QD/1", "QH/1", "QS/1")
+#: Seat 3 goes out in one command: his every card melded, the last one discarded.
+WILD_ACES_GOING_OUT = {
+    "type": "meld",
+    "melds": [WILD_ACES_KINGS, WILD_ACES_QUEENS],
+    "discard": "9C/2",
+}
+
+
+def send(http: Any, game: Game, seat: int, command: dict[str, Any]) -> None:
+    """One command of room seat ``seat``, with its menu's ``expect`` and ``next_seq``."""
+    headers = game.headers[game.names[seat]]
+    menu = http.get(f"/deals/{game.deal_id}/moves", headers=headers).json()
+    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": command}
+    answer = http.post(f"/deals/{game.deal_id}/commands", json=body, headers=headers)
+    assert answer.status_code == 200, answer.text
+
+
+def wild_aces_until_going_out(
+    http: Any,
+    names: tuple[str, ...],
+    table: dict[str, Any] | None = None,
+    moves: list[tuple[int, dict[str, Any]]] = WILD_ACES_MOVES,
+) -> Game:
+    """A new table of ``names`` (a server set up for tests; ``table``: more fields of
+    ``POST /tables``, e.g. ``options``) with the wild aces' deal, played until seat 3, his
+    partner having said yes, may go out (or only the first of ``moves``)."""
+    game = open_table(http, list(names), start=False, table=table)
+    deck = deck_for("classic", 4, 3, 54, WILD_ACES_HANDS, WILD_ACES_STOCK)
+    game.start({"dealer": 3, "deck": deck})
+    for seat, command in moves:
+        send(http, game, seat, command)
+    return game
