@@ -37,13 +37,16 @@ class DomainError(Exception):
         self.params: dict[str, Param] = params or {}
 
 
-class RuleViolation(DomainError):
-    """A command that breaks a rule: nothing is recorded (R-CMD-3). Made from its code, a key
-    of ``domain.refusals.MESSAGES`` and that template's parameters; the English message is
-    the template filled in."""
+class Worded(DomainError):
+    """A refusal made from its code, a key of ``domain.refusals.MESSAGES`` and that
+    template's parameters; its English message is the template filled in."""
 
     def __init__(self, code: str, key: str, /, **params: Param) -> None:
         super().__init__(code, render(key, params), key=key, params=params)
+
+
+class RuleViolation(Worded):
+    """A command that breaks a rule: nothing is recorded (R-CMD-3)."""
 
     @property
     def details(self) -> dict[str, int]:
@@ -56,7 +59,7 @@ class RuleViolation(DomainError):
         }
 
 
-class SetupError(DomainError):
+class SetupError(Worded):
     """A table or game set-up that is not allowed (R-SEAT-*)."""
 
 

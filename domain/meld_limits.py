@@ -10,7 +10,7 @@ into melds the rules accept without copying the rules.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from domain.cards import CARDS
 from domain.constants import WILD_RANK
@@ -28,11 +28,11 @@ class WildLimit:
     ranks: tuple[str, ...]
     naturals: int | None
     key: str
+    #: What the limit says, in English (the move menu's): its refusal without the rank.
+    message: str = field(init=False)
 
-    @property
-    def message(self) -> str:
-        """What the limit says, in English (the move menu's): its refusal without the rank."""
-        return MESSAGES[self.key].removesuffix(" ({rank})")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", MESSAGES[self.key].removesuffix(" ({rank})"))
 
 
 @dataclass(frozen=True)

@@ -136,7 +136,7 @@ class Variant:
     def check_stacked_deck(self, deck: Sequence[str]) -> None:
         """R-DEAL-3: a prepared deck (tests only) holds every card of the entry's decks once."""
         if sorted(deck) != sorted(full_deck(self.decks)):
-            raise SetupError("R-DEAL-3", "a stacked deck must hold every card once")
+            raise SetupError("R-DEAL-3", "table.stacked_deck")
 
     def hand_size_for(self, players: int) -> int:
         return self.hand_size[players]
