@@ -225,7 +225,7 @@ async function play(command, { check = false, problem = null, onto = null } = {}
     if (check) {
       const verdict = await api("POST", `/deals/${dealId}/commands/check`, { body: { expect: menu.expect, command } });
       if (!verdict.accepted) {
-        throw new Refused(400, verdict.error.code, verdict.error.message);
+        throw new Refused(400, verdict.error.code, verdict.error.message, verdict.error);
       }
     }
     const answer = await api("POST", `/deals/${dealId}/commands`, { body: { seq: menu.next_seq, expect: menu.expect, command } });
