@@ -476,7 +476,7 @@ class SecrecyGame:
         return r.json()
 
     def check_params(
-        self, what: str, sender: Viewer, error: dict[str, Any], exempt: set[str]
+        self, what: str, sender: Viewer, error: dict[str, Any], exempt: frozenset[str]
     ) -> None:
         """A rule's refusal carries its key and parameters (docs/api.md, "Errors"), the
         English message is that key's template filled with them, and they name no card but

@@ -30,9 +30,10 @@ def keyed_calls() -> list[tuple[str, ast.Call]]:
     calls = []
     for path, tree in trees():
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                if node.func.id in KEYED:
-                    calls.append((f"{path.relative_to(ROOT)}:{node.lineno}", node))
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if node.func.id in KEYED:
+                calls.append((f"{path.relative_to(ROOT)}:{node.lineno}", node))
     return calls
 
 
