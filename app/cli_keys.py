@@ -78,7 +78,11 @@ def _rotate(args: argparse.Namespace) -> int:
     tmp.replace(path)  # atomic: the file holds the old key or the new one, never neither
     print(f"retired {old['key_id']}: its public key is in {kept}")
     print(f"new signing key {document['key_id']} in {path}")
-    print("restart every server and `canasta bots` process so that they sign with it")
+    print(
+        "the servers and `canasta bots` processes that read this key file sign with it, and "
+        "publish it, from their next use of a key, without a restart (a process given its key "
+        "in CANASTA_SIGNING_KEY keeps the old one until it is restarted)"
+    )
     return 0
 
 
@@ -140,7 +144,8 @@ def add_parser(sub: Any) -> None:
         help="retire the configured key (its public half kept) and write a new one in its place",
         description="Retire the configured signing key, its public half kept in the retired "
         "keys' folder, and write a new key in the key file's place (replaced atomically). "
-        "Then restart every server and `canasta bots` process so that they sign with it.",
+        "Running servers and `canasta bots` processes that read the key file sign with the new "
+        "key from their next signature, without a restart.",
     )
     p.add_argument(
         "--key-file",

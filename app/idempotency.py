@@ -28,6 +28,15 @@ client that knows the key can have it back.
 A request whose process dies before it answers leaves its key held: a retry gets 409 until
 ``STALE_CLAIM_SECONDS`` have passed, and then runs again (whether the first one did its
 work before dying cannot be known from here).
+
+A request that met a database outage (503 ``database_unavailable``, ``app.outage``) before
+it sent anything to be recorded (``app.infra.writes``) recorded nothing for certain: its key
+is freed, so that the client's retry runs at once when the database is back. The key cannot
+be freed while the database is away, so ``Releases`` frees it as soon as the database
+answers again (tried every ``RELEASE_EVERY_SECONDS``), and a retry that reaches the same
+process first frees it itself. One whose save of events had begun may have been recorded
+(the connection may have broken during the COMMIT, after it landed): its key stays held, a
+retry gets 409 until the claim is stale, as for a process that died.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import hashlib
 import json
 import logging
 import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -51,7 +61,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.application import error_body
 from app.auth import account_name, bearer_token
 from app.infra.idempotency_store import IdempotencyStore
+from app.infra.writes import watched
 from app.limits import replayed
+from app.outage import DATABASE_ERRORS
 from app.sessions import COOKIE, CSRF_HEADER, session_account
 
 log = logging.getLogger("canasta.api")
@@ -67,6 +79,8 @@ MIN_KEY, MAX_KEY = 16, 255
 KEY_PATTERN = r"^[!#-\[\]-~]+$"
 #: A request that holds its key this long without answering is taken for dead.
 STALE_CLAIM_SECONDS = 60.0
+#: How often a key left held by a database outage is tried again to be freed.
+RELEASE_EVERY_SECONDS = 0.2
 #: Expired keys are deleted at most this often per process.
 PURGE_EVERY_SECONDS = 60.0
 
@@ -212,12 +226,71 @@ def covered(scope: Scope) -> tuple[str, str] | None:
     return None
 
 
+class Releases:
+    """The keys of this process's requests that met a database outage having recorded
+    nothing: each is freed (``IdempotencyStore.release``, which frees it only if the same
+    request still holds it) by a thread that tries every ``RELEASE_EVERY_SECONDS`` until the
+    database answers, or until the claim is stale anyway. The thread runs only while there
+    is a key to free."""
+
+    def __init__(self, store: IdempotencyStore) -> None:
+        self._store = store
+        self._keys: dict[str, tuple[str, float]] = {}  # key_id -> (claim, claimed at)
+        self._lock = threading.Lock()
+        self._running = False
+
+    def add(self, key_id: str, claim: str, claimed_at: float) -> None:
+        with self._lock:
+            self._keys[key_id] = (claim, claimed_at)
+            if self._running:
+                return
+            self._running = True
+        threading.Thread(target=self._run, name="idempotency-releases", daemon=True).start()
+
+    def free(self, key_id: str) -> bool:
+        """Free ``key_id`` now if it waits here (a retry came): True if it did."""
+        with self._lock:
+            held = self._keys.get(key_id)
+        if held is None:
+            return False
+        self._store.release(key_id, held[0])  # raises while the database is away
+        with self._lock:
+            if self._keys.get(key_id) == held:
+                del self._keys[key_id]
+        return True
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                stale = time.time() - STALE_CLAIM_SECONDS
+                for key_id in [k for k, (_, at) in self._keys.items() if at < stale]:
+                    del self._keys[key_id]  # a retry takes it over anyway
+                if not self._keys:
+                    self._running = False
+                    return
+                key_id = next(iter(self._keys))
+            try:
+                self.free(key_id)
+            except DATABASE_ERRORS:
+                time.sleep(RELEASE_EVERY_SECONDS)
+            except Exception:
+                log.exception("idempotency: could not free a key")
+                with self._lock:
+                    self._keys.pop(key_id, None)
+
+
 class Idempotency:
     """The middleware (see the module's docstring)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self._next_purge = 0.0
+        self._releases: Releases | None = None
+
+    def releases(self, store: IdempotencyStore) -> Releases:
+        if self._releases is None:
+            self._releases = Releases(store)
+        return self._releases
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -253,10 +326,17 @@ class Idempotency:
         if purge:
             self._next_purge = now + PURGE_EVERY_SECONDS
 
+        releases = self.releases(store)
+
         def decide() -> Outcome:
             if purge:
                 store.purge(now)
-            return claim(store, key_id, fingerprint(body), now, ttl)
+            outcome = claim(store, key_id, fingerprint(body), now, ttl)
+            if isinstance(outcome, InProgress) and releases.free(key_id):
+                # held by a request of this process that met an outage having recorded
+                # nothing, and not freed yet: freed now, this retry runs
+                outcome = claim(store, key_id, fingerprint(body), now, ttl)
+            return outcome
 
         outcome = await anyio.to_thread.run_sync(decide)
         if isinstance(outcome, Reused):
@@ -286,23 +366,33 @@ class Idempotency:
             }
             await _send(send, [start, {"type": "http.response.body", "body": data}])
         else:
-            await self._first(scope, replayed(messages, receive), send, key_id, secret, outcome)
+            held = (key_id, secret, outcome, now)
+            await self._first(scope, replayed(messages, receive), send, held)
 
     async def _first(
-        self, scope: Scope, receive: Receive, send: Send, key_id: str, secret: bytes, held: Claimed
+        self, scope: Scope, receive: Receive, send: Send, held: tuple[str, bytes, Claimed, float]
     ) -> None:
         """Run the request, keep its answer if it succeeded (else free the key), answer."""
+        key_id, secret, claimed, claimed_at = held
         store: IdempotencyStore = scope["app"].state.idempotency
         answer: list[Message] = []
 
         async def keep(message: Message) -> None:
             answer.append(message)
 
-        try:
-            await self.app(scope, receive, keep)
-        except BaseException:
-            await anyio.to_thread.run_sync(store.release, key_id, held.claim)
-            raise
+        with watched() as writes:
+            try:
+                await self.app(scope, receive, keep)
+            except DATABASE_ERRORS:
+                # 503 database_unavailable (app.outage), at once: the key is freed when the
+                # database answers again if nothing was sent to be recorded; else the
+                # outcome is unknown and the key stays held (the module's docstring)
+                if not writes.sent:
+                    self.releases(store).add(key_id, claimed.claim, claimed_at)
+                raise
+            except BaseException:
+                await anyio.to_thread.run_sync(store.release, key_id, claimed.claim)
+                raise
         start = next((m for m in answer if m["type"] == "http.response.start"), None)
         status = int(start["status"]) if start is not None else 500
         if 200 <= status < 300 and start is not None:
@@ -313,11 +403,11 @@ class Idempotency:
             body = b"".join(m.get("body", b"") for m in answer if m["type"] == "http.response.body")
             sealed = seal(secret, key_id, status, content_type, body)
             try:
-                await anyio.to_thread.run_sync(store.finish, key_id, held.claim, status, sealed)
+                await anyio.to_thread.run_sync(store.finish, key_id, claimed.claim, status, sealed)
             except Exception:  # the work is done: answer it even so
                 log.exception("idempotency: could not store the answer of %s", scope["path"])
         else:
-            await anyio.to_thread.run_sync(store.release, key_id, held.claim)
+            await anyio.to_thread.run_sync(store.release, key_id, claimed.claim)
         await _send(send, answer)
 
     @staticmethod

@@ -17,6 +17,13 @@ A key file is JSON: ``{"algorithm": "Ed25519", "key_id", "private_key", "public_
 without ``private_key``, with ``until``; every ``*.json`` of the retired-keys directory
 (``CANASTA_RETIRED_KEYS_DIR``, by default ``retired-keys`` next to the key file) is loaded,
 so signatures made with a retired key still verify and the key is still published.
+
+A running process follows its key file and retired-keys directory (``Keyring``, ``KeySource``):
+at each signature, list of the published keys and check of a signature it looks whether
+either changed (a ``stat`` of each) and reads them again if so. ``canasta keys rotate``
+therefore takes effect in every server worker and ``canasta bots`` process at its next use of
+a key, without a restart. A key given in ``CANASTA_SIGNING_KEY`` is the process's for its
+life: changing it takes a restart.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -98,37 +106,143 @@ class PublicKey:
         }
 
 
+@dataclass(frozen=True)
+class _Keys:
+    """The keys as read once: the signing key (if any) and every public key that verifies."""
+
+    private: Ed25519PrivateKey | None
+    current: PublicKey | None
+    keys: dict[str, PublicKey]
+
+
+def _keys(current: Ed25519PrivateKey | None, since: str | None, retired: list[PublicKey]) -> _Keys:
+    keys: dict[str, PublicKey] = {}
+    public_key = None
+    if current is not None:
+        public = current.public_key()
+        public_key = PublicKey(key_id_of(public), public, since)
+        keys[public_key.key_id] = public_key
+    for key in retired:
+        keys.setdefault(key.key_id, key)
+    return _Keys(current, public_key, keys)
+
+
+#: What says that a file or folder changed: its inode (a replaced file is a new one), its
+#: size and its times (None: it is not there).
+Stamp = tuple[int, int, int, int, int] | None
+
+
+def _stamp(path: Path | None) -> Stamp:
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+class KeySource:
+    """Where a process's keys are read from, read again when they change: the key file (or
+    the key given in ``CANASTA_SIGNING_KEY``, which cannot change while the process runs) and
+    the retired keys' folder. ``stamp()`` costs a ``stat`` of each (a few microseconds)."""
+
+    def __init__(self, key_file: Path | None, key_text: str | None, retired: Path | None) -> None:
+        self.key_file = key_file
+        self.key_text = key_text
+        self.retired = retired
+
+    def stamp(self) -> tuple[Stamp, Stamp]:
+        return _stamp(self.key_file), _stamp(self.retired)
+
+    def read(self) -> _Keys:
+        retired = read_retired(self.retired) if self.retired is not None else []
+        if self.key_text is not None:
+            return _keys(*read_private(self.key_text, "CANASTA_SIGNING_KEY"), retired)
+        if self.key_file is not None:
+            return _keys(*read_private(_read_file(self.key_file), str(self.key_file)), retired)
+        return _keys(None, None, retired)
+
+
 class Keyring:
-    """The current key (which signs, if any) and every public key that verifies."""
+    """The current key (which signs, if any) and every public key that verifies.
+
+    A keyring with a ``KeySource`` follows its files: before each signature, each list of the
+    published keys and each check of a signature it looks at the key file and the retired
+    keys' folder (a ``stat`` of each) and reads them again if either changed, so that a
+    ``canasta keys rotate`` takes effect in every running process at its next use, each
+    process seeing the files for itself (nothing is told from one process to another). A key
+    file that cannot be read meanwhile (or is not a key) leaves the keys as they were, with a
+    warning in the log."""
 
     def __init__(
-        self, current: Ed25519PrivateKey | None, since: str | None, retired: list[PublicKey]
+        self,
+        current: Ed25519PrivateKey | None,
+        since: str | None,
+        retired: list[PublicKey],
+        *,
+        source: KeySource | None = None,
     ) -> None:
-        self._private = current
-        self.current: PublicKey | None = None
-        self.keys: dict[str, PublicKey] = {}
-        if current is not None:
-            public = current.public_key()
-            self.current = PublicKey(key_id_of(public), public, since)
-            self.keys[self.current.key_id] = self.current
-        for key in retired:
-            self.keys.setdefault(key.key_id, key)
+        self._state = _keys(current, since, retired)
+        self._source = source
+        self._stamp = source.stamp() if source is not None else None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def following(cls, source: KeySource) -> Keyring:
+        """The keys of ``source`` as they are now, followed from then on."""
+        keyring = cls(None, None, [], source=source)
+        keyring._stamp = source.stamp()  # before reading: a change meanwhile is seen next time
+        keyring._state = source.read()  # raises SigningKeyError: the process does not start
+        return keyring
+
+    def _fresh(self) -> _Keys:
+        source = self._source
+        if source is None:
+            return self._state
+        stamp = source.stamp()
+        if stamp == self._stamp:
+            return self._state
+        with self._lock:
+            if stamp != self._stamp:
+                self._stamp = stamp
+                try:
+                    state = source.read()
+                except (OSError, SigningKeyError) as exc:
+                    logger.warning("signing keys: kept the keys read before: %s", exc)
+                else:
+                    if state.current != self._state.current:
+                        logger.warning(
+                            "signing keys: now signing with %s",
+                            state.current.key_id if state.current else None,
+                        )
+                    self._state = state
+            return self._state
+
+    @property
+    def current(self) -> PublicKey | None:
+        return self._fresh().current
+
+    @property
+    def keys(self) -> dict[str, PublicKey]:
+        return self._fresh().keys
 
     def __len__(self) -> int:
         """The keys that verify (an empty keyring is false: it can check nothing)."""
-        return len(self.keys)
+        return len(self._fresh().keys)
 
     @classmethod
     def ephemeral(cls) -> Keyring:
         return cls(Ed25519PrivateKey.generate(), _now(), [])
 
     def sign(self, message: bytes) -> tuple[str, str]:
-        if self._private is None or self.current is None:
+        state = self._fresh()
+        if state.private is None or state.current is None:
             raise SigningKeyError("this process has no signing key")
-        return self.current.key_id, _b64(self._private.sign(message))
+        return state.current.key_id, _b64(state.private.sign(message))
 
     def verify(self, key_id: str, message: bytes, signature: str) -> bool | None:
-        key = self.keys.get(key_id)
+        key = self._fresh().keys.get(key_id)
         if key is None:
             return None
         try:
@@ -139,8 +253,9 @@ class Keyring:
 
     def published(self) -> list[dict[str, Any]]:
         """Every key, the current one first, then the others by id."""
-        current = self.current.key_id if self.current else None
-        ordered = sorted(self.keys.values(), key=lambda k: (k.key_id != current, k.key_id))
+        state = self._fresh()
+        current = state.current.key_id if state.current else None
+        ordered = sorted(state.keys.values(), key=lambda k: (k.key_id != current, k.key_id))
         return [k.published(current=k.key_id == current) for k in ordered]
 
 
@@ -282,18 +397,18 @@ def load_keyring(settings: Settings, *, signing: bool = True) -> Keyring:
     store, which makes one, and the in-memory store, which uses an ephemeral one. Otherwise
     (``canasta audit``) the keys found are only used to verify, and none is made."""
     directory = retired_dir(settings)
-    retired = read_retired(directory) if directory is not None else []
-    if settings.signing_key is not None:
-        private, since = read_private(
-            settings.signing_key.get_secret_value(), "CANASTA_SIGNING_KEY"
+    if settings.signing_key is not None:  # fixed for the process's life: a restart changes it
+        return Keyring.following(
+            KeySource(None, settings.signing_key.get_secret_value(), directory)
         )
-        return Keyring(private, since, retired)
     path = key_file(settings)
     if settings.database_url == MEMORY and path is None:
-        return Keyring.ephemeral() if signing else Keyring(None, None, retired)
+        return (
+            Keyring.ephemeral() if signing else Keyring.following(KeySource(None, None, directory))
+        )
     if path is None:
         if not signing:
-            return Keyring(None, None, retired)
+            return Keyring.following(KeySource(None, None, directory))
         raise SigningKeyError(
             "a PostgreSQL store (production settings) needs a signing key, kept outside the "
             "database: set CANASTA_SIGNING_KEY_FILE to a key file made by `canasta keys new "
@@ -302,12 +417,11 @@ def load_keyring(settings: Settings, *, signing: bool = True) -> Keyring:
         )
     if not path.exists() and settings.signing_key_file is None:
         if not signing:
-            return Keyring(None, None, retired)
+            return Keyring.following(KeySource(None, None, directory))
         if write_new_file(path, new_key_document()):
             logger.warning(
                 "generated a new signing key in %s (permissions 0600): back it up with the "
                 "store; the deals' records are signed with it (docs/operations.md)",
                 path,
             )
-    private, since = read_private(_read_file(path), str(path))
-    return Keyring(private, since, retired)
+    return Keyring.following(KeySource(path, None, directory))

@@ -28,6 +28,8 @@ from typing import Any
 
 from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError
 
+from app.infra import deadline
+
 logger = logging.getLogger(__name__)
 
 #: Records one batch (events of several commands, in order) in one transaction.
@@ -37,11 +39,12 @@ Record = Callable[[Sequence["Pending"]], None]
 class Pending:
     """One command's events and aggregates, waiting to be saved."""
 
-    __slots__ = ("aggregates", "done", "error", "events", "loop", "saved")
+    __slots__ = ("aggregates", "done", "error", "events", "loop", "saved", "since")
 
     def __init__(self, events: list[Any], aggregates: dict[Any, Any]) -> None:
         self.events = events
         self.aggregates = aggregates
+        self.since = time.monotonic()  # its wait for the database counts from here
         self.done = threading.Event()
         self.error: BaseException | None = None
         # An asynchronous waiter's event loop and future (``save_async``), resolved from the
@@ -181,7 +184,10 @@ class GroupCommit:
 
     def _commit(self, batch: list[Pending]) -> None:
         try:
-            self._record(batch)
+            # A command waits for the database within the connect timeout since it was
+            # queued, not since its batch began (app.infra.deadline).
+            with deadline.since(min(pending.since for pending in batch)):
+                self._record(batch)
         except IntegrityError as exc:
             if len(batch) == 1:
                 batch[0].error = exc

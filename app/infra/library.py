@@ -27,6 +27,7 @@ from uuid import UUID
 from eventsourcing.application import Application, Cache, ProcessingEvent, Repository
 from eventsourcing.persistence import InterfaceError, OperationalError
 
+from app.infra import deadline
 from app.infra.group_commit import Pending
 
 #: (owner, name, what for): the library's private or undocumented names the project uses.
@@ -97,7 +98,9 @@ def within_wait(cls: T) -> T:
     """``cls`` (a PostgreSQL recorder class) changed in place: each query the library tries
     ten times, 0.2 s apart, each try waiting up to the connect timeout for a pool
     connection, is tried again only within the connect timeout
-    (``CANASTA_DATABASE_WAIT_SECONDS``) since its first try. A database that went away then
+    (``CANASTA_DATABASE_WAIT_SECONDS``) since its first try (or since its command was
+    queued: ``app.infra.deadline.since``), and no try waits for a connection past that
+    time (``app.infra.deadline.until``). A database that went away then
     fails a request within that time (503 ``database_unavailable``, app.outage) instead of
     holding its thread ten times as long (5 minutes with the library's 30 s); a pooled
     connection that a restart of the database broke fails at once and is replaced by the
@@ -113,14 +116,17 @@ def _tried_within_wait(func: Callable[..., Any]) -> Callable[..., Any]:
     def retry_decorator(self: Any, *args: Any, **kwargs: Any) -> Any:
         pool = getattr(self.datastore, "pool", None)
         budget = float(getattr(pool, "timeout", 0) or 0)
-        started = time.monotonic()
-        while True:
-            try:
-                return func(self, *args, **kwargs)
-            except (InterfaceError, OperationalError):
-                if time.monotonic() - started + RETRY_WAIT_SECONDS >= budget:
-                    raise
-                time.sleep(RETRY_WAIT_SECONDS)
+        started = deadline.started(time.monotonic())
+        # Each try waits for a pool connection only until the budget's end (the pool of
+        # app.infra.persistence): a try begun near it does not wait the whole timeout again.
+        with deadline.until(started + budget):
+            while True:
+                try:
+                    return func(self, *args, **kwargs)
+                except (InterfaceError, OperationalError):
+                    if time.monotonic() - started + RETRY_WAIT_SECONDS >= budget:
+                        raise
+                    time.sleep(RETRY_WAIT_SECONDS)
 
     return retry_decorator
 

@@ -36,6 +36,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import (
+    ConnectionPool,
     PostgresAggregateRecorder,
     PostgresApplicationRecorder,
     PostgresFactory,
@@ -46,6 +47,7 @@ from psycopg import Connection, Cursor, RawCursor
 from psycopg.rows import DictRow, tuple_row
 from psycopg.sql import SQL, Composable, Identifier
 
+from app.infra import deadline
 from app.infra.library import run_once, within_wait
 
 TOPIC = "app.infra.persistence:PostgresRecorder"
@@ -198,6 +200,15 @@ class PrimaryTrackingRecorder(PostgresTrackingRecorder):
     """The library's tracking recorder on the primary."""
 
 
+class _BoundedPool(ConnectionPool[Connection[DictRow]]):
+    """The library's connection pool, whose wait for a connection ends at the deadline of
+    the query that waits (``app.infra.deadline``), not a whole timeout after the try
+    began."""
+
+    def getconn(self, timeout: float | None = None) -> Any:
+        return super().getconn(deadline.remaining(self.timeout if timeout is None else timeout))
+
+
 class _PromptPoolFactory(PostgresFactory):
     """The library's PostgreSQL factory whose pool connects again as soon as the database is
     back after an outage. psycopg_pool replaces each connection an outage broke by an
@@ -208,12 +219,15 @@ class _PromptPoolFactory(PostgresFactory):
     connect timeout only (``CANASTA_DATABASE_WAIT_SECONDS``: tries at once, 1 s later and at
     its end), then gives its place up; the next request that waits for a connection makes the
     pool open one at once (psycopg_pool grows a pool with waiting clients)
-    (tests/app/test_pool_recovery.py)."""
+    (tests/app/test_pool_recovery.py). A wait for a connection ends by its query's deadline
+    (``_BoundedPool``: tests/app/test_database_wait.py)."""
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
         pool = self.datastore.pool
         pool.reconnect_timeout = max(float(pool.timeout), 1.0)
+        # Not opened yet; the subclass adds no state, only a bounded wait (``_BoundedPool``).
+        pool.__class__ = _BoundedPool
 
 
 class PrimaryFactory(_PromptPoolFactory):

@@ -24,6 +24,7 @@ from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcodin
 from app.infra.group_commit import GroupCommit, Pending
 from app.infra.library import cache_reader, record_batch
 from app.infra.liveness import Alive, liveness_for
+from app.infra.writes import note_write
 from app.signing import Keyring
 from domain.clock import TURN_SECONDS_MIN
 from domain.deal import Deal
@@ -208,11 +209,13 @@ class AppCore(Application[UUID]):
         checks of ``ProcessingEvent.collect_events`` (a seventh of a command's time on
         Python 3.11). Every object saved here is an aggregate; the rest is unchanged."""
         pending = self._pending(*(obj for obj in objs if obj is not None))
+        note_write()  # from here, a failure's outcome may be unknown (app.infra.writes)
         return self._record_batch([pending], **kwargs)
 
     def save_pending(self, pending: Pending) -> None:
         """Save a command's collected events (``submit_cached``, ``_commit``), blocking;
         ``IntegrityError`` on a conflict."""
+        note_write()  # from here, a failure's outcome may be unknown (app.infra.writes)
         if self.group_commit is None:
             self._record_batch([pending])
             self._snapshot_finished([pending])

@@ -4,7 +4,7 @@
 // on demand; the first broken link is highlighted and scrolled into view. Anyone else sees
 // the server's refusal (401: sign in; 403: not an auditor).
 
-import { $, api, cardElement, element, errorNodes, errorText, setUpLanguage, t, whoAmI } from "./common.js";
+import { $, api, cardElement, element, errorNodes, errorText, setUpLanguage, showSaid, t, whoAmI } from "./common.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, scoresText, seatName } from "./words.js";
 
@@ -29,7 +29,6 @@ function namesAfter(step) {
   const next = records.findIndex((record) => Number(record?.step) > step);
   return playedBy[next === -1 ? records.length : next] ?? names;
 }
-let refusal = null; // the server's refusal, when it refused
 
 // --- small pieces -----------------------------------------------------------------------------
 
@@ -290,23 +289,19 @@ function draw() {
   showHistory();
 }
 
+// Said again in the language the reader switches to (showSaid).
 function refuse(error) {
-  refusal = error;
-  $("refused-text").replaceChildren(...errorNodes(error)); // the code: a link to the rules
+  showSaid($("refused-text"), () => errorNodes(error)); // the code: a link to the rules
   const hint = { 401: "audit_sign_in", 403: "audit_not_auditor" }[error.status];
-  $("refused-hint").replaceChildren();
-  if (hint) $("refused-hint").append(t(hint), " ", element("a", { href: "/", text: t("audit_lobby") }));
+  showSaid($("refused-hint"), () => (hint ? [t(hint), " ", element("a", { href: "/", text: t("audit_lobby") })] : []));
   $("refused").hidden = false;
 }
 
 async function start() {
-  await setUpLanguage($("lang"), async () => {
-    draw();
-    if (refusal) refuse(refusal);
-  });
+  await setUpLanguage($("lang"), async () => draw());
   const me = await whoAmI();
   $("who").hidden = me === null;
-  $("who").textContent = me === null ? "" : t("signed_in_as", { name: me });
+  showSaid($("who"), () => (me === null ? [] : [t("signed_in_as", { name: me })]));
   try {
     audit = await api("GET", `/audit/deals/${dealId}`);
   } catch (error) {

@@ -78,8 +78,28 @@ export async function setUpLanguage(select, changed = async () => {}) {
   select.addEventListener("change", async () => {
     localStorage.setItem("canasta-lang", select.value);
     await loadLanguage(select.value);
+    sayAgain();
     await changed();
   });
+}
+
+// What a page says in a box of its own, a refusal or a notice: `say()` draws it (nodes or
+// strings) in the page's language, now and again whenever the reader switches the language
+// (setUpLanguage), for as long as the box still shows it: a refusal already on screen is then
+// said in the new language too (its rule's line, its detail, its code), not left in the old
+// one until the next. A box emptied or drawn otherwise is left alone.
+const saidBoxes = new Map(); // box -> { say, first: the node it began with }
+
+export function showSaid(box, say) {
+  box.replaceChildren(...say());
+  saidBoxes.set(box, { say, first: box.firstChild });
+}
+
+function sayAgain() {
+  for (const [box, { say, first }] of saidBoxes) {
+    if (first !== null && box.firstChild === first) showSaid(box, say);
+    else saidBoxes.delete(box);
+  }
 }
 
 // --- the API ----------------------------------------------------------------------------------
@@ -96,18 +116,28 @@ export function onServerAnswer(listener) {
   return () => answerListeners.delete(listener);
 }
 
-// `local`: a refusal the page made itself, its message in the player's language already
-// (the meld limits', table_moves.js): said as it is, not by its rule's line. `worded`: the
-// server's error body, whose `key` and `params` say the detail in the page's language.
+// `message`: the server's, or for a refusal or notice the page makes itself a function that
+// says it in the page's language (`() => t(key)`), asked again at each drawing, so that it is
+// said anew in the language the reader switches to (showSaid). `local`: a refusal the page
+// made itself (the meld limits', table_moves.js): said by its message, not by its rule's line.
+// `worded`: the server's error body, whose `key` and `params` say the detail in the page's
+// language (detailOf).
 export class Refused extends Error {
   constructor(status, code, message, worded = {}) {
-    super(message);
+    const say = typeof message === "function" ? message : null;
+    super(say ? say() : message);
+    this.say = say;
     this.status = status;
     this.code = code;
     this.key = typeof worded?.key === "string" ? worded.key : null;
     this.params = worded?.params && typeof worded.params === "object" ? worded.params : {};
     this.local = false;
   }
+}
+
+// A refusal's message in the page's language now (the server's stays as it came).
+function messageOf(error) {
+  return error.say ? error.say() : error.message;
 }
 
 // Every request goes to this page's own origin with the session cookie; anything that may
@@ -130,7 +160,7 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new Refused(0, "network", t("network_error"));
+    throw new Refused(0, "network", () => t("network_error"));
   }
   const data = answer.status === 204 ? null : await answer.json().catch(() => null);
   if (!answer.ok) {
@@ -143,7 +173,7 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
       (!data?.error && GATEWAY_STATUSES.includes(answer.status)) ||
       (answer.status === 503 && data?.error?.code === "database_unavailable")
     ) {
-      throw new Refused(0, "network", t("network_error"));
+      throw new Refused(0, "network", () => t("network_error"));
     }
   }
   for (const listener of answerListeners) listener();
@@ -221,10 +251,10 @@ export function errorText(error) {
   if (error instanceof Refused && error.status !== 0) {
     const line = ruleLine(error);
     const said = error.local ? null : detailOf(error);
-    if (line === null) return t("error", { message: said ?? error.message, code: error.code });
+    if (line === null) return t("error", { message: said ?? messageOf(error), code: error.code });
     return `${t("error", { message: line, code: error.code })} ${said ?? detailText(error)}`;
   }
-  return error instanceof Refused ? error.message : String(error);
+  return error instanceof Refused ? messageOf(error) : String(error);
 }
 
 // "Refused: <message> (<code>)" as nodes, for an error box: the code a link to what the rules
@@ -234,7 +264,7 @@ export function errorNodes(error) {
   if (error instanceof Refused && error.status !== 0) {
     const line = ruleLine(error);
     const said = error.local ? null : detailOf(error);
-    if (line === null) return tNodes("error", { message: said ?? error.message, code: codeLink(error.code) });
+    if (line === null) return tNodes("error", { message: said ?? messageOf(error), code: codeLink(error.code) });
     return [
       element("span", { class: "refusal-rule" }, ...tNodes("error", { message: line, code: codeLink(error.code) })),
       detailNode(error),

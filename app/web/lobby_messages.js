@@ -1,7 +1,7 @@
 // The lobby's messages (docs/web.md, "The lobby"): the refusal's box (role alert) and the
 // success notice's (role status), each next to the control pressed, or at the top.
 
-import { $, errorNodes, t, unreachable } from "./common.js";
+import { $, errorNodes, showSaid, t, unreachable } from "./common.js";
 
 // The messages' boxes: the refusal's (role alert) and the success notice's (role status, "You
 // sit in seat 2."). Each is shown at the top of the page for what no control of the page
@@ -71,7 +71,8 @@ export function showPlaced(box) {
 }
 
 export function showError(error, place = null) {
-  errorBox.replaceChildren(...errorNodes(error)); // its code a link to the rules (a new tab)
+  // Its code a link to the rules (a new tab); said again in the language the player switches to.
+  showSaid(errorBox, () => errorNodes(error));
   errorBox.hidden = false;
   errorBox.dataset.unreachable = String(unreachable(error));
   places.set(errorBox, place);
@@ -96,7 +97,7 @@ export function clearMessages() {
 
 // A success, said next to the control pressed (at the top for signing out, in the header).
 export function notice(key, values) {
-  noticeBox.textContent = t(key, values);
+  showSaid(noticeBox, () => [t(key, values)]); // in the language the player switches to, too
   places.set(noticeBox, placeFor(pressed));
   placeBox(noticeBox);
   showPlaced(noticeBox);

@@ -109,7 +109,7 @@ export function setUpPrivate(act, notice) {
     event.preventDefault();
     act(async () => {
       const parsed = parseInvite(field.value);
-      if (parsed === null) throw new Refused(0, "invite", t("private_join_bad")); // not sent
+      if (parsed === null) throw new Refused(0, "invite", () => t("private_join_bad")); // not sent
       const { seat } = await api("POST", `/tables/${parsed.table}/seats`, {
         body: { invite: parsed.invite },
       });

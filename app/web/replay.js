@@ -3,7 +3,7 @@
 // (GET /deals/{id}/replay?step=N: a seated player his own hand, anyone else the public table).
 // The step is in the address (?step=N), so a link opens at that step.
 
-import { $, api, element, errorNodes, errorText, setUpLanguage, t } from "./common.js";
+import { $, api, element, errorNodes, errorText, setUpLanguage, showSaid, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, secretStep } from "./words.js";
@@ -20,7 +20,6 @@ let namesAt = new Map();
 let namesAfter = null;
 let last = 1;
 let step = 1;
-let refusal = null; // the server's refusal, when it refused
 
 function wordsAt(n) {
   const event = events.get(n);
@@ -80,7 +79,7 @@ async function show(n) {
   } catch (error) {
     views.delete(wanted); // asked again next time
     if (wanted !== step) return;
-    $("step-error").textContent = errorText(error);
+    showSaid($("step-error"), () => [errorText(error)]);
     $("step-error").hidden = false;
     return;
   }
@@ -115,10 +114,10 @@ function fillStepList() {
   }
 }
 
-// Redraws what the page built itself in the chosen language.
+// Redraws what the page built itself in the chosen language (a refusal and who is signed in
+// are said again by showSaid).
 async function translate() {
   document.title = t("replay_title", { number: deal?.number ?? "" });
-  if (refusal) refuse(refusal);
   if (!deal) return;
   $("replay-heading").textContent = t("replay_title", { number: deal.number });
   fillStepList();
@@ -126,8 +125,7 @@ async function translate() {
 }
 
 function refuse(error) {
-  refusal = error;
-  $("refused-text").replaceChildren(...errorNodes(error)); // the code: a link to the rules
+  showSaid($("refused-text"), () => errorNodes(error)); // the code: a link to the rules
   $("refused").hidden = false;
 }
 
@@ -137,7 +135,7 @@ async function start() {
   const session = await api("GET", "/sessions/current").catch(() => null);
   const me = session?.name ? session : null;
   $("who").hidden = me === null;
-  $("who").textContent = me === null ? "" : t("signed_in_as", { name: me.name });
+  showSaid($("who"), () => (me === null ? [] : [t("signed_in_as", { name: me.name })]));
   $("audit-link").hidden = !me?.roles?.includes("auditor");
   $("audit-link").href = `/audit/deals/${dealId}`;
   try {

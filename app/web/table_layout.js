@@ -3,7 +3,7 @@
 // the room kept below anything scrolled into view for the panels that stay at the bottom of a
 // phone's screen. DOM only: the page's state stays in table.js.
 
-import { $, errorNodes, unreachable } from "./common.js";
+import { $, errorNodes, showSaid, unreachable } from "./common.js";
 
 // A refused move is said in the move panel, under its hint, where the player pressed it: on a
 // phone the top of the page, the error's home, is out of sight by then (docs/web.md, "Layout").
@@ -14,7 +14,8 @@ import { $, errorNodes, unreachable } from "./common.js";
 export function showError(error, { move = false } = {}) {
   const box = $("error");
   const fromMove = move || (!box.hidden && box.dataset.move === "true");
-  box.replaceChildren(...errorNodes(error)); // its code a link to the rule (a new tab)
+  // Its code a link to the rule (a new tab); said again in the language the player switches to.
+  showSaid(box, () => errorNodes(error));
   box.hidden = false;
   box.dataset.unreachable = String(unreachable(error));
   box.dataset.move = String(fromMove);

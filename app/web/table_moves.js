@@ -1,7 +1,7 @@
 // The table page's move panel (docs/web.md, "The table page"): the buttons the move menu
 // (GET /deals/{id}/moves) allows, and the commands composed from the selected hand cards.
 // Only kinds of move the menu lists are offered; every composed meld or take is checked with
-// the dry run before the page sends it (table.js `play`).
+// the dry run before the page sends it (table_play.js `play`).
 
 import { $, Refused, cardText, element, isWild, parseCard, rankText, t } from "./common.js";
 import { seatName } from "./words.js";
@@ -60,12 +60,14 @@ function breaksWithWild(limits, meld) {
 // An addition to a meld (`onto`: its rank) says so: "Refused: the selected cards cannot be
 // added to the 7 meld: the 7 meld takes no wild card (R-MA-MELD-5)".
 export function limitRefusal(problem, onto = null) {
-  const why = t(problem.key, problem.values);
-  const text = onto === null ? t("meld_limit_cannot", { why })
-    : onto === "W" ? t("meld_limit_cannot_add_wild", { why })
-      : t("meld_limit_cannot_add", { why, rank: rankText(onto) });
-  const refused = new Refused(400, problem.rule, text);
-  refused.local = true; // said in the player's language already, not by the rule's line
+  const text = () => {
+    const why = t(problem.key, problem.values);
+    return onto === null ? t("meld_limit_cannot", { why })
+      : onto === "W" ? t("meld_limit_cannot_add_wild", { why })
+        : t("meld_limit_cannot_add", { why, rank: rankText(onto) });
+  };
+  const refused = new Refused(400, problem.rule, text); // said in the page's language at each drawing
+  refused.local = true; // by its own message, not by the rule's line
   return refused;
 }
 

@@ -145,9 +145,11 @@ def test_the_rendered_text_is_the_rule_files(site: Site, client: TestClient) -> 
     assert RULES_DIR.resolve() == (REPO / "docs" / "rules").resolve()
 
 
-def test_an_installed_package_holds_the_rule_files_themselves(tmp_path: Path) -> None:
-    """setuptools' build (what a wheel or an install gets) copies docs/rules/ into the package
-    through the link app/rules: files, not a link that would lead nowhere once installed."""
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What setuptools' build (a wheel or an install) puts in the packages, from a copy of the
+    source as a clone has it."""
+    tmp_path = tmp_path_factory.mktemp("package")
     source = tmp_path / "source"
     for name in ("pyproject.toml", "README.md"):
         (source / name).parent.mkdir(parents=True, exist_ok=True)
@@ -156,7 +158,7 @@ def test_an_installed_package_holds_the_rule_files_themselves(tmp_path: Path) ->
     for top in ("app", "bots", "domain", "projections", "docs/rules"):
         shutil.copytree(REPO / top, source / top, symlinks=True, ignore=ignore)
     assert (source / "app" / "rules").is_symlink()
-    built = tmp_path / "built"
+    lib = tmp_path / "built"
     subprocess.run(
         [
             sys.executable,
@@ -165,12 +167,18 @@ def test_an_installed_package_holds_the_rule_files_themselves(tmp_path: Path) ->
             "-q",
             "build_py",
             "--build-lib",
-            str(built),
+            str(lib),
         ],
         cwd=source,
         check=True,
         capture_output=True,
     )
+    return lib
+
+
+def test_an_installed_package_holds_the_rule_files_themselves(built: Path) -> None:
+    """setuptools' build copies docs/rules/ into the package through the link app/rules:
+    files, not a link that would lead nowhere once installed."""
     packaged = built / "app" / "rules"
     assert not packaged.is_symlink()
     names = sorted(path.name for path in (REPO / "docs" / "rules").glob("*.md"))
@@ -178,3 +186,20 @@ def test_an_installed_package_holds_the_rule_files_themselves(tmp_path: Path) ->
     for name in names:
         assert not (packaged / name).is_symlink()
         assert filecmp.cmp(packaged / name, REPO / "docs" / "rules" / name, shallow=False), name
+
+
+def test_an_installed_package_holds_every_file_the_server_serves_or_reads(built: Path) -> None:
+    """Every file of the packages that is not Python (the pages, their scripts and styles,
+    the translations of every folder under app/web/i18n, the log configuration) is in the
+    build: a server installed from a wheel serves the same pages as one run from a clone."""
+    listed = subprocess.run(
+        ["git", "ls-files", "app", "bots", "domain", "projections"],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    data = [name for name in listed if not name.endswith(".py") and name != "app/rules"]
+    assert any(name.startswith("app/web/i18n/rules/") for name in data), data
+    missing = [name for name in data if not (built / name).is_file()]
+    assert not missing, f"not in the built package (pyproject.toml's package-data): {missing}"

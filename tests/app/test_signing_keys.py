@@ -79,3 +79,26 @@ def test_a_missing_key_file_says_how_to_make_one(tmp_path: Path) -> None:
     path = tmp_path / "nowhere.json"
     with pytest.raises(SigningKeyError, match="canasta keys new --out"):
         load_keyring(Settings(database_url=POSTGRES, signing_key_file=path))
+
+
+def test_a_key_file_that_turns_bad_while_the_process_runs_leaves_its_keys_as_they_were(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A process follows its key file (a rotation needs no restart: tests/e2e/
+    test_key_rotation.py), but a file an operator spoils by hand meanwhile (a public key
+    file copied over it, say) does not take its signing key away: it signs on with the key
+    it had, and the log says why; a good key written there is taken up at the next use."""
+    path = tmp_path / "key.json"
+    first = new_key_document()
+    write_new_file(path, first)
+    keyring = load_keyring(Settings(database_url=POSTGRES, signing_key_file=path))
+    public = {k: v for k, v in new_key_document().items() if k != "private_key"}
+    path.write_text(json.dumps(public))
+    with caplog.at_level("WARNING", logger="app.signing"):
+        assert keyring.sign(b"message")[0] == first["key_id"]
+    assert any("kept the keys read before" in r.getMessage() for r in caplog.records)
+    second = new_key_document()
+    path.unlink()
+    write_new_file(path, second)
+    assert keyring.sign(b"message")[0] == second["key_id"]
+    assert [k["key_id"] for k in keyring.published()] == [second["key_id"]]

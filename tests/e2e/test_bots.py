@@ -111,7 +111,9 @@ def test_the_bot_process_killed_and_restarted_plays_on_and_applies_nothing_twice
         _wait_for_step(api, deal, 30, first, log)
         os.killpg(first.pid, signal.SIGKILL)  # mid-game: no clean-up, the lease dies with it
         first.wait()
-        stopped = _step_and_turn(api, deal)
+        # A COMMIT the killed process had already sent lands on the server after its death:
+        # the step it stopped at is the one that stays put for a moment.
+        stopped = _settled_step_and_turn(api, deal)
         time.sleep(1.0)
         assert _step_and_turn(api, deal) == stopped, "a bot moved with no bot process"
         assert stopped[1], "the deal ended before the kill"
@@ -145,6 +147,18 @@ def test_the_bot_process_killed_and_restarted_plays_on_and_applies_nothing_twice
     assert len(steps) == len(set(steps)), "a step was answered twice"
     assert max(steps) == report.events
     assert "leading: this process plays the bots" in log.read_text()
+
+
+def _settled_step_and_turn(api: Api, deal: str) -> tuple[int, bool]:
+    """The deal's step and turn once two reads 0.5 s apart agree (at most 10 tries)."""
+    last = _step_and_turn(api, deal)
+    for _ in range(10):
+        time.sleep(0.5)
+        now = _step_and_turn(api, deal)
+        if now == last:
+            return now
+        last = now
+    raise AssertionError(f"the deal kept moving with no bot process: now at {last}")
 
 
 def _wait_for_step(

@@ -10,17 +10,20 @@ detail the page has no template for is still said, in English and marked so."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
+from app.web_ui import WEB_DIR
 from tests.e2e.conftest import Backend
 from tests.support.http import open_table
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
-from tests.web.pages import LIVE_MS, open_lobby, signed_in
+from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
 from tests.web.test_meld_limits import HAND, mia_after_drawing, mias_page, select_and_meld
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -101,21 +104,27 @@ def test_an_english_page_says_the_rule_and_the_server_s_message(
     screenshot(mia, "refusal-line-en", full_page=False)
 
 
-def test_the_host_s_refusal_in_the_lobby_is_said_in_chinese(
-    new_context: NewContext, http: httpx.Client
-) -> None:
-    """The lobby's refusals go the same way: the host's teams of a shape the entry does not
-    allow (R-SEAT-2), refused in the table's card."""
-    names = ["kai", "lei", "mo", "nan", "ou"]
+def refused_teams(
+    new_context: NewContext, http: httpx.Client, names: list[str], lang: str
+) -> tuple[Page, Locator]:
+    """The host (``names[0]``) of a classic table of five, in the lobby in ``lang``, puts every
+    seat in side A: his page and the refusal (R-SEAT-2), in the table's card."""
     headers = open_table(http, names, start=False).headers  # classic of 5: teams to choose
-    host = signed_in(open_lobby(new_context())[0], headers["kai"])
-    in_language(host, "zh")
+    host = in_language(signed_in(open_lobby(new_context())[0], headers[names[0]]), lang)
     teams = host.locator("fieldset.host-teams")
     expect(teams.locator("select")).to_have_count(5, timeout=LIVE_MS)
     for seat in range(5):
         teams.locator("select").nth(seat).select_option("A")
     teams.get_by_role("button").click()
-    alert = host.get_by_role("alert").filter(has_text="R-SEAT-2")
+    return host, host.get_by_role("alert").filter(has_text="R-SEAT-2")
+
+
+def test_the_host_s_refusal_in_the_lobby_is_said_in_chinese(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """The lobby's refusals go the same way: the host's teams of a shape the entry does not
+    allow (R-SEAT-2), refused in the table's card."""
+    host, alert = refused_teams(new_context, http, ["kai", "lei", "mo", "nan", "ou"], "zh")
     expect(alert.locator(".refusal-rule")).to_have_text(
         "被拒绝：五人时两队分别为三人和两人，六人时各三人（R-SEAT-2）"
     )
@@ -191,7 +200,7 @@ def test_each_kind_of_parameter_is_said_in_the_page_s_language(
     new_context: NewContext, lang: str
 ) -> None:
     page = open_lobby(new_context())[0]
-    said = page.evaluate(
+    shown = page.evaluate(
         """async ([lang, kinds]) => {
             const common = await import("/web/common.js");
             await common.loadLanguage(lang);
@@ -200,4 +209,109 @@ def test_each_kind_of_parameter_is_said_in_the_page_s_language(
         }""",
         [lang, KINDS],
     )
-    assert said == SAID[lang]
+    assert shown == SAID[lang]
+
+
+# --- a language switched with a refusal on the screen -------------------------------------------
+# The pages drew a refusal once, in the language of that moment: a player who switched the
+# language kept the old one on the screen (the rule's line, the detail's words) until his next
+# refusal. Now what a refusal or a notice says is drawn again in the new language.
+
+
+def said(lang: str, key: str, **values: str) -> str:
+    """The catalogue's sentence (app/web/i18n/<lang>.json) with its {placeholders} filled."""
+    text: str = json.loads((Path(WEB_DIR) / "i18n" / f"{lang}.json").read_text("utf-8"))[key]
+    return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], text)
+
+
+def worded(lang: str, key: str, **values: str) -> str:
+    """A refusal's detail in ``lang`` (app/web/i18n/details/<lang>.json), its params filled."""
+    path = Path(WEB_DIR) / "i18n" / "details" / f"{lang}.json"
+    text: str = json.loads(path.read_text("utf-8"))[key]
+    return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], text)
+
+
+def rule_line(lang: str, rule: str) -> str:
+    """The pages' "Refused: <the rule's line> (<rule>)" in ``lang``."""
+    lines = json.loads((Path(WEB_DIR) / "i18n" / "rules" / f"{lang}.json").read_text("utf-8"))
+    return said(lang, "error", message=lines[rule], code=rule)
+
+
+def test_a_refused_move_is_said_again_in_the_language_switched_to(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    mia = mias_page(new_context, mia_after_drawing(http, HAND, "s"))
+    select_and_meld(mia, "KC/1 KD/1 KH/1")
+    error = mia.locator("#moves #error")  # where she pressed Meld
+    expect(error.locator(".refusal-rule")).to_have_text(rule_line("en", "R-MA-INIT-1"))
+    detail = error.locator(".refusal-detail").inner_text()
+    assert detail == "the initial meld counts 30 from the hand; this side needs 125"
+    for lang in ("zh", "ru"):
+        in_language(mia, lang)
+        expect(error.locator(".refusal-rule")).to_have_text(rule_line(lang, "R-MA-INIT-1"))
+        expect(error.locator(".refusal-detail")).to_have_text(
+            worded(lang, "init.short_from_hand", points="30", minimum="125")
+        )
+        expect(error.locator("a.rule-link")).to_have_attribute("href", "/rules/R-MA-INIT-1")
+    screenshot(mia, "refusal-line-switched-ru", full_page=False)
+    in_language(mia, "en")  # and back: the server's words alone under the line again
+    expect(error.locator(".refusal-rule")).to_have_text(rule_line("en", "R-MA-INIT-1"))
+    expect(error.locator(".refusal-detail")).to_have_text(detail)
+
+
+def test_a_refusal_the_page_made_itself_is_said_again_in_the_language_switched_to(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """The meld limits' refusal, said before anything is sent (table_moves.js), in the words
+    of the page's own catalogue rather than a rule's line."""
+    mia = mias_page(new_context, mia_after_drawing(http, HAND, "p"))
+    select_and_meld(mia, "7C/1 7D/1 7H/1 2C/1")
+    error = mia.locator("#moves #error")
+    for lang in ("en", "zh", "ru"):
+        in_language(mia, lang)
+        why = said(lang, "meld_limit_no_wild", rank="7")
+        cannot = said(lang, "meld_limit_cannot", why=why)
+        expect(error).to_have_text(said(lang, "error", message=cannot, code="R-MA-MELD-5"))
+
+
+def test_the_lobby_s_refusal_and_notice_are_said_again_in_the_language_switched_to(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    host, alert = refused_teams(new_context, http, ["kaj", "lev", "mai", "nat", "oto"], "en")
+    expect(alert.locator(".refusal-rule")).to_have_text(rule_line("en", "R-SEAT-2"))
+    for lang in ("zh", "ru"):
+        in_language(host, lang)
+        expect(alert.locator(".refusal-rule")).to_have_text(rule_line(lang, "R-SEAT-2"))
+    # A success's notice too ("You are signed out.", at the top).
+    host.locator("#sign-out").click()
+    expect(host.locator("#notice")).to_have_text(said("ru", "signed_out"))
+    in_language(host, "zh")
+    expect(host.locator("#notice")).to_have_text(said("zh", "signed_out"))
+
+
+def test_the_replay_s_and_the_audit_s_refusals_are_said_again_in_the_language_switched_to(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """The audit refuses a player who is no auditor (R-VIEW-4); the replay, a deal that does
+    not exist (not_found: no rule, the server's message). Who is signed in is said again too."""
+    game = open_table(http, ["pia", "quin"])
+    context = new_context()
+    table_page(context, game.headers["pia"], game.table)  # signs the browser in
+    audit = context.new_page()
+    audit.goto(f"/audit/deals/{game.deal_id}")
+    expect(audit.locator("#refused-text .refusal-rule")).to_have_text(rule_line("en", "R-VIEW-4"))
+    replay = context.new_page()
+    replay.goto("/deals/00000000-0000-4000-8000-000000000000/replay")
+    refused = replay.locator("#refused-text")
+    expect(refused).to_contain_text("(not_found)")
+    message = re.sub(r"^Refused: (.*) \(not_found\)$", r"\1", refused.inner_text())
+    for lang in ("zh", "ru"):
+        in_language(audit, lang)
+        expect(audit.locator("#refused-text .refusal-rule")).to_have_text(
+            rule_line(lang, "R-VIEW-4")
+        )
+        expect(audit.locator("#who")).to_have_text(said(lang, "signed_in_as", name="pia"))
+        in_language(replay, lang)
+        expect(refused).to_have_text(said(lang, "error", message=message, code="not_found"))
+        expect(replay.locator("#who")).to_have_text(said(lang, "signed_in_as", name="pia"))
+    screenshot(audit, "refusal-audit-switched-ru", full_page=False)
