@@ -46,6 +46,7 @@ def test_every_key_raised_is_in_the_catalogue_with_its_parameters() -> None:
         assert isinstance(call.func, ast.Name)
         position = KEYED[call.func.id]
         key = call.args[position] if len(call.args) > position else None
+        assert not isinstance(key, ast.JoinedStr), f"{where}: a message, not a key"
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             continue  # a key chosen at run time: its candidates are string constants below
         assert key.value in MESSAGES, f"{where}: {key.value!r} is not in domain/refusals.py"
