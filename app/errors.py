@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from app.application import error_body
+from app.application import error_body, refusal_body
 from app.deps import Unauthenticated
 from app.schemas import CARD_PATTERN, NAME_PATTERN, ErrorOut
 from domain.errors import Conflict, DomainError, Forbidden, NotFound
@@ -162,7 +162,7 @@ def install(api: FastAPI) -> None:
     @api.exception_handler(DomainError)
     async def domain_error(_request: Request, exc: DomainError) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthenticated) else None
-        return JSONResponse(error_body(exc.code, exc.message), status_of(exc), headers=headers)
+        return JSONResponse(refusal_body(exc), status_of(exc), headers=headers)
 
     @api.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -241,9 +241,24 @@ class CommandIn(Strict):
     command: CommandBody
 
 
+#: A refusal's parameter: a number, a word or card code, or a list of them (domain.refusals).
+ParamValue = int | str | list[int | str] | None
+
+KEY_DESCRIPTION = (
+    "what the refusal says this time, as a stable key (e.g. init.short); the message is its "
+    "English template filled with params. Absent for a refusal worded in English only"
+)
+PARAMS_DESCRIPTION = (
+    "the key's parameters (e.g. points and minimum): numbers, words, card codes of your own "
+    "command or of the public table, seat numbers, ranks; present with key"
+)
+
+
 class ErrorDetail(BaseModel):
     code: str
-    message: str
+    message: str = Field(description="what was wrong, in English")
+    key: str | None = Field(None, description=KEY_DESCRIPTION)
+    params: dict[str, ParamValue] | None = Field(None, description=PARAMS_DESCRIPTION)
 
 
 class ErrorOut(BaseModel):

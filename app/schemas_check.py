@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.schemas import CommandIn, Integral
+from app.schemas import KEY_DESCRIPTION, PARAMS_DESCRIPTION, CommandIn, Integral, ParamValue
 
 
 class CheckIn(CommandIn):
@@ -67,6 +67,8 @@ class CheckAccepted(BaseModel):
 class CheckError(BaseModel):
     code: str = Field(description="the code the command would be refused with")
     message: str
+    key: str | None = Field(None, description=KEY_DESCRIPTION)
+    params: dict[str, ParamValue] | None = Field(None, description=PARAMS_DESCRIPTION)
     points: int | None = Field(
         None, description="an initial meld short of its minimum: what it counts"
     )

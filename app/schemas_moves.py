@@ -38,7 +38,8 @@ class WildLimitOut(BaseModel):
     rule: str = Field(description="the rule id a command breaking it is refused with")
     ranks: list[str] = Field(description="the natural ranks it holds for")
     naturals: int | None = Field(description="the naturals the meld needs; null: no wild card")
-    message: str = Field(description="the refusal's message (English)")
+    key: str = Field(description="the refusal's key (docs/api.md, Errors), param rank")
+    message: str = Field(description="the refusal's message (English), without the rank")
 
 
 class MeldLimitsOut(BaseModel):

@@ -28,10 +28,7 @@ def check_name(name: str) -> None:
     with a letter or a digit (so neither ``.`` nor ``..``, nor a name that looks like an
     option or a hidden file)."""
     if not NAME_PATTERN.fullmatch(name):
-        raise SetupError(
-            "R-CMD-2",
-            "a name is 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or a digit",
-        )
+        raise SetupError("R-CMD-2", "name.invalid")
 
 
 def name_key(name: str) -> str:

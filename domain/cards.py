@@ -92,10 +92,10 @@ def info(code: str) -> CardInfo:
     except KeyError:
         face = code.partition("/")[0]
         if face in FACE_RANK:  # a face without its deck ("KC", the scenarios' short form)
-            hint = f": a card is named with its deck number, e.g. {face + '/1'!r}"
-        else:
-            hint = ": a card is RANK SUIT/DECK, e.g. 'QH/2', '10S/1', 'BJ/1'"
-        raise RuleViolation("R-CARD-1", f"unknown card {code!r}{hint}") from None
+            raise RuleViolation(
+                "R-CARD-1", "card.no_deck", code=code, example=f"{face}/1"
+            ) from None
+        raise RuleViolation("R-CARD-1", "card.unknown", code=code) from None
 
 
 def full_deck(decks: int) -> list[str]:

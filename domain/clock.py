@@ -30,10 +30,14 @@ def check_turn_seconds(value: object, minimum: int = TURN_SECONDS_MIN) -> int | 
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SetupError("R-SEAT-3", "turn_seconds is a whole number of seconds, or null")
+        raise SetupError("R-SEAT-3", "table.turn_seconds_whole")
     if not minimum <= value <= TURN_SECONDS_MAX:
         raise SetupError(
-            "R-SEAT-3", f"turn_seconds is from {minimum} to {TURN_SECONDS_MAX}, not {value}"
+            "R-SEAT-3",
+            "table.turn_seconds_range",
+            least=minimum,
+            most=TURN_SECONDS_MAX,
+            chosen=value,
         )
     return value
 

@@ -101,10 +101,7 @@ class Deal(Aggregate):
     def execute(self, seat: int, command: Command) -> None:
         """Apply a command from a room seat, or raise RuleViolation and change nothing."""
         if isinstance(command, TimeOut) and command.step != self.version:
-            raise RuleViolation(
-                "R-CMD-1",
-                f"a timeout decided on step {command.step}; the deal is at step {self.version}",
-            )
+            raise RuleViolation("R-CMD-1", "timeout.stale", step=command.step, at=self.version)
         self.record(rules.decide(self.state, seat, command))
 
     def abandon(self) -> None:

@@ -3,7 +3,7 @@ or one of the codes below (docs/rules/common.md, "Error codes")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from domain.refusals import Param, render
 
 #: R-CMD-1: a stale command (``expect`` does not match), or a used sequence number.
 STALE = "R-CMD-1"
@@ -16,30 +16,50 @@ SEQ_TOO_FAR = "seq_too_far"
 
 
 class DomainError(Exception):
-    """Base class of everything the domain refuses."""
+    """Base class of everything the domain refuses. ``key`` and ``params``: what it says
+    this time, by a key of ``domain.refusals.MESSAGES`` and the parameters its template names
+    (None and empty for a refusal worded in English only)."""
 
     code = "R-CMD-3"
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        key: str | None = None,
+        params: dict[str, Param] | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.key = key
+        self.params: dict[str, Param] = params or {}
 
 
-class RuleViolation(DomainError):
-    """A command that breaks a rule: nothing is recorded (R-CMD-3).
+class Worded(DomainError):
+    """A refusal made from its code, a key of ``domain.refusals.MESSAGES`` and that
+    template's parameters; its English message is the template filled in."""
 
-    ``details``: machine-readable numbers behind the refusal, e.g. ``points`` and ``minimum``
-    of an initial meld that falls short (R-INIT-1 and the entries' equivalents)."""
-
-    def __init__(
-        self, code: str, message: str, *, details: Mapping[str, int] | None = None
-    ) -> None:
-        super().__init__(code, message)
-        self.details: dict[str, int] = dict(details or {})
+    def __init__(self, code: str, key: str, /, **params: Param) -> None:
+        super().__init__(code, render(key, params), key=key, params=params)
 
 
-class SetupError(DomainError):
+class RuleViolation(Worded):
+    """A command that breaks a rule: nothing is recorded (R-CMD-3)."""
+
+    @property
+    def details(self) -> dict[str, int]:
+        """The numbers a dry run's refusal also lists apart (``points`` and ``minimum`` of an
+        initial meld that falls short: R-INIT-1 and the entries' equivalents)."""
+        return {
+            name: value
+            for name, value in self.params.items()
+            if name in ("points", "minimum") and isinstance(value, int)
+        }
+
+
+class SetupError(Worded):
     """A table or game set-up that is not allowed (R-SEAT-*)."""
 
 

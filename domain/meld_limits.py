@@ -10,23 +10,29 @@ into melds the rules accept without copying the rules.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from domain.cards import CARDS
 from domain.constants import WILD_RANK
 from domain.errors import RuleViolation
+from domain.refusals import MESSAGES
 
 
 @dataclass(frozen=True)
 class WildLimit:
     """A wild card may join a meld of one of ``ranks`` (new or existing) only when that meld,
     with the cards added, holds ``naturals`` natural cards or more; never when ``naturals`` is
-    None. Refused as ``rule`` with ``message``."""
+    None. Refused as ``rule`` with ``key`` (``domain.refusals``) and the meld's rank."""
 
     rule: str
     ranks: tuple[str, ...]
     naturals: int | None
-    message: str
+    key: str
+    #: What the limit says, in English (the move menu's): its refusal without the rank.
+    message: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", MESSAGES[self.key].removesuffix(" ({rank})"))
 
 
 @dataclass(frozen=True)
@@ -51,41 +57,34 @@ class MeldLimits:
         if rank == WILD_RANK:
             if not existing and len(cards) < self.min_cards:
                 raise RuleViolation(
-                    self.wild_meld_rule,
-                    f"a wild-card meld needs at least {self.min_cards} cards",
+                    self.wild_meld_rule, "meld.wild_meld_short", cards=self.min_cards
                 )
             if self.max_cards is not None and len(cards) > self.max_cards:
                 raise RuleViolation(
-                    self.wild_meld_rule, f"a wild-card meld is complete at {self.max_cards}"
+                    self.wild_meld_rule, "meld.wild_meld_full", cards=self.max_cards
                 )
             return
         naturals = sum(1 for c in cards if CARDS[c].is_natural)
         wilds = len(cards) - naturals
         if not existing and len(cards) < self.min_cards:
-            raise RuleViolation(
-                self.size_rule, f"a new meld of {rank} needs at least {self.min_cards} cards"
-            )
+            raise RuleViolation(self.size_rule, "meld.short", rank=rank, cards=self.min_cards)
         if self.max_cards is not None and len(cards) > self.max_cards:
             raise RuleViolation(
-                self.size_rule,
-                f"a meld holds at most {self.max_cards} cards ({rank}: {len(cards)})",
+                self.size_rule, "meld.too_big", most=self.max_cards, rank=rank, cards=len(cards)
             )
         if naturals < self.min_naturals:
             raise RuleViolation(
-                self.wilds_rule,
-                f"a meld of {rank} needs at least {self.min_naturals} natural cards",
+                self.wilds_rule, "meld.few_naturals", rank=rank, naturals=self.min_naturals
             )
         if wilds > self.max_wilds:
             raise RuleViolation(
-                self.wilds_rule,
-                f"a meld holds at most {self.max_wilds} wild cards ({rank}: {wilds})",
+                self.wilds_rule, "meld.many_wilds", most=self.max_wilds, rank=rank, wilds=wilds
             )
         if self.wilds_outnumbered and naturals <= wilds:
             raise RuleViolation(
-                self.ratio_rule,
-                f"a meld needs more natural cards than wild cards ({rank}: {naturals} vs {wilds})",
+                self.ratio_rule, "meld.wilds_outnumber", rank=rank, naturals=naturals, wilds=wilds
             )
         if any(CARDS[c].is_wild for c in added):
             for limit in self.wild_limits:
                 if rank in limit.ranks and (limit.naturals is None or naturals < limit.naturals):
-                    raise RuleViolation(limit.rule, f"{limit.message} ({rank})")
+                    raise RuleViolation(limit.rule, limit.key, rank=rank)

@@ -17,7 +17,7 @@ def fixed_sides(players: int) -> dict[str, list[int]]:
         return {SIDE_NAMES[seat]: [seat] for seat in range(players)}
     if players == 4:
         return {"A": [0, 2], "B": [1, 3]}
-    raise SetupError("R-SEAT-2", f"{players} players need teams chosen by the host")
+    raise SetupError("R-SEAT-2", "teams.host_chooses", players=players)
 
 
 def default_teams(entry: str, players: int) -> list[list[int]] | None:
@@ -39,15 +39,15 @@ def choose_sides(
     if players not in variant.host_chooses_teams:
         return fixed_sides(players)
     if not teams:
-        raise SetupError("R-SEAT-3", f"the host must choose the teams for {players} players")
+        raise SetupError("R-SEAT-3", "teams.choose_for", players=players)
     chosen: list[list[int]] = []
     taken: set[int] = set()
     for team in teams:
         seats = sorted(team)
         if len(set(seats)) != len(seats) or any(not 0 <= s < players for s in seats):
-            raise SetupError("R-SEAT-3", f"a team lists unknown or repeated seats: {list(team)}")
+            raise SetupError("R-SEAT-3", "teams.bad_seats", seats=list(team))
         if taken & set(seats):
-            raise SetupError("R-SEAT-3", "a seat is in two teams")
+            raise SetupError("R-SEAT-3", "teams.seat_twice")
         taken |= set(seats)
         chosen.append(seats)
     rest = [s for s in range(players) if s not in taken]
@@ -55,10 +55,8 @@ def choose_sides(
         chosen.append(rest)
     shape = tuple(len(t) for t in chosen)
     if shape not in variant.team_shapes[players]:
-        allowed = " or ".join("+".join(map(str, s)) for s in variant.team_shapes[players])
-        raise SetupError(
-            "R-SEAT-2", f"teams of {'+'.join(map(str, shape))} are not allowed here ({allowed})"
-        )
+        allowed = ["+".join(map(str, s)) for s in variant.team_shapes[players]]
+        raise SetupError("R-SEAT-2", "teams.shape", shape=shape, allowed=allowed)
     return {SIDE_NAMES[i]: seats for i, seats in enumerate(chosen)}
 
 
@@ -91,7 +89,7 @@ def rotation_for(
         active = virtual_table(sides, rotation, sit_outs)
         if sorted(set(range(players)) - set(active)) == wanted:
             return rotation
-    raise SetupError("R-SEAT-2", f"no deal of the sit-out rotation sits out seats {wanted}")
+    raise SetupError("R-SEAT-2", "teams.sit_out", seats=wanted)
 
 
 def side_of_seats(sides: Mapping[str, Sequence[int]], players: int) -> list[str]:
@@ -105,7 +103,7 @@ def side_of_seats(sides: Mapping[str, Sequence[int]], players: int) -> list[str]
 def check_first_dealer(dealer: int, order: Sequence[int]) -> None:
     """R-DEAL-1: the first dealer (drawn by chance, or fixed for tests) plays deal 1."""
     if dealer not in order:
-        raise SetupError("R-DEAL-1", f"seat {dealer} does not play the first deal")
+        raise SetupError("R-DEAL-1", "game.dealer_sits_out", seat=dealer)
 
 
 def next_dealer(previous_order: Sequence[int], previous_dealer: int, active: Sequence[int]) -> int:

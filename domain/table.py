@@ -101,21 +101,28 @@ class Table(Aggregate):
         """R-SEAT-3: a valid entry, player count, options and target; returns the target."""
         variant = get_variant(entry)
         if players not in variant.player_counts:
-            counts = ", ".join(map(str, variant.player_counts))
-            raise SetupError("R-SEAT-1", f"{entry} is played by {counts} players, not {players}")
+            counts = variant.player_counts
+            raise SetupError(
+                "R-SEAT-1", "table.players", entry=entry, counts=counts, players=players
+            )
         for name, value in options.items():
             if not isinstance(value, bool):
-                raise SetupError("R-SEAT-3", f"option {name!r} is true or false")
+                raise SetupError("R-SEAT-3", "table.option_bool", name=name)
             if value and name not in variant.options:  # an option left off is no option
-                raise SetupError("R-SEAT-3", f"{entry} has no option {name!r}")
+                raise SetupError("R-SEAT-3", "table.no_option", entry=entry, name=name)
         if target is None or target == variant.target:
             return variant.target
         if not variant.selectable_targets:
-            raise SetupError("R-SEAT-3", f"{entry} plays to {variant.target}; no other target")
+            raise SetupError("R-SEAT-3", "table.one_target", entry=entry, target=variant.target)
         if target not in variant.selectable_targets:
-            others = ", ".join(map(str, variant.selectable_targets))
+            others = variant.selectable_targets
             raise SetupError(
-                "R-SEAT-3", f"{entry} plays to {variant.target} or {others}, not {target}"
+                "R-SEAT-3",
+                "table.targets",
+                entry=entry,
+                target=variant.target,
+                others=others,
+                chosen=target,
             )
         return target
 
@@ -132,18 +139,18 @@ class Table(Aggregate):
         nothing about the seats)."""
         self.check_invite(player, invite)
         if self.status != OPEN:
-            raise SetupError("R-SEAT-5", "the game has started; no seat can be taken")
+            raise SetupError("R-SEAT-5", "seat.started")
         if player in self.seats:
-            raise SetupError("R-SEAT-5", "you already have a seat at this table")
+            raise SetupError("R-SEAT-5", "seat.have_one")
         if seat is None:
             free = [i for i, p in enumerate(self.seats) if p is None]
             if not free:
-                raise SetupError("R-SEAT-5", "the table is full")
+                raise SetupError("R-SEAT-5", "seat.full")
             seat = free[0]
         elif not 0 <= seat < self.players:
-            raise SetupError("R-SEAT-5", f"there is no seat {seat}")
+            raise SetupError("R-SEAT-5", "seat.no_such", seat=seat)
         elif self.seats[seat] is not None:
-            raise SetupError("R-SEAT-5", f"seat {seat} is taken")
+            raise SetupError("R-SEAT-5", "seat.taken", seat=seat)
         self._seat_player(seat=seat, player=player)
         return seat
 
@@ -155,11 +162,11 @@ class Table(Aggregate):
         if seat is None and self.status == OPEN:
             seat = next((i for i, p in enumerate(self.seats) if p is None), None)
             if seat is None:
-                raise SetupError("R-SEAT-5", "the table is full")
+                raise SetupError("R-SEAT-5", "seat.full")
         elif seat is not None and self.status == OPEN and self.seat_taken(seat):
             # Before ``join``: a bot of the same level in that seat has the same name, and
             # would be refused as "you already have a seat".
-            raise SetupError("R-SEAT-5", f"seat {seat} is taken")
+            raise SetupError("R-SEAT-5", "seat.taken", seat=seat)
         # The host seats it: the table's own invite (if private) lets it in.
         return self.join(bot_name(level, -1 if seat is None else seat), seat, self.invite)
 
@@ -180,9 +187,9 @@ class Table(Aggregate):
         """The host replaces the invite code (the old one stops working)."""
         self.check_host(player)
         if not self.private:
-            raise SetupError("R-SEAT-3", "only a private table has an invite code")
+            raise SetupError("R-SEAT-3", "table.invite_public")
         if self.status not in (OPEN, PLAYING):
-            raise SetupError("R-SEAT-3", f"the game is {self.status}: no more invitations")
+            raise SetupError("R-SEAT-3", "table.invite_over", status=self.status)
         self._invite_rotated(invite=invite)
 
     @event("InviteRotated")
@@ -193,7 +200,7 @@ class Table(Aggregate):
         """The host allows or refuses spectators, before the start only."""
         self.check_host(player)
         if self.status != OPEN:
-            raise SetupError("R-SEAT-3", "spectators are allowed or not before the start only")
+            raise SetupError("R-SEAT-3", "table.spectators_before_start")
         if allowed != self.spectators:
             self._spectators_set(allowed=allowed)
 
@@ -206,7 +213,7 @@ class Table(Aggregate):
         it (``domain.clock.check_turn_seconds`` checks the value first)."""
         self.check_host(player)
         if self.status != OPEN:
-            raise SetupError("R-SEAT-3", "the turn clock is set before the start only")
+            raise SetupError("R-SEAT-3", "table.clock_before_start")
         if turn_seconds != self.turn_seconds:
             self._turn_clock_set(turn_seconds=turn_seconds)
 
@@ -226,10 +233,10 @@ class Table(Aggregate):
     def choose_teams(self, player: str, teams: Sequence[Sequence[int]]) -> None:
         self.check_host(player)
         if self.status != OPEN:
-            raise SetupError("R-SEAT-3", "teams are fixed once the game has started")
+            raise SetupError("R-SEAT-3", "teams.fixed_started")
         variant = get_variant(self.entry)
         if self.players not in variant.host_chooses_teams:
-            raise SetupError("R-SEAT-3", f"teams are fixed for {self.players} players")
+            raise SetupError("R-SEAT-3", "teams.fixed_for", players=self.players)
         sides = choose_sides(variant, self.players, teams)
         self._choose_teams(sides=sides)
 
@@ -240,9 +247,9 @@ class Table(Aggregate):
     def check_can_start(self, player: str) -> dict[str, list[int]]:
         self.check_host(player)
         if self.status != OPEN:
-            raise SetupError("R-SEAT-3", "the game has already started")
+            raise SetupError("R-SEAT-3", "game.started")
         if any(p is None for p in self.seats):
-            raise SetupError("R-SEAT-5", "every seat must be taken before the start")
+            raise SetupError("R-SEAT-5", "seat.all_taken_first")
         return self.sides_for_start()
 
     def sides_for_start(self) -> dict[str, list[int]]:
@@ -250,7 +257,7 @@ class Table(Aggregate):
             return self.sides
         variant = get_variant(self.entry)
         if self.players in variant.host_chooses_teams:
-            raise SetupError("R-SEAT-3", "the host must choose the teams first")
+            raise SetupError("R-SEAT-3", "teams.choose_first")
         return choose_sides(variant, self.players, None)
 
     @staticmethod
@@ -263,7 +270,7 @@ class Table(Aggregate):
         if scores_before:
             unknown = set(scores_before) - set(totals)
             if unknown:
-                raise SetupError("R-SEAT-3", f"no such side: {sorted(unknown)}")
+                raise SetupError("R-SEAT-3", "teams.unknown_side", sides=str(sorted(unknown)))
             totals.update({k: int(v) for k, v in scores_before.items()})
         return totals
 
@@ -294,9 +301,9 @@ class Table(Aggregate):
                 "who plays his own seat)",
             )
         if self.status != PLAYING:
-            raise SetupError("R-SEAT-3", f"the game is {self.status}")
+            raise SetupError("R-SEAT-3", "game.not_playing", status=self.status)
         if len(self.deal_scores) < len(self.deals):
-            raise SetupError("R-GAME-1", "the current deal is not over")
+            raise SetupError("R-GAME-1", "game.deal_not_over")
         assert self.sides is not None and self.dealer is not None
         number = len(self.deals) + 1
         order = self.virtual_table(number)
@@ -393,9 +400,7 @@ class Table(Aggregate):
     def stop(self, player: str) -> None:
         self.check_host(player)
         if self.status != PLAYING:
-            raise SetupError(
-                "R-GAME-2", f"only a game in play can be stopped (it is {self.status})"
-            )
+            raise SetupError("R-GAME-2", "game.stop_not_playing", status=self.status)
         self._stopped(completed_deals=len(self.deal_scores))
 
     @event("GameStopped")
@@ -480,9 +485,9 @@ class Table(Aggregate):
         takes a seat over (0: never)."""
         self.check_host(player)
         if self.status != OPEN:
-            raise SetupError("R-SEAT-3", "the missed turns limit is set before the start only")
+            raise SetupError("R-SEAT-3", "table.missed_turns_before_start")
         if not 0 <= limit <= MAX_MISSED_TURNS_LIMIT:
-            raise SetupError("R-SEAT-3", f"the limit is 0 to {MAX_MISSED_TURNS_LIMIT} turns")
+            raise SetupError("R-SEAT-3", "table.missed_turns_range", most=MAX_MISSED_TURNS_LIMIT)
         if limit != self.missed_turns_limit:
             self._missed_turns_limit_set(limit=limit)
 
@@ -498,7 +503,7 @@ class Table(Aggregate):
         if seat is None:
             raise Forbidden(NOT_SEATED, "you have no seat at this table")
         if self.status not in (OPEN, PLAYING):
-            raise SetupError("R-SEAT-5", f"the game is {self.status}: seats no longer change")
+            raise SetupError("R-SEAT-5", "seat.fixed", status=self.status)
         if self.away(seat):
             raise Conflict("you are away already: the bot plays your seat", code=SEAT_AWAY)
         self._seat_left(seat=seat, player=player, freed=self.status == OPEN)
@@ -517,7 +522,7 @@ class Table(Aggregate):
         back; returns the bot's name. Only a person's seat, in a game in play."""
         player = self.seats[seat] if 0 <= seat < self.players else None
         if self.status != PLAYING or player is None or bot_level(player) is not None:
-            raise SetupError("R-SEAT-5", f"seat {seat} has no person to stand in for")
+            raise SetupError("R-SEAT-5", "seat.no_person", seat=seat)
         if self.away(seat):
             raise Conflict(f"the bot plays seat {seat} already", code=SEAT_AWAY)
         if reason not in (LEFT, MISSED_TURNS):
@@ -534,7 +539,7 @@ class Table(Aggregate):
         """``player`` plays his seat again (the call that seats him: he is away from it)."""
         seat = self.away_seat(player)
         if seat is None or self.status != PLAYING:
-            raise SetupError("R-SEAT-5", "you are not away from a seat of a game in play")
+            raise SetupError("R-SEAT-5", "seat.not_away")
         self._seat_taken_back(seat=seat, player=player, since=at)
         return seat
 
@@ -547,9 +552,9 @@ class Table(Aggregate):
         person, who plays it from now on in his place; returns the player who had it."""
         self.check_host(host)
         if self.status != PLAYING:
-            raise SetupError("R-SEAT-5", f"the game is {self.status}: no seat to give")
+            raise SetupError("R-SEAT-5", "seat.none_to_give", status=self.status)
         if not 0 <= seat < self.players:
-            raise SetupError("R-SEAT-5", f"there is no seat {seat}")
+            raise SetupError("R-SEAT-5", "seat.no_such", seat=seat)
         if not self.away(seat):
             raise Conflict(f"seat {seat} is played by its player", code=SEAT_NOT_VACANT)
         if self.seats[seat] == host:
@@ -558,7 +563,7 @@ class Table(Aggregate):
                 code=HOST_SEAT,
             )
         if bot_level(player) is not None or player in self.seats:
-            raise SetupError("R-SEAT-5", f"{player} cannot be given a seat at this table")
+            raise SetupError("R-SEAT-5", "seat.cannot_give", player=player)
         previous = self.seats[seat]
         assert previous is not None
         self._seat_given(seat=seat, player=player, previous=previous, since=at)

@@ -23,9 +23,7 @@ BOT_LEVEL_UNKNOWN = "bot_level_unknown"
 
 def check_level(level: str) -> None:
     if level not in LEVELS:
-        raise SetupError(
-            BOT_LEVEL_UNKNOWN, f"no bot level {level!r}; the levels are {', '.join(LEVELS)}"
-        )
+        raise SetupError(BOT_LEVEL_UNKNOWN, "table.bot_level", level=level, levels=list(LEVELS))
 
 
 class BotSeatService(TableService):

@@ -52,6 +52,16 @@ def error_body(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
+def refusal_body(error: DomainError) -> dict[str, Any]:
+    """A domain refusal's error body: its code and English message, and for a refusal worded
+    by key (``domain.refusals``) that key and its parameters, for a client to say it in its
+    own words (docs/api.md, "Errors")."""
+    body = error_body(error.code, error.message)
+    if error.key is not None:
+        body["error"] |= {"key": error.key, "params": dict(error.params)}
+    return body
+
+
 @dataclass(frozen=True)
 class Expected:
     """What the sender believes is current (R-CMD-1); None means "not checked"."""
@@ -184,9 +194,7 @@ class CommandService(AppCore):
             except RuleViolation as refusal:
                 if not fresh:
                     continue
-                return self._refuse(
-                    log, seq, digest, 400, error_body(refusal.code, refusal.message)
-                )
+                return self._refuse(log, seq, digest, 400, refusal_body(refusal))
             if aggregates is None:
                 return answer  # a retry: its first answer
             try:

@@ -15,14 +15,17 @@ from typing import Any
 from uuid import UUID
 
 from app.services.clock import check_clock
-from app.services.commands import CommandService, Expected
+from app.services.commands import CommandService, Expected, refusal_body
 from domain.commands import Command
-from domain.errors import STALE, Conflict, RuleViolation
+from domain.errors import STALE, Conflict, DomainError, RuleViolation
 from projections.dry_run import dry_run_view
 
 
-def refusal(code: str, message: str, **details: int) -> dict[str, Any]:
-    return {"accepted": False, "error": {"code": code, "message": message, **details}}
+def refusal(error: DomainError) -> dict[str, Any]:
+    """A refusal as the command would get it (``refusal_body``), and an initial meld's
+    ``points`` and ``minimum`` apart (``CheckError``)."""
+    details = error.details if isinstance(error, RuleViolation) else {}
+    return {"accepted": False, "error": refusal_body(error)["error"] | details}
 
 
 class DryRunService(CommandService):
@@ -51,9 +54,9 @@ class DryRunService(CommandService):
             trial = deepcopy(deal)  # decided on a copy that is never saved
             trial.execute(seat, command)
         except Conflict as conflict:  # stale, or the turn clock's (``turn_timed_out``)
-            return refusal(conflict.code, conflict.message)
+            return refusal(conflict)
         except RuleViolation as refused:
-            return refusal(refused.code, refused.message, **refused.details)
+            return refusal(refused)
         new = [e for e in trial.pending_events if e.originator_version > deal.version]
         run = dry_run_view(deal.state, deal.version, seat, new)
         return {

@@ -79,7 +79,7 @@ class SeatService(TableService):
         def back(table: Table, at: str) -> tuple[int, str]:
             own = table.away_seat(player)
             if seat is not None and own is not None and seat != own:
-                raise SetupError("R-SEAT-5", f"your seat is {own}, not {seat}")
+                raise SetupError("R-SEAT-5", "seat.not_yours", own=own, seat=seat)
             return table.take_back(player, at), player
 
         return self._change(table_id, back, TAKEN_BACK)[0]

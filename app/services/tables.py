@@ -198,4 +198,4 @@ class TableService(AppCore):
 
     def _check_test_setup(self, what: str) -> None:
         if not self.allow_stacked_decks:
-            raise SetupError("R-DEAL-3", f"{what} can be fixed only on a server set up for tests")
+            raise SetupError("R-DEAL-3", "table.test_only", what=what)

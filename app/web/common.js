@@ -6,6 +6,7 @@ export const LANGS = ["en", "zh", "ru", "th"];
 
 let strings = {};
 let ruleLines = {}; // each rule's line, by its id (app/web/i18n/rules/<lang>.json)
+let details = {}; // each refusal's detail, by its key (app/web/i18n/details/<lang>.json)
 let plurals = new Intl.PluralRules("en");
 
 export const $ = (id) => document.getElementById(id);
@@ -32,15 +33,18 @@ export function tNodes(key, values = {}) {
   return t(key, marked).split(/\u0000(\w+)\u0000/).map((part, i) => (i % 2 ? values[part] : part));
 }
 
-// Loads a language's catalogue (and its rules' lines, for the refusals) and fills every
-// [data-i18n] node of the page.
+// Loads a language's catalogue (and its rules' lines and refusals' details, for the
+// refusals) and fills every [data-i18n] node of the page. English has no details' file: the
+// server's message is the English detail (docs/web.md, "Refusals").
 export async function loadLanguage(lang) {
-  const [answer, rules] = await Promise.all([
+  const [answer, rules, said] = await Promise.all([
     fetch(`/web/i18n/${lang}.json`, { credentials: "same-origin" }),
     fetch(`/web/i18n/rules/${lang}.json`, { credentials: "same-origin" }).catch(() => null),
+    lang === "en" ? null : fetch(`/web/i18n/details/${lang}.json`, { credentials: "same-origin" }).catch(() => null),
   ]);
   strings = await answer.json();
   ruleLines = rules?.ok ? await rules.json().catch(() => ({})) : {};
+  details = said?.ok ? await said.json().catch(() => ({})) : {};
   plurals = new Intl.PluralRules(lang);
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-i18n]")) {
@@ -116,14 +120,17 @@ export function onServerAnswer(listener) {
 // says it in the page's language (`() => t(key)`), asked again at each drawing, so that it is
 // said anew in the language the reader switches to (showSaid). `local`: a refusal the page
 // made itself (the meld limits', table_moves.js): said by its message, not by its rule's line.
+// `worded`: the server's error body, whose `key` and `params` say the detail in the page's
+// language (detailOf).
 export class Refused extends Error {
-  constructor(status, code, message, details = null) {
+  constructor(status, code, message, worded = {}) {
     const say = typeof message === "function" ? message : null;
     super(say ? say() : message);
     this.say = say;
     this.status = status;
     this.code = code;
-    this.details = details;
+    this.key = typeof worded?.key === "string" ? worded.key : null;
+    this.params = worded?.params && typeof worded.params === "object" ? worded.params : {};
     this.local = false;
   }
 }
@@ -172,7 +179,7 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
   for (const listener of answerListeners) listener();
   if (!answer.ok) {
     const error = data?.error ?? { code: String(answer.status), message: answer.statusText };
-    throw new Refused(answer.status, error.code, error.message, error.details ?? null);
+    throw new Refused(answer.status, error.code, error.message, error);
   }
   return data;
 }
@@ -243,8 +250,9 @@ export function ruleLine(error) {
 export function errorText(error) {
   if (error instanceof Refused && error.status !== 0) {
     const line = ruleLine(error);
-    if (line === null) return t("error", { message: messageOf(error), code: error.code });
-    return `${t("error", { message: line, code: error.code })} ${detailText(error)}`;
+    const said = error.local ? null : detailOf(error);
+    if (line === null) return t("error", { message: said ?? messageOf(error), code: error.code });
+    return `${t("error", { message: line, code: error.code })} ${said ?? detailText(error)}`;
   }
   return error instanceof Refused ? messageOf(error) : String(error);
 }
@@ -255,7 +263,8 @@ export function errorText(error) {
 export function errorNodes(error) {
   if (error instanceof Refused && error.status !== 0) {
     const line = ruleLine(error);
-    if (line === null) return tNodes("error", { message: messageOf(error), code: codeLink(error.code) });
+    const said = error.local ? null : detailOf(error);
+    if (line === null) return tNodes("error", { message: said ?? messageOf(error), code: codeLink(error.code) });
     return [
       element("span", { class: "refusal-rule" }, ...tNodes("error", { message: line, code: codeLink(error.code) })),
       detailNode(error),
@@ -264,13 +273,48 @@ export function errorNodes(error) {
   return [errorText(error)];
 }
 
-// The server's message under a rule's line: as it is on an English page; elsewhere "In
-// English: ...", marked English (lang) so that a screen reader or a translator reads it so.
+// The detail under a rule's line: the key's template in the page's language, filled with the
+// refusal's parameters (detailOf); else the server's message, as it is on an English page,
+// elsewhere "In English: ...", marked English (lang) so that a screen reader or a translator
+// reads it so.
 function detailNode(error) {
+  const translated = detailOf(error);
+  if (translated !== null) return element("small", { class: "refusal-detail", text: translated });
   const english = document.documentElement.lang === "en";
   const message = element("span", { lang: "en", text: error.message });
   const said = english ? [message] : tNodes("refusal_detail", { message });
   return element("small", { class: "refusal-detail" }, ...said);
+}
+
+// What a server's refusal says this time in the page's language: its key's template
+// (app/web/i18n/details/<lang>.json) with {name} filled from its params, or null (no key, an
+// English page, a key the page has no template for: the server's English message then).
+export function detailOf(error) {
+  const template = error.key && !error.key.startsWith("@") && Object.hasOwn(details, error.key) ? details[error.key] : null;
+  if (typeof template !== "string") return null;
+  return template.replace(/\{(\w+)(?::([^}]*))?\}/g, (_, name, spec) => detailValue(name, spec ?? "", error.params[name]));
+}
+
+// One parameter in the page's language: a list joined as the language joins them ({name:or}:
+// "1 or 3"; another spec is the separator itself, {shape:+}: "3+3"); a word of a fixed set
+// ("@action" in the details' file); a card's printed face; a rank; an entry's or a game
+// status's name from the catalogue; anything else as it is.
+const CARD_CODE = /^((10|[2-9AJQK])[CDHS]|BJ|LJ)\/\d+$/;
+
+function detailValue(name, spec, value) {
+  if (Array.isArray(value)) {
+    const items = value.map((item) => detailValue(name, "", item));
+    if (spec && spec !== "or" && spec !== "and") return items.join(spec);
+    const type = spec === "or" ? "disjunction" : "conjunction";
+    return new Intl.ListFormat(document.documentElement.lang, { type }).format(items);
+  }
+  const text = String(value ?? "");
+  const words = details[`@${name}`];
+  if (words && Object.hasOwn(words, text)) return words[text];
+  if (name.includes("card") && CARD_CODE.test(text)) return cardText(text);
+  if (name.includes("rank")) return rankText(text);
+  if ((name === "entry" || name === "status") && Object.hasOwn(strings, `${name}_${text}`)) return strings[`${name}_${text}`];
+  return text;
 }
 
 function detailText(error) {

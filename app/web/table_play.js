@@ -56,7 +56,7 @@ export function playing(state, { render, refresh, refreshTable }) {
       if (check) {
         const verdict = await api("POST", `/deals/${dealId}/commands/check`, { body: { expect: menu.expect, command } });
         if (!verdict.accepted) {
-          throw new Refused(400, verdict.error.code, verdict.error.message);
+          throw new Refused(400, verdict.error.code, verdict.error.message, verdict.error);
         }
       }
       const answer = await api("POST", `/deals/${dealId}/commands`, { body: { seq: menu.next_seq, expect: menu.expect, command } });

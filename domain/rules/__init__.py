@@ -61,7 +61,7 @@ def decide(state: DealState, seat: int, command: Command) -> list[Event]:
         case TimeOut():
             clock.time_out(d, seat, command)
         case _:
-            raise RuleViolation("R-CMD-3", f"unknown command {type(command).__name__}")
+            raise RuleViolation("R-CMD-3", "command.unknown", command=type(command).__name__)
     return d.events
 
 

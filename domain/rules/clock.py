@@ -14,9 +14,9 @@ from domain.rules.decision import Decision
 def time_out(d: Decision, seat: int, cmd: TimeOut) -> None:
     st = d.state
     if st.to_act is None:
-        raise RuleViolation("R-TURN-1", "nobody is to act: no turn can time out")
+        raise RuleViolation("R-TURN-1", "timeout.nobody")
     if seat != st.to_act:
-        raise RuleViolation("R-TURN-1", f"seat {st.to_act} is to act, not seat {seat}")
+        raise RuleViolation("R-TURN-1", "timeout.other_seat", to_act=st.to_act, seat=seat)
     if seat in st.timed_out:
-        raise RuleViolation("R-TURN-1", f"seat {seat}'s turn has already timed out")
+        raise RuleViolation("R-TURN-1", "timeout.already", seat=seat)
     d.emit(ev.TurnTimedOut(seat=seat, on_step=cmd.step))

@@ -13,12 +13,12 @@ from domain.rules.decision import Decision
 def cut(d: Decision, seat: int, cmd: Cut) -> None:
     st, v = d.state, d.variant
     if st.phase != CUT:
-        raise RuleViolation("R-TURN-1", "the deck is not waiting to be cut")
+        raise RuleViolation("R-TURN-1", "cut.not_now")
     if seat != st.cutter:
-        raise RuleViolation("R-TURN-1", f"seat {st.cutter} cuts, not seat {seat} (R-DEAL-4)")
+        raise RuleViolation("R-TURN-1", "cut.other_seat", cutter=st.cutter, seat=seat)
     size = len(st.deck)
     if not isinstance(cmd.n, int) or isinstance(cmd.n, bool) or not 1 <= cmd.n <= size - 1:
-        raise RuleViolation("R-DEAL-4", f"the cut must lift 1 to {size - 1} cards")
+        raise RuleViolation("R-DEAL-4", "cut.range", most=size - 1)
     d.emit(ev.DeckCut(seat=seat, n=cmd.n))
     # R-DEAL-5: one card at a time, clockwise, starting on the dealer's left.
     first = st.left_of(st.dealer)

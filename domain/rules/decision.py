@@ -39,20 +39,20 @@ class Decision:
 def check_turn(st: DealState, seat: int, command: type[Command]) -> None:
     """R-TURN-1: right seat, right phase (``commands.ALLOWED``)."""
     if st.phase == OVER:
-        raise RuleViolation("R-TURN-1", "the deal is over")
+        raise RuleViolation("R-TURN-1", "turn.deal_over")
     if seat not in st.order:
-        raise RuleViolation("R-TURN-1", f"seat {seat} does not play this deal (R-SEAT-4)")
+        raise RuleViolation("R-TURN-1", "turn.sits_out", seat=seat)
     if st.phase == ANSWER:
         if seat == st.turn:
-            raise RuleViolation("R-OUT-3", "waiting for your partner's answer")
-        raise RuleViolation("R-TURN-1", f"waiting for seat {st.asked_partner}'s answer")
+            raise RuleViolation("R-OUT-3", "turn.await_partner")
+        raise RuleViolation("R-TURN-1", "turn.await_answer", seat=st.asked_partner)
     if st.phase == CUT:
-        raise RuleViolation("R-TURN-1", f"waiting for seat {st.cutter} to cut")
+        raise RuleViolation("R-TURN-1", "turn.await_cut", seat=st.cutter)
     if seat != st.turn:
-        raise RuleViolation("R-TURN-1", f"it is seat {st.turn}'s turn, not seat {seat}'s")
+        raise RuleViolation("R-TURN-1", "turn.not_yours", turn=st.turn, seat=seat)
     if command not in ALLOWED[st.phase]:
-        step = "draw" if st.phase == DRAW else "meld or discard"
-        raise RuleViolation("R-TURN-1", f"cannot {ACTIONS[command]} now: it is time to {step}")
+        step = "turn.time_to_draw" if st.phase == DRAW else "turn.time_to_meld"
+        raise RuleViolation("R-TURN-1", step, action=ACTIONS[command])
 
 
 def take_from_hand(d: Decision, hand: Sequence[str], cards: Sequence[str]) -> None:
@@ -61,13 +61,11 @@ def take_from_hand(d: Decision, hand: Sequence[str], cards: Sequence[str]) -> No
     held = Counter(hand)
     for card in cards:
         if info(card).deck > d.variant.decks:
-            raise RuleViolation(
-                "R-CARD-1", f"there is no {card}: this game has {d.variant.decks} decks"
-            )
+            raise RuleViolation("R-CARD-1", "card.no_such", code=card, decks=d.variant.decks)
         if held[card] <= 0:
             if card in hand:  # held once, named again in the same command
-                raise RuleViolation("R-CMD-3", f"{card} is named twice: you hold it once")
-            raise RuleViolation("R-CMD-3", f"you do not hold {card}")
+                raise RuleViolation("R-CMD-3", "hand.twice", card=card)
+            raise RuleViolation("R-CMD-3", "hand.not_held", card=card)
         held[card] -= 1
 
 

@@ -43,7 +43,7 @@ def draw(d: Decision, seat: int, cmd: Draw) -> None:
     st, v = d.state, d.variant
     check_turn(st, seat, Draw)
     if not st.stock:
-        raise RuleViolation("R-END-1", "the stock is empty: take the pile or decline it")
+        raise RuleViolation("R-END-1", "draw.stock_empty")
     count = min(v.draw_count_for(st.players), len(st.stock))  # R-DRAW-1
     drawn = draw_from_stock(d, seat, count, replacement=False)
     lay_bonus_cards(d, seat, drawn)
@@ -54,13 +54,11 @@ def pick_up_ponytail(d: Decision, seat: int, cmd: PickUpPonytail) -> None:
     st = d.state
     check_turn(st, seat, PickUpPonytail)
     if not d.variant.ponytail_size:
-        raise RuleViolation("R-CMD-3", f"{st.variant} has no ponytails")
+        raise RuleViolation("R-CMD-3", "ponytail.none", entry=st.variant)
     if st.ponytail_up[seat]:
-        raise RuleViolation("R-PT-PONY-1", "you have already picked up your ponytail")
+        raise RuleViolation("R-PT-PONY-1", "ponytail.already")
     if not st.completed(st.side_of[seat]):
-        raise RuleViolation(
-            "R-PT-PONY-1", "your side must complete its first canasta before the ponytails"
-        )
+        raise RuleViolation("R-PT-PONY-1", "ponytail.too_early")
     cards = list(st.ponytails[seat])
     d.emit(ev.PonytailPickedUp(seat=seat, cards=cards))
     if lay_bonus_cards(d, seat, cards):

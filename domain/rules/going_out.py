@@ -39,15 +39,15 @@ def ask_partner(d: Decision, seat: int, cmd: AskPartner) -> None:
         raise refusal
     partners = st.partners(seat)
     if not partners:
-        raise RuleViolation("R-OUT-3", "you have no partner playing this deal")
+        raise RuleViolation("R-OUT-3", "ask.no_partner")
     if cmd.partner is None:
         if len(partners) > 1:
-            raise RuleViolation("R-OUT-3", f"name the partner to ask: one of {partners}")
+            raise RuleViolation("R-OUT-3", "ask.which_partner", partners=partners)
         partner = partners[0]
     elif cmd.partner in partners:
         partner = cmd.partner
     else:
-        raise RuleViolation("R-OUT-3", f"seat {cmd.partner} is not your partner in this deal")
+        raise RuleViolation("R-OUT-3", "ask.not_partner", seat=cmd.partner)
     d.emit(ev.PartnerAsked(seat=seat, partner=partner))
 
 
@@ -55,13 +55,13 @@ def answer(d: Decision, seat: int, cmd: Answer) -> None:
     st = d.state
     if st.phase != ANSWER:
         check_turn(st, seat, Answer)
-        raise RuleViolation("R-TURN-1", "nobody asked you a question")
+        raise RuleViolation("R-TURN-1", "answer.nobody_asked")
     if seat != st.asked_partner:
         if seat == st.turn:
-            raise RuleViolation("R-OUT-3", "waiting for your partner's answer")
-        raise RuleViolation("R-TURN-1", f"only seat {st.asked_partner} was asked")
+            raise RuleViolation("R-OUT-3", "turn.await_partner")
+        raise RuleViolation("R-TURN-1", "answer.not_asked", seat=st.asked_partner)
     if not isinstance(cmd.yes, bool):
-        raise RuleViolation("R-CMD-3", "the answer is yes (true) or no (false)")
+        raise RuleViolation("R-CMD-3", "answer.yes_or_no")
     assert st.turn is not None  # a question is asked during a turn
     d.emit(ev.PartnerAnswered(seat=seat, asker=st.turn, yes=cmd.yes))
 

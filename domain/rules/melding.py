@@ -21,17 +21,17 @@ def lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
     side = st.side_of[seat]
     cards = list(spec.cards)
     if not cards:
-        raise RuleViolation(v.meld_rule, "an empty meld")
+        raise RuleViolation(v.meld_rule, "meld.empty")
     infos = [CARDS[c] for c in cards]
     if any(c.is_red_three for c in infos):
-        raise RuleViolation("R-MELD-4", "a red three is never melded")
+        raise RuleViolation("R-MELD-4", "meld.red_three")
     if any(c.is_black_three for c in infos):
         # R-OUT-4 (R-PT-MELD-2): black threes alone, only when going out.
         black = len(cards)
         most = v.black_three_meld_max
         if not all(c.is_black_three for c in infos) or not 3 <= black <= most:
-            allowed = "three or four" if most == 4 else "three or more"
-            raise RuleViolation(v.three_meld_rule, f"black threes meld only as {allowed} alone")
+            allowed = "meld.black_threes_3_4" if most == 4 else "meld.black_threes_3_up"
+            raise RuleViolation(v.three_meld_rule, allowed)
         plan.black_three_meld = True
         plan.cards += cards
         plan.new_melds.append((BLACK_THREE_RANK, cards))
@@ -39,23 +39,21 @@ def lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
         return
     ranks = {c.rank for c in infos if c.is_natural}
     if len(ranks) > 1:
-        raise RuleViolation("R-MELD-1", f"a meld is of one rank, not {' and '.join(sorted(ranks))}")
+        raise RuleViolation("R-MELD-1", "meld.mixed_ranks", ranks=sorted(ranks))
     if ranks:
         rank = ranks.pop()
         if spec.rank is not None and spec.rank != rank:
-            raise RuleViolation("R-MELD-1", f"cards of {rank} cannot join a meld of {spec.rank}")
+            raise RuleViolation("R-MELD-1", "meld.wrong_rank", rank=rank, meld_rank=spec.rank)
     elif spec.rank is not None and spec.rank != WILD_RANK:
         rank = spec.rank
         if st.open_meld(side, rank) is None:
             if any(m.rank == rank for m in st.melds[side]):  # complete: takes no more
-                raise RuleViolation(v.meld_rule, f"your meld of {rank}s is complete")
-            raise RuleViolation(
-                "R-MELD-4", f"wild cards alone can only join an existing meld; no meld of {rank}"
-            )
+                raise RuleViolation(v.meld_rule, "meld.complete", rank=rank)
+            raise RuleViolation("R-MELD-4", "meld.wilds_no_meld", rank=rank)
     elif v.wild_melds:
         rank = WILD_RANK  # a wild-card meld (R-MA-MELD-4, R-PT-MELD-1)
     else:
-        raise RuleViolation("R-MELD-4", "wild cards never form a meld on their own")
+        raise RuleViolation("R-MELD-4", "meld.wilds_alone")
     v.may_meld_rank(st, rank)
     existing = st.open_meld(side, rank)
     if rank != WILD_RANK and any(c.is_wild for c in infos):
@@ -75,7 +73,7 @@ def check_black_threes(d: Decision, seat: int, plan: MeldPlan, discard: str | No
     """R-OUT-4: a black-three meld only in the command that empties the hand."""
     left = len(d.state.hands[seat]) - (1 if discard is not None else 0)
     if plan.black_three_meld and left > 0:
-        raise RuleViolation("R-OUT-4", "black threes may be melded only when going out")
+        raise RuleViolation("R-OUT-4", "meld.black_threes_out")
 
 
 def finish_melding(d: Decision, seat: int, plan: MeldPlan, discard: str | None) -> None:
@@ -84,7 +82,7 @@ def finish_melding(d: Decision, seat: int, plan: MeldPlan, discard: str | None) 
     left = len(st.hands[seat])
     going_out = left == 0 or (discard is not None and left == 1)
     if left == 0 and v.must_discard_to_go_out():
-        raise RuleViolation("R-MA-OUT-1", "keep a card: you go out with a discard")
+        raise RuleViolation("R-MA-OUT-1", "out.keep_discard")
     refusal = v.going_out_refusal(st, seat)
     if going_out:
         if refusal is not None:
@@ -109,7 +107,7 @@ def meld(d: Decision, seat: int, cmd: Meld) -> None:
     st = d.state
     check_turn(st, seat, Meld)
     if not cmd.melds and cmd.discard is None:
-        raise RuleViolation("R-MELD-STEP-1", "nothing to meld")
+        raise RuleViolation("R-MELD-STEP-1", "meld.nothing")
     named = [c for spec in cmd.melds for c in spec.cards]
     if cmd.discard is not None:
         named.append(cmd.discard)

@@ -15,15 +15,15 @@ def take_pile(d: Decision, seat: int, cmd: TakePile) -> None:
     st, v = d.state, d.variant
     check_turn(st, seat, TakePile)
     if not st.pile:
-        raise RuleViolation("R-PILE-1", "the discard pile is empty")
+        raise RuleViolation("R-PILE-1", "pile.empty")
     top = st.pile[-1]
     top_card = CARDS[top]
     if top_card.is_wild or top_card.is_three:
-        raise RuleViolation("R-PILE-1", f"the pile cannot be taken with {top} on top")
+        raise RuleViolation("R-PILE-1", "pile.blocked", card=top)
     if not cmd.melds or list(cmd.melds[0].cards).count(TOP) != 1:
-        raise RuleViolation("R-PILE-5", "the first meld must hold the pile's top card (TOP)")
+        raise RuleViolation("R-PILE-5", "pile.top_first")
     if any(TOP in spec.cards for spec in cmd.melds[1:]):
-        raise RuleViolation("R-PILE-5", "only the first meld may hold the top card")
+        raise RuleViolation("R-PILE-5", "pile.top_once")
     from_hand = [c for spec in cmd.melds for c in spec.cards if c != TOP]
     take_from_hand(d, st.hands[seat], from_hand)
     side = st.side_of[seat]
@@ -32,7 +32,7 @@ def take_pile(d: Decision, seat: int, cmd: TakePile) -> None:
     if any(
         not (CARDS[c].is_wild or (CARDS[c].is_natural and CARDS[c].rank == rank)) for c in first
     ):
-        raise RuleViolation("R-MELD-1", f"the top card's meld holds only {rank}s and wild cards")
+        raise RuleViolation("R-MELD-1", "pile.top_meld_rank", rank=rank)
     v.may_meld_rank(st, rank)
     existing = st.open_meld(side, rank)
     v.check_pile_take(st, side, top, first, existing[1] if existing else None)
@@ -68,10 +68,8 @@ def decline_pile(d: Decision, seat: int, cmd: DeclinePile) -> None:
     st = d.state
     check_turn(st, seat, DeclinePile)
     if st.stock:
-        raise RuleViolation("R-END-1", "the pile may be declined only when the stock is empty")
+        raise RuleViolation("R-END-1", "pile.decline_stock")
     if forced_take(d, seat):
-        raise RuleViolation(
-            "R-END-1", "the top card matches your side's meld: you must take the pile"
-        )
+        raise RuleViolation("R-END-1", "pile.must_take")
     d.emit(ev.PileDeclined(seat=seat))
     end_deal(d, "pile_declined")

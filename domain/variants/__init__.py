@@ -16,8 +16,8 @@ def get_variant(key: str) -> Variant:
     try:
         return VARIANTS[key]
     except KeyError:
-        known = ", ".join(sorted(VARIANTS))
-        raise SetupError("R-SEAT-3", f"unknown entry {key!r} (known: {known})") from None
+        known = sorted(VARIANTS)
+        raise SetupError("R-SEAT-3", "table.unknown_entry", name=key, known=known) from None
 
 
 __all__ = ["VARIANTS", "Variant", "get_variant"]

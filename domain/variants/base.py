@@ -19,6 +19,7 @@ from domain.deal_events import Breakdown
 from domain.errors import RuleViolation, SetupError
 from domain.meld_limits import MeldLimits
 from domain.melds import LaidMeld
+from domain.refusals import Param
 from domain.scoring import (
     MIXED_CANASTA,
     NATURAL_CANASTA,
@@ -45,30 +46,29 @@ class MeldPlan:
 @dataclass(frozen=True)
 class Lack:
     """One reason why a player may not go out now (R-OUT-1, R-OUT-3 and the entries' own):
-    ``code`` is a stable short name (the move menu's ``go_out.lacks``, docs/api.md), ``rule``
-    and ``message`` the refusal a going-out command gets when it is the first reason."""
+    ``code`` is a stable short name (the move menu's ``go_out.lacks``, docs/api.md); ``rule``,
+    ``key`` and ``params`` the refusal a going-out command gets when it is the first reason
+    (``domain.refusals``)."""
 
     code: str
     rule: str
-    message: str
+    key: str
+    params: Mapping[str, Param] = field(default_factory=dict)
 
     def violation(self) -> RuleViolation:
-        return RuleViolation(self.rule, self.message)
+        return RuleViolation(self.rule, self.key, **self.params)
 
 
 #: R-OUT-3: the partner asked this turn answered no (every entry).
-PARTNER_SAID_NO = Lack(
-    "partner_said_no", "R-OUT-3", "your partner answered no: you may not go out this turn"
-)
+PARTNER_SAID_NO = Lack("partner_said_no", "R-OUT-3", "out.partner_said_no")
 
 
 @cache
 def needs_canastas(needed: int) -> Lack:
     """R-OUT-1: the side has fewer canastas than the ``needed`` going out needs."""
-    plural = "canasta" if needed == 1 else "canastas"
-    return Lack(
-        "needs_canasta", "R-OUT-1", f"going out needs {needed} {plural}; keep at least one card"
-    )
+    if needed == 1:
+        return Lack("needs_canasta", "R-OUT-1", "out.needs_canasta")
+    return Lack("needs_canasta", "R-OUT-1", "out.needs_canastas", {"needed": needed})
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ class Variant:
     def check_stacked_deck(self, deck: Sequence[str]) -> None:
         """R-DEAL-3: a prepared deck (tests only) holds every card of the entry's decks once."""
         if sorted(deck) != sorted(full_deck(self.decks)):
-            raise SetupError("R-DEAL-3", "a stacked deck must hold every card once")
+            raise SetupError("R-DEAL-3", "table.stacked_deck")
 
     def hand_size_for(self, players: int) -> int:
         return self.hand_size[players]
@@ -215,11 +215,7 @@ class Variant:
         minimum = self.initial_minimum(st.scores_before.get(side, 0))
         count = self.initial_count(plan)
         if count < minimum:
-            raise RuleViolation(
-                self.initial_rule,
-                f"the initial meld counts {count}; this side needs at least {minimum}",
-                details={"points": count, "minimum": minimum},
-            )
+            raise RuleViolation(self.initial_rule, "init.short", points=count, minimum=minimum)
 
     def initial_count(self, plan: MeldPlan) -> int:
         """R-INIT-1/2: what the cards of an initial meld count toward the minimum (card
@@ -244,25 +240,15 @@ class Variant:
             if pair >= 2:
                 return
             if first:
-                raise RuleViolation(
-                    "R-PILE-3", "the pile is frozen: meld the top with two naturals"
-                )
+                raise RuleViolation("R-PILE-3", "pile.frozen_naturals")
             if not st.opened[side] or existing is None or existing.size > 6:
-                raise RuleViolation(
-                    "R-FROZEN-1",
-                    "the top card alone may join only your side's meld of six cards or fewer",
-                )
+                raise RuleViolation("R-FROZEN-1", "pile.top_alone")
         elif st.frozen_for(side):
             if pair < 2:  # R-PILE-3 (frozen, or R-PILE-2: the side has not melded)
-                why = "the pile is frozen" if st.pile_frozen else "your side has not melded yet"
-                raise RuleViolation(
-                    "R-PILE-3", f"{why}: meld the top card with two natural {rank}s from your hand"
-                )
+                why = "pile.frozen_pair" if st.pile_frozen else "pile.unopened_pair"
+                raise RuleViolation("R-PILE-3", why, rank=rank)
         elif pair < 2 and not (pair >= 1 and wild >= 1) and existing is None:
-            raise RuleViolation(
-                "R-PILE-4",
-                f"meld the top with two natural {rank}s, or one and a wild, or add it to your meld",
-            )
+            raise RuleViolation("R-PILE-4", "pile.pair_or_meld", rank=rank)
 
     def forced_to_take(self, st: DealState, side: str) -> bool:
         """R-END-1: stock empty; the pile is not frozen for him and its top matches a meld of
@@ -278,7 +264,7 @@ class Variant:
     def check_discard(self, st: DealState, seat: int, card: str, going_out: bool) -> None:
         """R-DISC-1: a red three can never be discarded."""
         if CARDS[card].is_red_three:
-            raise RuleViolation("R-DISC-1", "a red three can never be discarded")
+            raise RuleViolation("R-DISC-1", "discard.red_three")
 
     def going_out_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
         """Why the player may not go out now (the first of ``going_out_lacks``), or None."""
@@ -300,9 +286,9 @@ class Variant:
     def ask_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
         """R-OUT-3: once per turn, before his first meld of the turn (before or after drawing)."""
         if st.asked:
-            return RuleViolation("R-OUT-3", "you may ask only once per turn")
+            return RuleViolation("R-OUT-3", "ask.once_per_turn")
         if st.turn_melded:
-            return RuleViolation("R-OUT-3", "ask before your first meld of the turn")
+            return RuleViolation("R-OUT-3", "ask.before_meld")
         return None
 
     # --- scoring and the end of the game ------------------------------------------------------

@@ -26,30 +26,26 @@ from domain.variants.base import PARTNER_SAID_NO, Lack, MeldPlan, Variant
 
 JOKER_RANKS = ("BJ", "LJ")
 #: R-MA-OUT-1: going out needs two canastas.
-NEEDS_TWO_CANASTAS = Lack(
-    "needs_canasta", "R-MA-OUT-1", "going out needs two canastas; keep a card"
-)
+NEEDS_TWO_CANASTAS = Lack("needs_canasta", "R-MA-OUT-1", "out.needs_two_canastas")
 
 
 #: R-MA-MELD-5: sevens never take wild cards.
-SEVENS = WildLimit("R-MA-MELD-5", ("7",), None, "sevens never take wild cards")
+SEVENS = WildLimit("R-MA-MELD-5", ("7",), None, "limit.sevens")
 #: R-MA-MELD-5: aces take wild cards only in the initial meld.
-ACES_AFTER_OPENING = WildLimit(
-    "R-MA-MELD-5", ("A",), None, "aces take wild cards only in the initial meld"
-)
+ACES_AFTER_OPENING = WildLimit("R-MA-MELD-5", ("A",), None, "limit.aces")
 #: R-MA-MELD-3: after the initial meld, a wild card joins only a meld of five naturals or more.
 FIVE_NATURALS = WildLimit(
     "R-MA-MELD-3",
     NATURAL_RANKS,
     5,
-    "after the initial meld a wild joins only a meld of five naturals",
+    "limit.five_naturals",
 )
 #: R-MA-MELD-4: no wild card elsewhere until the side's wild-card meld is complete.
 WILD_MELD_FIRST = WildLimit(
     "R-MA-MELD-4",
     NATURAL_RANKS,
     None,
-    "no wild elsewhere until your wild-card meld is complete",
+    "limit.wild_meld_first",
 )
 
 
@@ -80,9 +76,7 @@ class ModernAmerican(Variant):
 
     def may_meld_rank(self, st: DealState, rank: str) -> None:
         if rank in dead_ranks(st):
-            raise RuleViolation(
-                "R-MA-MELD-2", f"{rank}s are closed: a natural canasta of {rank}s is complete"
-            )
+            raise RuleViolation("R-MA-MELD-2", "meld.closed_rank", rank=rank)
 
     def meld_limits(self, st: DealState, side: str, opening: bool) -> MeldLimits:
         """R-MA-MELD-1 (the fields), R-MA-MELD-3..5 (``wild_limits``): after the initial meld,
@@ -97,7 +91,7 @@ class ModernAmerican(Variant):
 
     def check_command_melds(self, st: DealState, side: str, plan: MeldPlan) -> None:
         if plan.wilds_outside_wild_meld and open_wild_meld(st, side):
-            raise RuleViolation(WILD_MELD_FIRST.rule, WILD_MELD_FIRST.message)
+            raise RuleViolation(WILD_MELD_FIRST.rule, "meld.wild_meld_first")
 
     def check_initial(self, st: DealState, side: str, plan: MeldPlan) -> None:
         """R-MA-INIT-1..3: the minimum from hand cards only, a clean or wild-card meld,
@@ -110,18 +104,14 @@ class ModernAmerican(Variant):
         count = self.initial_count(plan)
         if not hand_canasta and count < minimum:
             raise RuleViolation(
-                "R-MA-INIT-1",
-                f"the initial meld counts {count} from the hand; this side needs {minimum}",
-                details={"points": count, "minimum": minimum},
+                "R-MA-INIT-1", "init.short_from_hand", points=count, minimum=minimum
             )
         clean = any(
             rank == WILD_RANK or (len(cards) >= 3 and not any(CARDS[c].is_wild for c in cards))
             for rank, cards in plan.new_melds
         )
         if not clean:
-            raise RuleViolation(
-                "R-MA-INIT-2", "the initial meld needs a clean meld (three naturals) or wild meld"
-            )
+            raise RuleViolation("R-MA-INIT-2", "init.clean_or_wild")
 
     def initial_count(self, plan: MeldPlan) -> int:
         """R-MA-INIT-1: only the hand's cards count, never the pile's top card."""
@@ -140,13 +130,9 @@ class ModernAmerican(Variant):
         rank = CARDS[top].rank
         pair = sum(1 for c in first if CARDS[c].is_natural and CARDS[c].rank == rank)
         if pair < 2:
-            raise RuleViolation(
-                "R-MA-PILE-1", f"taking the pile needs a natural pair of {rank}s from your hand"
-            )
+            raise RuleViolation("R-MA-PILE-1", "pile.natural_pair", rank=rank)
         if existing is not None and existing.size not in (3, 4):
-            raise RuleViolation(
-                "R-MA-PILE-1", f"the pair joins your meld of {rank}s only when it has 3 or 4 cards"
-            )
+            raise RuleViolation("R-MA-PILE-1", "pile.pair_joins", rank=rank)
 
     def forced_to_take(self, st: DealState, side: str) -> bool:
         return False
@@ -162,22 +148,20 @@ class ModernAmerican(Variant):
             others = [c for c in hand if CARDS[c].rank not in dead_ranks(st)]
             rest = list(st.hands[seat])
             if any(not self._discard_refusal(st, c, _without(rest, c), going_out) for c in others):
-                raise RuleViolation(
-                    "R-MA-DISC-1", "a card of a closed rank only when nothing else can go"
-                )
+                raise RuleViolation("R-MA-DISC-1", "discard.closed_rank")
 
     @staticmethod
     def _discard_refusal(st: DealState, card: str, others: list[str], going_out: bool) -> str:
         c = CARDS[card]
         if c.is_three:
-            return "threes are never discarded"
+            return "discard.three"
         if c.is_wild and not going_out and not all(CARDS[o].is_wild for o in others):
-            return "a wild card is discarded only when going out or when only wilds remain"
+            return "discard.wild"
         other_naturals = any(
             CARDS[o].is_natural and CARDS[o].rank not in ("A", "7") for o in others
         )
         if not st.pile and c.rank in ("A", "7") and other_naturals:
-            return "on an empty pile an ace or seven only when no other natural is held"
+            return "discard.ace_seven"
         return ""
 
     def going_out_lacks(self, st: DealState, seat: int) -> list[Lack]:
@@ -193,9 +177,9 @@ class ModernAmerican(Variant):
     def ask_refusal(self, st: DealState, seat: int) -> RuleViolation | None:
         """R-MA-OUT-1: once per deal, right after drawing."""
         if st.asked_in_deal[seat]:
-            return RuleViolation("R-MA-OUT-1", "you may ask your partner once per deal")
+            return RuleViolation("R-MA-OUT-1", "ask.once_per_deal")
         if st.phase != PLAY or st.turn_melded:
-            return RuleViolation("R-MA-OUT-1", "ask right after drawing, before melding")
+            return RuleViolation("R-MA-OUT-1", "ask.after_draw")
         return None
 
     def score_deal(self, st: DealState) -> dict[str, Breakdown]:

@@ -36,13 +36,13 @@ class Ponytail(Variant):
                 Lack(
                     "ponytail_face_down",
                     "R-PT-PONY-1",
-                    "you cannot go out while your ponytail is still face down",
+                    "out.ponytail_down",
                 )
             )
         kinds = {canasta_kind(m) for m in st.completed(st.side_of[seat])}
         missing = [k for k in CANASTA_KINDS if k not in kinds]
-        message = f"going out needs a {', a '.join(missing)} canasta too"
-        lacks += [Lack(CANASTA_LACKS[k], "R-PT-OUT-1", message) for k in missing]
+        named = {"kinds": tuple(missing)}
+        lacks += [Lack(CANASTA_LACKS[k], "R-PT-OUT-1", "out.canasta_kinds", named) for k in missing]
         return lacks
 
     def score_deal(self, st: DealState) -> dict[str, Breakdown]:

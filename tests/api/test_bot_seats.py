@@ -68,7 +68,12 @@ def test_refusals_change_nothing(
     # to a host who has none, because a bot of that level there has the same name).
     answer = client.post(f"/tables/{table}/seats", json={"seat": 0, "bot": "basic"}, headers=hal)
     assert answer.status_code == 400
-    assert answer.json()["error"] == {"code": "R-SEAT-5", "message": "seat 0 is taken"}
+    assert answer.json()["error"] == {
+        "code": "R-SEAT-5",
+        "message": "seat 0 is taken",
+        "key": "seat.taken",
+        "params": {"seat": 0},
+    }
     assert client.post(f"/tables/{table}/start", headers=hal).status_code == 201
     assert refused(hal, {"seat": 2, "bot": "basic"}, 400) == "R-SEAT-5"  # the game started
 

@@ -356,8 +356,12 @@ def test_an_initial_meld_short_of_the_minimum_tells_its_points_and_the_minimum(
     assert answer.status_code == 200
     error = answer.json()["error"]
     assert (error["code"], error["points"], error["minimum"]) == ("R-INIT-1", points, 120)
+    said = {"points": points, "minimum": 120}
+    assert (error["key"], error["params"]) == ("init.short", said)  # docs/api.md, "Errors"
+    assert error["message"] == f"the initial meld counts {points}; this side needs at least 120"
     refused = game.send(name, meld)  # the command is refused the same way
-    assert refused.status_code == 400 and refused.json()["error"]["code"] == "R-INIT-1"
+    assert refused.status_code == 400
+    assert refused.json()["error"] == {k: error[k] for k in ("code", "message", "key", "params")}
 
     low = {"scores_before": {"A": -10, "B": -10}}  # R-INIT-1: 15 below 0
     game, http = stacked(make_client, deck, **low)

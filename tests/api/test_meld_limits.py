@@ -120,4 +120,10 @@ def test_the_openapi_schema_documents_meld_limits(client: TestClient) -> None:
     assert "meld_limits" in schemas["MovesOut"]["required"]
     fields = schemas["MeldLimitsOut"]["properties"]
     assert {"max_wilds", "max_cards", "wilds_outnumbered", "wild_limits"} <= set(fields)
-    assert set(schemas["WildLimitOut"]["properties"]) == {"rule", "ranks", "naturals", "message"}
+    assert set(schemas["WildLimitOut"]["properties"]) == {
+        "rule",
+        "ranks",
+        "naturals",
+        "key",
+        "message",
+    }

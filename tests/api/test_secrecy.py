@@ -64,6 +64,7 @@ from domain import commands as c
 from domain.cards import CARDS, full_deck
 from domain.commands import TOP
 from domain.legal import legal_command, seat_to_act
+from domain.refusals import MESSAGES, render
 from domain.state import ANSWER, CUT, DRAW, OVER, PLAY
 from domain.variants import get_variant
 from tests.api.secrecy_support import (
@@ -467,10 +468,27 @@ class SecrecyGame:
             exempt=exempt,
         )
         self.check(what, sender, r.text, ledger=self.ledger, is_json=True, exempt=exempt)
+        if r.status_code == 400:
+            self.check_params(what, sender, error, exempt)
         self.ledger.sync(self.canasta)
         assert self.ledger.version == before, f"{self.where} {what} changed the deal (R-CMD-3)"
         self.stats[f"refused {kind} ({r.status_code})"] += 1
         return r.json()
+
+    def check_params(
+        self, what: str, sender: Viewer, error: dict[str, Any], exempt: frozenset[str]
+    ) -> None:
+        """A rule's refusal carries its key and parameters (docs/api.md, "Errors"), the
+        English message is that key's template filled with them, and they name no card but
+        the sender's own command's, his hand's and the public table's."""
+        key, params = error.get("key"), error.get("params")
+        assert key in MESSAGES and isinstance(params, dict), f"{self.where} {what}: {error}"
+        assert error["message"] == render(key, params), f"{self.where} {what}: {error}"
+        named = set(card_tokens(json.dumps(params)))
+        seat = self.ledger.seat_of(sender)
+        seen = set(exempt) | self.ledger.public() | self.ledger.own(seat)
+        assert named <= seen, f"{self.where} {what}: params name {sorted(named - seen)}"
+        self.stats["refusals with key and params"] += 1
 
     def compare_refusals(self) -> None:
         """A card in another seat's hand and a card in the stock are refused alike: the

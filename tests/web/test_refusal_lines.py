@@ -1,9 +1,12 @@
-"""A refusal by a rule is said in the page's language: "被拒绝：首次出牌必须用手中的牌达到最低分
-（R-MA-INIT-1）", the rule's line (app/web/i18n/rules/), with the server's own message, in
-English, as its detail under it. The pages showed the server's English message alone, on a
-Chinese page "被拒绝：the initial meld needs 125...". A ``modern_american`` player (stacked deck)
-melds K K K for her initial meld (30 of 125: R-MA-INIT-1, the dry run's refusal) and
-discards a deuce (R-MA-DISC-1, the command's refusal)."""
+"""A refusal by a rule is said in the page's language, all of it: "被拒绝：首次出牌必须用手中的牌
+达到最低分（R-MA-INIT-1）", the rule's line (app/web/i18n/rules/), and under it what was wrong
+this time, "这次首次出牌用手中的牌只有 30 分，你方需要 125 分": the refusal's key and parameters
+said by the language's template (app/web/i18n/details/). The pages showed the server's English
+message alone, on a Chinese page "被拒绝：the initial meld needs 125..."; then the rule's line
+with that English message under it. A ``modern_american`` player (stacked deck) melds K K K
+for her initial meld (30 of 125: R-MA-INIT-1, the dry run's refusal) and discards a deuce
+(R-MA-DISC-1, the command's refusal); a host chooses teams the entry does not allow; a
+detail the page has no template for is still said, in English and marked so."""
 
 from __future__ import annotations
 
@@ -48,10 +51,10 @@ def test_a_refused_initial_meld_is_said_in_chinese(
         "被拒绝：首次出牌必须用手中的牌达到最低分（R-MA-INIT-1）"
     )
     expect(error.locator("a.rule-link")).to_have_attribute("href", "/rules/R-MA-INIT-1")
-    # The server's detail, in English and marked so, smaller, under the rule's line.
+    # What was wrong this time, in Chinese too, smaller, under the rule's line.
     detail = error.locator(".refusal-detail")
-    expect(detail).to_contain_text(re.compile(r"^服务器的说明（英文）：\S"))
-    expect(detail.locator('[lang="en"]')).to_contain_text("125")
+    expect(detail).to_have_text("这次首次出牌用手中的牌只有 30 分，你方需要 125 分")
+    expect(detail.locator("[lang]")).to_have_count(0)
     screenshot(mia, "refusal-line-zh", full_page=False)
     expect(mia.locator("#hand [data-card]")).to_have_count(14)  # nothing laid
 
@@ -64,8 +67,27 @@ def test_a_refused_discard_is_said_in_russian(new_context: NewContext, http: htt
     expect(error.locator(".refusal-rule")).to_have_text(
         "Отказ: эту карту сейчас сбросить нельзя (R-MA-DISC-1)"
     )
-    expect(error.locator(".refusal-detail [lang=en]")).to_contain_text("wild")
+    expect(error.locator(".refusal-detail")).to_have_text(
+        "дикую карту сбрасывают только при выходе или когда на руке остались одни дикие"
+    )
     screenshot(mia, "refusal-line-ru", full_page=False)
+
+
+def test_a_refused_initial_meld_is_said_in_russian_with_its_numbers(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    mia = in_language(mias_page(new_context, mia_after_drawing(http, HAND, "q")), "ru")
+    select_and_meld(mia, "KC/1 KD/1 KH/1")
+    error = mia.locator("#error")
+    expect(error.locator(".refusal-rule")).to_have_text(
+        "Отказ: первая выкладка должна набрать минимум картами с руки (R-MA-INIT-1)"
+    )
+    expect(error.locator(".refusal-detail")).to_have_text(
+        "первая выкладка набирает картами с руки очков: 30; вашей стороне нужно 125"
+    )
+    expect(error).not_to_contain_text("English")
+    expect(error.locator("[lang=en]")).to_have_count(0)
+    screenshot(mia, "refusal-detail-ru", full_page=False)
 
 
 def test_an_english_page_says_the_rule_and_the_server_s_message(
@@ -106,8 +128,88 @@ def test_the_host_s_refusal_in_the_lobby_is_said_in_chinese(
     expect(alert.locator(".refusal-rule")).to_have_text(
         "被拒绝：五人时两队分别为三人和两人，六人时各三人（R-SEAT-2）"
     )
-    expect(alert.locator(".refusal-detail [lang=en]")).not_to_be_empty()
+    expect(alert.locator(".refusal-detail")).to_have_text(
+        "这里不能分成 5 人的队伍；可以分成 3+2 人"
+    )
     screenshot(host, "refusal-line-lobby-zh", full_page=False)
+
+
+def test_a_detail_without_a_template_is_said_in_english(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """A key the page has no template for (a server newer than the page): the rule's line in
+    the page's language, and the server's English message under it, marked English."""
+    mia = in_language(mias_page(new_context, mia_after_drawing(http, HAND, "n")), "zh")
+    mia.route(
+        "**/commands/check",
+        lambda route: route.fulfill(
+            status=200,
+            json={
+                "accepted": False,
+                "error": {
+                    "code": "R-MA-INIT-1",
+                    "message": "a newer refusal, 125",
+                    "key": "init.newer",
+                    "params": {"minimum": 125},
+                },
+            },
+        ),
+    )
+    select_and_meld(mia, "KC/1 KD/1 KH/1")
+    detail = mia.locator("#error .refusal-detail")
+    expect(detail).to_contain_text(re.compile(r"^服务器的说明（英文）：a newer refusal, 125$"))
+    expect(detail.locator("[lang=en]")).to_have_text("a newer refusal, 125")
+
+
+#: Refusals with each kind of parameter, said by common.js's detailOf in Russian and Thai: a
+#: card (its printed face), a word of a fixed set (the action tried), lists ("or", "+", "and"),
+#: ranks, an entry's and a game status's names from the pages' catalogue.
+KINDS = [
+    ("pile.blocked", {"card": "2C/1"}),
+    ("turn.time_to_draw", {"action": "take the pile"}),
+    ("ask.which_partner", {"partners": [1, 3]}),
+    ("meld.mixed_ranks", {"ranks": ["K", "Q"]}),
+    ("ponytail.none", {"entry": "classic"}),
+    ("game.not_playing", {"status": "finished"}),
+    ("out.canasta_kinds", {"kinds": ["natural 7s", "wild"]}),
+]
+SAID = {
+    "ru": [
+        "сброс нельзя взять, пока сверху 2♣",
+        "сейчас нельзя брать сброс: пора брать карту",
+        "укажите, какого партнёра спросить: место 1 или 3",
+        "комбинация — это одно достоинство, а не K и Q",
+        "в варианте «Классическая» нет хвостиков",
+        "состояние игры: игра окончена",
+        "для выхода ещё нужны канасты — чистая из семёрок и дикая",
+    ],
+    "th": [
+        "เก็บกองทิ้งไม่ได้ขณะที่ 2♣ อยู่บนสุด",
+        "ยังเก็บกองทิ้งตอนนี้ไม่ได้: ตอนนี้ต้องจั่วไพ่",
+        "ระบุคู่หูที่จะถาม: ที่นั่ง 1 หรือ 3",
+        "ชุดไพ่ต้องเป็นแต้มเดียวกัน ไม่ใช่ KและQ",  # Intl.ListFormat, as CLDR joins in Thai
+        "แบบ คลาสสิก ไม่มีหางม้า",
+        "เกมจบแล้ว",
+        "จะหมดมือยังต้องมีคานาสต้าเจ็ดแท้และไวลด์ด้วย",
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(SAID))
+def test_each_kind_of_parameter_is_said_in_the_page_s_language(
+    new_context: NewContext, lang: str
+) -> None:
+    page = open_lobby(new_context())[0]
+    shown = page.evaluate(
+        """async ([lang, kinds]) => {
+            const common = await import("/web/common.js");
+            await common.loadLanguage(lang);
+            return kinds.map(([key, params]) =>
+                common.detailOf(new common.Refused(400, "R-X-1", "English", { key, params })));
+        }""",
+        [lang, KINDS],
+    )
+    assert shown == SAID[lang]
 
 
 # --- a language switched with a refusal on the screen -------------------------------------------
@@ -119,6 +221,13 @@ def test_the_host_s_refusal_in_the_lobby_is_said_in_chinese(
 def said(lang: str, key: str, **values: str) -> str:
     """The catalogue's sentence (app/web/i18n/<lang>.json) with its {placeholders} filled."""
     text: str = json.loads((Path(WEB_DIR) / "i18n" / f"{lang}.json").read_text("utf-8"))[key]
+    return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], text)
+
+
+def worded(lang: str, key: str, **values: str) -> str:
+    """A refusal's detail in ``lang`` (app/web/i18n/details/<lang>.json), its params filled."""
+    path = Path(WEB_DIR) / "i18n" / "details" / f"{lang}.json"
+    text: str = json.loads(path.read_text("utf-8"))[key]
     return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], text)
 
 
@@ -135,12 +244,13 @@ def test_a_refused_move_is_said_again_in_the_language_switched_to(
     select_and_meld(mia, "KC/1 KD/1 KH/1")
     error = mia.locator("#moves #error")  # where she pressed Meld
     expect(error.locator(".refusal-rule")).to_have_text(rule_line("en", "R-MA-INIT-1"))
-    detail = error.locator(".refusal-detail [lang=en]").inner_text()
+    detail = error.locator(".refusal-detail").inner_text()
+    assert detail == "the initial meld counts 30 from the hand; this side needs 125"
     for lang in ("zh", "ru"):
         in_language(mia, lang)
         expect(error.locator(".refusal-rule")).to_have_text(rule_line(lang, "R-MA-INIT-1"))
         expect(error.locator(".refusal-detail")).to_have_text(
-            said(lang, "refusal_detail", message=detail)
+            worded(lang, "init.short_from_hand", points="30", minimum="125")
         )
         expect(error.locator("a.rule-link")).to_have_attribute("href", "/rules/R-MA-INIT-1")
     screenshot(mia, "refusal-line-switched-ru", full_page=False)
