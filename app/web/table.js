@@ -85,6 +85,12 @@ const names = () => {
 };
 
 
+// The move panel's heading once the deal is over (panelAction): the next deal to open, or the
+// game's end with its rematch.
+const MOVES_HEADING = {
+  next: "move_heading_deal_over", finished: "move_heading_game_over", stopped: "move_heading_game_stopped",
+};
+
 // --- drawing ---------------------------------------------------------------------------------
 
 function statusText() {
@@ -148,6 +154,9 @@ function render() {
     $("log").scrollTop = $("log").scrollHeight;
     keepRoom();
   }
+  // The panel's heading says what it holds: his move, or at a deal's end what comes next.
+  const heading = t(MOVES_HEADING[panelAction(state) === "rematch" ? state.table.status : panelAction(state)] ?? "move_heading");
+  if ($("moves-heading").textContent !== heading) $("moves-heading").textContent = heading;
   if (nextHere) renderPanelAction(state, hostAction);
   else if (!$("moves").hidden) {
     renderMoves({

@@ -297,17 +297,21 @@ export function renderMoves(ctx) {
     buttons.push(button(t("move_discard"), "discard", () => play({ type: "discard", card: chosen[0] }, { check: true }),
       { disabled: chosen.length !== 1 }));
   }
-  for (const move of byType(menu, "ask_partner")) {
-    const node = button(t("move_ask_partner", { partner: seatName(move.partner, names) }), "ask_partner", () => play(move));
-    node.dataset.partner = String(move.partner);
-    buttons.push(node);
-  }
   for (const move of byType(menu, "answer")) {
     buttons.push(button(t(move.yes ? "move_answer_yes" : "move_answer_no"),
       move.yes ? "answer_yes" : "answer_no", () => play(move)));
   }
   if (chosen.length) {
     buttons.push(button(t("move_clear", { count: chosen.length }), "clear", ctx.clear, { class: "secondary" }));
+  }
+  // "Ask <partner>: may I go out?" is offered every turn from the draw on: a secondary control
+  // after the turn's moves (a plain button still, in the tab order), not a primary one among
+  // them, so that the move he came to make stands out.
+  for (const move of byType(menu, "ask_partner")) {
+    const node = button(t("move_ask_partner", { partner: seatName(move.partner, names) }), "ask_partner", () => play(move),
+      { class: "secondary" });
+    node.dataset.partner = String(move.partner);
+    buttons.push(node);
   }
   // The menu's composite moves (opening takes and melds, going out), to send as they are.
   const suggestions = [...takes, ...byType(menu, "meld").filter((m) => m.discard || m.melds.length > 1)];

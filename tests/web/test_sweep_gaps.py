@@ -1,0 +1,102 @@
+"""What a player sweep met on the table page (docs/web.md, "The table page"): the move panel's
+heading said "Your move" above "Next deal" and above the game's end; the winners' line with
+32-letter names ran past a small phone's edge; "Ask <partner>: may I go out?" stood as a
+primary move every turn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import Backend
+from tests.support.http import open_table
+from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
+from tests.web.deals import classic_four, play_step, start_table
+from tests.web.pages import table_page
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+#: The longest names a player may have (32 letters), one per seat.
+LONG = tuple(letter * 32 for letter in "WXYZ")
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    """This module's server deals stacked decks (tests/web/deals.py)."""
+    yield from stacked_decks_server(tmp_path_factory, "sweep")
+
+
+def test_the_move_panel_says_the_deal_is_over_not_your_move(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    deal = classic_four()
+    game = start_table(http, deal, ("abe", "bea", "cal", "dot"))
+    host = table_page(new_context(), game.headers["abe"], game.table)
+    expect(host.locator("#moves-heading")).to_have_text("Your move")  # he cuts
+    for step in deal.steps:
+        play_step(http, game, step)
+    expect(host.locator("#moves #next-deal")).to_be_visible()
+    expect(host.locator("#moves-heading")).to_have_text("The deal is over: the next deal")
+    screenshot(host, "sweep-deal-over-heading")
+    host.locator("#next-deal").click()
+    expect(host.locator("#deal .deal")).not_to_have_attribute("data-deal", game.deal_id)
+    expect(host.locator("#moves-heading")).to_have_text("Your move")  # the next deal's
+
+
+def test_the_game_s_end_on_a_small_phone_with_the_longest_names(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    deal = classic_four()
+    game = open_table(http, list(LONG), entry=deal.entry, start=False)
+    # Side A starts past the target: the game ends with this deal (R-GAME-1); its aces fall
+    # short of its initial meld's minimum then, so seat 0 keeps them.
+    game.start({**deal.start_body, "scores_before": {"A": 9000, "B": 0}})
+    phone = {"viewport": PHONES["small"], **TOUCH}  # 360 px wide
+    page = table_page(new_context(**phone), game.headers[LONG[1]], game.table)
+    for step in deal.steps[:2] + deal.steps[3:]:
+        play_step(http, game, step)
+    expect(page.locator("#moves #rematch")).to_be_visible()
+    expect(page.locator("#moves-heading")).to_have_text("The game is over")
+    expect(page.locator("#move-hint")).to_contain_text(f"Winner: Side A ({LONG[0]}, {LONG[2]})")
+    expect(page.locator("#winner")).to_contain_text(LONG[2])
+    screenshot(page, "sweep-phone-game-over", full_page=False)
+    # No text past its box, and the page never scrolls sideways.
+    spill = page.evaluate(
+        """() => [...document.querySelectorAll('#who, #move-hint, #winner, .sides-list li')]
+             .filter((node) => node.scrollWidth > node.clientWidth + 1).map((node) => node.id || node.textContent)"""
+    )
+    assert spill == []
+    width = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    assert width[0] <= width[1], width
+    screenshot(page, "sweep-phone-game-over-page")
+
+
+def test_ask_partner_is_a_secondary_control_after_the_turn_s_moves(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    deal = classic_four()
+    game = start_table(http, deal, ("eli", "flo", "gus", "hal"))
+    for step in deal.steps[:9]:  # up to seat 3's draw
+        play_step(http, game, step)
+    page = table_page(new_context(), game.headers["hal"], game.table)
+    ask = page.get_by_role("button", name="Ask flo: may I go out?")
+    expect(ask).to_be_visible()
+    expect(ask).to_have_class("secondary")
+    order = page.evaluate(
+        "() => [...document.querySelectorAll('#move-buttons > button')].map((b) => b.dataset.move)"
+    )
+    assert order[-1] == "ask_partner", order  # after the turn's own moves
+    page.locator('#hand [data-card="9C/2"]').click()
+    discard = page.locator("#moves [data-move=discard]")
+    expect(discard).to_be_enabled()
+    colours = [
+        node.evaluate("node => getComputedStyle(node).backgroundColor") for node in (ask, discard)
+    ]
+    assert colours[0] != colours[1], colours  # it does not look like the turn's moves
+    screenshot(page, "sweep-ask-partner")
+    ask.focus()  # still a button in the tab order, named for a screen reader
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text("flo")
