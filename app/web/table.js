@@ -23,7 +23,7 @@
 //   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start;
 //   #connection (role=status) "Connection lost: reconnecting..." while a stream is reopened.
 
-import { $, api, rulesLink, seatNames, setUpLanguage, t, unreachable, whoAmI } from "./common.js";
+import { $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, unreachable, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
 import { seatName } from "./words.js";
@@ -52,6 +52,7 @@ const TABLE_KINDS = [
 
 const state = {
   me: null, // who the session cookie signs in, or null
+  auditor: false, // his roles (GET /sessions/current) include "auditor": "Audit this deal"
   tableId: null,
   dealId: null,
   follow: false, // /tables/{id}: switch to each new deal
@@ -117,7 +118,10 @@ function statusText() {
 }
 
 function render() {
-  $("who").textContent = state.me ? t("signed_in_as", { name: state.me }) : t("table_signed_out");
+  if ($("who").dataset.me !== String(state.me)) { // said again on a language switch (showSaid)
+    $("who").dataset.me = String(state.me);
+    showWho(state.me, "table_signed_out");
+  }
   $("to-rules").hidden = !state.table; // the rules of the table's entry, in a new tab
   if (state.table) rulesLink($("to-rules"), state.table.entry, t(`entry_${state.table.entry}`));
   renderWaiting(state, hostAction);
@@ -380,7 +384,7 @@ async function main() {
     render();
     renderLog();
   });
-  const who = whoAmI();
+  const who = signedIn();
   const table = (async () => {
     if (kind === "deals") {
       state.dealId = id;
@@ -394,7 +398,9 @@ async function main() {
   })();
   table.catch(() => {}); // its refusal is shown below, once the catalogue is there
   await language;
-  state.me = await who;
+  const session = await who;
+  state.me = session?.name ?? null;
+  state.auditor = session?.roles.includes("auditor") ?? false; // only the link: /audit checks the role
   try {
     state.table = await table;
     if (state.follow && state.table.current_deal) await openDeal(state.table.current_deal);

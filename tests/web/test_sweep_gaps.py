@@ -1,7 +1,8 @@
 """What a player sweep met on the table page (docs/web.md, "The table page"): the move panel's
 heading said "Your move" above "Next deal" and above the game's end; the winners' line with
 32-letter names ran past a small phone's edge; "Ask <partner>: may I go out?" stood as a
-primary move every turn."""
+primary move every turn; the replay and audit pages had no way back to the lobby, and the
+replay did not say who is signed in; an auditor's table page had no "Audit this deal"."""
 
 from __future__ import annotations
 
@@ -12,21 +13,29 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import open_table
+from tests.support.http import Headers, open_table, register_player
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_four, play_step, start_table
-from tests.web.pages import table_page
+from tests.web.pages import open_page, sign_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
+AUDITOR = "aud"
 #: The longest names a player may have (32 letters), one per seat.
 LONG = tuple(letter * 32 for letter in "WXYZ")
 
 
 @pytest.fixture(scope="module")
+def auditor(web_server: Backend) -> Headers:
+    """The module's auditor (``CANASTA_AUDITORS``), registered once."""
+    with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
+        return register_player(client, AUDITOR)
+
+
+@pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server deals stacked decks (tests/web/deals.py)."""
-    yield from stacked_decks_server(tmp_path_factory, "sweep")
+    yield from stacked_decks_server(tmp_path_factory, "sweep", CANASTA_AUDITORS=AUDITOR)
 
 
 def test_the_move_panel_says_the_deal_is_over_not_your_move(
@@ -100,3 +109,55 @@ def test_ask_partner_is_a_secondary_control_after_the_turn_s_moves(
     ask.focus()  # still a button in the tab order, named for a screen reader
     page.keyboard.press("Enter")
     expect(page.locator("#status")).to_contain_text("flo")
+
+
+def test_the_replay_and_the_audit_lead_back_to_the_lobby_and_say_who_is_signed_in(
+    new_context: NewContext, http: httpx.Client, auditor: Headers
+) -> None:
+    deal = classic_four()
+    game = start_table(http, deal, ("ida", "jon", "kim", "lou"))
+    for step in deal.steps:
+        play_step(http, game, step)
+    for who, headers in (("jon", game.headers["jon"]), (AUDITOR, auditor)):
+        context = sign_in(new_context(), headers)
+        replay = open_page(context, f"/deals/{game.deal_id}/replay")
+        expect(replay.locator("#who")).to_have_text(f"Signed in as {who}")
+        expect(replay.get_by_role("link", name="Back to the lobby")).to_have_attribute("href", "/")
+        if who == AUDITOR:
+            audit = open_page(context, f"/audit/deals/{game.deal_id}")
+            expect(audit.locator("#who")).to_have_text(f"Signed in as {AUDITOR}")
+            back = audit.get_by_role("banner").get_by_role("link", name="Back to the lobby")
+            screenshot(audit, "sweep-audit-header", full_page=False)
+            back.click()
+            expect(audit).to_have_url("/")
+        else:
+            screenshot(replay, "sweep-replay-header", full_page=False)
+    visitor = open_page(new_context(), f"/deals/{game.deal_id}/replay")
+    expect(visitor.locator("#who")).to_have_text("Not signed in")
+    expect(visitor.get_by_role("link", name="Back to the lobby")).to_be_visible()
+    visitor.locator("#lang").select_option("ru")
+    expect(visitor.locator("#who")).to_have_text("Вы не вошли")
+
+
+def test_an_auditor_s_table_page_links_to_the_deal_s_audit_and_nobody_else_s(
+    new_context: NewContext, http: httpx.Client, auditor: Headers
+) -> None:
+    deal = classic_four()
+    game = start_table(http, deal, ("max", "ned", "ola", "pia"))
+    for step in deal.steps[:3]:
+        play_step(http, game, step)
+    player = table_page(new_context(), game.headers["ned"], game.table)
+    expect(player.locator("#to-replay")).to_be_visible()
+    expect(player.locator("#to-audit")).to_have_count(0)  # a player sees nothing new
+    visitor = open_page(new_context(), f"/tables/{game.table}")
+    expect(visitor.locator("#to-replay")).to_be_visible()
+    expect(visitor.locator("#to-audit")).to_have_count(0)
+    page = open_page(sign_in(new_context(), auditor), f"/tables/{game.table}")
+    link = page.get_by_role("link", name="Audit this deal")
+    expect(link).to_have_attribute("href", f"/audit/deals/{game.deal_id}")
+    screenshot(page, "sweep-table-audit-link")
+    page.locator("#lang").select_option("zh")
+    expect(page.locator("#to-audit")).not_to_have_text("Audit this deal")
+    page.locator("#to-audit").click()
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    expect(page.locator("#verdict")).to_be_visible()
