@@ -223,6 +223,13 @@ function hint(menu, view, names) {
   if (menu && menu.moves.length && menu.phase === "play") {
     lines.push(t(menu.go_out.allowed ? "move_may_go_out" : goOutLack(menu.go_out.lacks)));
   }
+  // His ponytail while it is face down (`ponytail` only, R-PT-PONY-1): what "Pick up the
+  // ponytail" does once it is offered, and until then when it will be.
+  const ponytail = view.ponytail_counts?.[String(view.seat)];
+  if (ponytail && menu && (menu.phase === "draw" || menu.phase === "play")) {
+    const now = byType(menu, "pick_up_ponytail").length > 0;
+    lines.push(t(now ? "move_ponytail_now" : "move_ponytail_later", { count: ponytail }));
+  }
   return lines.join(" ");
 }
 

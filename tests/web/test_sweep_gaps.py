@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from tests.e2e.conftest import Backend
 from tests.support.http import Headers, open_table, register_player
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
-from tests.web.deals import classic_four, play_step, start_table
+from tests.web.deals import classic_four, deck_for, play_step, send, start_table
 from tests.web.pages import open_page, sign_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -161,3 +161,49 @@ def test_an_auditor_s_table_page_links_to_the_deal_s_audit_and_nobody_else_s(
     page.locator("#to-audit").click()
     expect(page.locator("body[data-ready=true]")).to_be_attached()
     expect(page.locator("#verdict")).to_be_visible()
+
+
+def test_the_hint_says_what_the_ponytail_is_and_when_it_may_be_picked_up(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    # Every seat holds seven of a rank: whoever plays first completes a canasta at once.
+    ranks = {0: "K", 1: "Q", 2: "J", 3: "10"}
+    suits = ("S", "H", "D", "C", "S", "H", "D")
+    hands = {
+        seat: [f"{rank}{suit}/{1 + i // 4}" for i, suit in enumerate(suits)]
+        + [f"{n}{'SHDC'[seat]}/{d}" for n in (4, 5, 6, 8) for d in (1, 2)]
+        for seat, rank in ranks.items()
+    }
+    deck = deck_for("ponytail", 4, 3, 61, hands, [])
+    game = open_table(http, ["qin", "ray", "sue", "tod"], entry="ponytail", start=False)
+    game.start({"dealer": 3, "deck": deck})
+    menus = {
+        name: http.get(f"/deals/{game.deal_id}/moves", headers=h).json()
+        for name, h in game.headers.items()
+    }
+    cutter = next(name for name, menu in menus.items() if menu["moves"])
+    send(http, game, game.names.index(cutter), {"type": "cut", "n": 61})
+    first = next(
+        seat
+        for seat, name in enumerate(game.names)
+        if http.get(f"/deals/{game.deal_id}/moves", headers=game.headers[name]).json()["moves"]
+    )
+    page = table_page(new_context(), game.headers[game.names[first]], game.table)
+    hint = page.locator("#move-hint")
+    expect(hint).to_contain_text(
+        "Your ponytail (13 face-down cards) joins your hand once your side completes its first canasta"
+    )
+    expect(page.locator("#moves [data-move=pick_up_ponytail]")).to_have_count(0)
+    screenshot(page, "sweep-ponytail-later")
+    send(http, game, first, {"type": "draw"})
+    seven = hands[first][:7]
+    send(http, game, first, {"type": "meld", "melds": [{"cards": seven, "rank": ranks[first]}]})
+    expect(page.locator("#moves [data-move=pick_up_ponytail]")).to_be_visible()
+    expect(hint).to_contain_text(
+        "Your ponytail (13 face-down cards) may be picked up now: “Pick up the ponytail” adds its cards to your hand."
+    )
+    screenshot(page, "sweep-ponytail-now")
+    page.locator("#moves [data-move=pick_up_ponytail]").click()
+    expect(hint).not_to_contain_text("ponytail")
+    page.locator("#lang").select_option("th")
+    expect(page.locator("html")).to_have_attribute("lang", "th")
