@@ -32,6 +32,7 @@ import { mayMeld, renderMoves } from "./table_moves.js";
 import { playing } from "./table_play.js";
 import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
 import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
+import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
 import {
   answered, handOnScreen, keepInPlace, keepRoom, keepRoomForPanels, place, placeError, showError,
@@ -102,6 +103,13 @@ function statusText() {
     const last = state.dealId === table?.current_deal;
     if (last && table.status === "finished") return t("table_status_game_over");
     if (last && table.status === "stopped") return t("table_status_game_stopped");
+    // Between deals, for whoever may not open the next one: who is awaited.
+    const opener = state.me !== null && (state.me === table.host || standsInForHost(table, state.me));
+    if (last && table.status === "playing" && !opener) {
+      const hostSeat = table.seats.indexOf(table.host);
+      if (hostSeat >= 0 && table.playing?.[hostSeat]?.away) return t("table_status_over_anyone");
+      return t("table_status_over_host", { name: table.host });
+    }
     return t("table_status_over");
   }
   const watching = view.seat === null;

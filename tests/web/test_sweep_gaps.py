@@ -55,6 +55,13 @@ def test_the_move_panel_says_the_deal_is_over_not_your_move(
     host = table_page(new_context(), game.headers["abe"], game.table)
     expect(host.locator("#moves #next-deal")).to_be_visible()
     expect(host.locator("#moves-heading")).to_have_text("The deal is over")
+    expect(host.locator("#status")).to_have_text("The deal is over.")  # his panel says the rest
+    # Anybody else is told what is awaited (his move panel is gone).
+    other = table_page(new_context(), game.headers["bea"], game.table)
+    expect(other.locator("#status")).to_have_text(
+        "The deal is over: waiting for abe to open the next deal."
+    )
+    screenshot(other, "sweep-deal-over-waiting", full_page=False)
     screenshot(host, "sweep-deal-over-heading")
     host.locator("#next-deal").click()
     expect(host.locator("#deal .deal")).not_to_have_attribute("data-deal", game.deal_id)
