@@ -4,7 +4,7 @@
 // on demand; the first broken link is highlighted and scrolled into view. Anyone else sees
 // the server's refusal (401: sign in; 403: not an auditor).
 
-import { $, api, cardElement, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, t, whoAmI } from "./common.js";
+import { $, api, cardElement, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, t, whoAmI } from "./common.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, scoresText, seatName } from "./words.js";
 
@@ -303,9 +303,7 @@ function refuse(error) {
 
 async function start() {
   await setUpLanguage($("lang"), async () => draw());
-  const me = await whoAmI();
-  $("who").hidden = me === null;
-  showSaid($("who"), () => (me === null ? [] : [t("signed_in_as", { name: me })]));
+  showWho(await whoAmI());
   try {
     audit = await api("GET", `/audit/deals/${dealId}`);
   } catch (error) {

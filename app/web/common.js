@@ -348,14 +348,29 @@ export function rulesLink(link, name, label) {
   return link;
 }
 
-// Who the session cookie signs in, or null. GET /sessions/current answers a visitor with
-// name null rather than 401 (which the browser would log as an error on every page).
-export async function whoAmI() {
+// Who the session cookie signs in, {name, roles} (roles: "auditor", docs/api.md), or null.
+// GET /sessions/current answers a visitor with name null rather than 401 (which the browser
+// would log as an error on every page).
+export async function signedIn() {
   try {
-    return (await api("GET", "/sessions/current")).name;
+    const session = await api("GET", "/sessions/current");
+    return session?.name ? { name: session.name, roles: session.roles ?? [] } : null;
   } catch {
     return null;
   }
+}
+
+// Who the session cookie signs in (the name), or null.
+export async function whoAmI() {
+  return (await signedIn())?.name ?? null;
+}
+
+// The header's "Signed in as ann" (#who), or that nobody is (`signedOutKey`), on the table,
+// replay and audit pages, said again in the language the reader switches to; beside it the
+// header's "Back to the lobby" (#to-lobby), as on the table page.
+export function showWho(name, signedOutKey = "header_signed_out") {
+  $("who").hidden = false;
+  showSaid($("who"), () => [name ? t("signed_in_as", { name }) : t(signedOutKey)]);
 }
 
 // --- seats ------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // (GET /deals/{id}/replay?step=N: a seated player his own hand, anyone else the public table).
 // The step is in the address (?step=N), so a link opens at that step.
 
-import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, t } from "./common.js";
+import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, signedIn, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, secretStep } from "./words.js";
@@ -135,11 +135,8 @@ function refuse(error) {
 
 async function start() {
   await setUpLanguage($("lang"), translate);
-  // name null: signed out (GET /sessions/current does not answer a visitor 401)
-  const session = await api("GET", "/sessions/current").catch(() => null);
-  const me = session?.name ? session : null;
-  $("who").hidden = me === null;
-  showSaid($("who"), () => (me === null ? [] : [t("signed_in_as", { name: me.name })]));
+  const me = await signedIn(); // null: signed out
+  showWho(me?.name ?? null);
   $("audit-link").hidden = !me?.roles?.includes("auditor");
   $("audit-link").href = `/audit/deals/${dealId}`;
   try {

@@ -23,7 +23,7 @@
 //   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start;
 //   #connection (role=status) "Connection lost: reconnecting..." while a stream is reopened.
 
-import { $, api, rulesLink, seatNames, setUpLanguage, t, unreachable, whoAmI } from "./common.js";
+import { $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, unreachable, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
 import { seatName } from "./words.js";
@@ -32,6 +32,7 @@ import { mayMeld, renderMoves } from "./table_moves.js";
 import { playing } from "./table_play.js";
 import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
 import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
+import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
 import {
   answered, handOnScreen, keepInPlace, keepRoom, keepRoomForPanels, place, placeError, showError,
@@ -52,6 +53,7 @@ const TABLE_KINDS = [
 
 const state = {
   me: null, // who the session cookie signs in, or null
+  auditor: false, // his roles (GET /sessions/current) include "auditor": "Audit this deal"
   tableId: null,
   dealId: null,
   follow: false, // /tables/{id}: switch to each new deal
@@ -85,6 +87,12 @@ const names = () => {
 };
 
 
+// The move panel's heading once the deal is over (panelAction): the next deal to open, or the
+// game's end with its rematch.
+const MOVES_HEADING = {
+  next: "move_heading_deal_over", finished: "move_heading_game_over", stopped: "move_heading_game_stopped",
+};
+
 // --- drawing ---------------------------------------------------------------------------------
 
 function statusText() {
@@ -95,6 +103,13 @@ function statusText() {
     const last = state.dealId === table?.current_deal;
     if (last && table.status === "finished") return t("table_status_game_over");
     if (last && table.status === "stopped") return t("table_status_game_stopped");
+    // Between deals, for whoever may not open the next one: who is awaited.
+    const opener = state.me !== null && (state.me === table.host || standsInForHost(table, state.me));
+    if (last && table.status === "playing" && !opener) {
+      const hostSeat = table.seats.indexOf(table.host);
+      if (hostSeat >= 0 && table.playing?.[hostSeat]?.away) return t("table_status_over_anyone");
+      return t("table_status_over_host", { name: table.host });
+    }
     return t("table_status_over");
   }
   const watching = view.seat === null;
@@ -111,7 +126,10 @@ function statusText() {
 }
 
 function render() {
-  $("who").textContent = state.me ? t("signed_in_as", { name: state.me }) : t("table_signed_out");
+  if ($("who").dataset.me !== String(state.me)) { // said again on a language switch (showSaid)
+    $("who").dataset.me = String(state.me);
+    showWho(state.me, "table_signed_out");
+  }
   $("to-rules").hidden = !state.table; // the rules of the table's entry, in a new tab
   if (state.table) rulesLink($("to-rules"), state.table.entry, t(`entry_${state.table.entry}`));
   renderWaiting(state, hostAction);
@@ -148,6 +166,9 @@ function render() {
     $("log").scrollTop = $("log").scrollHeight;
     keepRoom();
   }
+  // The panel's heading says what it holds: his move, or at a deal's end what comes next.
+  const heading = t(MOVES_HEADING[panelAction(state) === "rematch" ? state.table.status : panelAction(state)] ?? "move_heading");
+  if ($("moves-heading").textContent !== heading) $("moves-heading").textContent = heading;
   if (nextHere) renderPanelAction(state, hostAction);
   else if (!$("moves").hidden) {
     renderMoves({
@@ -371,7 +392,7 @@ async function main() {
     render();
     renderLog();
   });
-  const who = whoAmI();
+  const who = signedIn();
   const table = (async () => {
     if (kind === "deals") {
       state.dealId = id;
@@ -385,7 +406,9 @@ async function main() {
   })();
   table.catch(() => {}); // its refusal is shown below, once the catalogue is there
   await language;
-  state.me = await who;
+  const session = await who;
+  state.me = session?.name ?? null;
+  state.auditor = session?.roles.includes("auditor") ?? false; // only the link: /audit checks the role
   try {
     state.table = await table;
     if (state.follow && state.table.current_deal) await openDeal(state.table.current_deal);

@@ -120,6 +120,8 @@ export function renderGame(state, act) {
   if (table.status === "stopped") parts.push(element("p", { class: "winner", text: t("table_stopped") }));
   if (view) {
     parts.push(element("p", {}, element("a", { id: "to-replay", href: `/deals/${view.id}/replay`, text: t("table_replay") })));
+    // An auditor's way to the deal's audit (the audit route checks the role anyway).
+    if (state.auditor) parts.push(element("p", {}, element("a", { id: "to-audit", href: `/audit/deals/${view.id}`, text: t("replay_audit") })));
   }
   const over = (table.status === "finished" || table.status === "stopped") && panelAction(state) !== "rematch";
   if (over && table.rematch) {

@@ -223,6 +223,13 @@ function hint(menu, view, names) {
   if (menu && menu.moves.length && menu.phase === "play") {
     lines.push(t(menu.go_out.allowed ? "move_may_go_out" : goOutLack(menu.go_out.lacks)));
   }
+  // His ponytail while it is face down (`ponytail` only, R-PT-PONY-1): what "Pick up the
+  // ponytail" does once it is offered, and until then when it will be.
+  const ponytail = view.ponytail_counts?.[String(view.seat)];
+  if (ponytail && menu && (menu.phase === "draw" || menu.phase === "play")) {
+    const now = byType(menu, "pick_up_ponytail").length > 0;
+    lines.push(t(now ? "move_ponytail_now" : "move_ponytail_later", { count: ponytail }));
+  }
   return lines.join(" ");
 }
 
@@ -297,17 +304,21 @@ export function renderMoves(ctx) {
     buttons.push(button(t("move_discard"), "discard", () => play({ type: "discard", card: chosen[0] }, { check: true }),
       { disabled: chosen.length !== 1 }));
   }
-  for (const move of byType(menu, "ask_partner")) {
-    const node = button(t("move_ask_partner", { partner: seatName(move.partner, names) }), "ask_partner", () => play(move));
-    node.dataset.partner = String(move.partner);
-    buttons.push(node);
-  }
   for (const move of byType(menu, "answer")) {
     buttons.push(button(t(move.yes ? "move_answer_yes" : "move_answer_no"),
       move.yes ? "answer_yes" : "answer_no", () => play(move)));
   }
   if (chosen.length) {
     buttons.push(button(t("move_clear", { count: chosen.length }), "clear", ctx.clear, { class: "secondary" }));
+  }
+  // "Ask <partner>: may I go out?" is offered every turn from the draw on: a secondary control
+  // after the turn's moves (a plain button still, in the tab order), not a primary one among
+  // them, so that the move he came to make stands out.
+  for (const move of byType(menu, "ask_partner")) {
+    const node = button(t("move_ask_partner", { partner: seatName(move.partner, names) }), "ask_partner", () => play(move),
+      { class: "secondary" });
+    node.dataset.partner = String(move.partner);
+    buttons.push(node);
   }
   // The menu's composite moves (opening takes and melds, going out), to send as they are.
   const suggestions = [...takes, ...byType(menu, "meld").filter((m) => m.discard || m.melds.length > 1)];
