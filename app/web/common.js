@@ -1,106 +1,16 @@
-// What every page shares (docs/web.md): the string catalogue, the API client (same origin,
-// session cookie, CSRF header), DOM helpers and the cards' faces and spoken names.
+// What every page shares (docs/web.md): the API client (same origin, session cookie, CSRF
+// header), refusals in words, DOM helpers and the cards' faces and spoken names; and, passed on
+// from i18n.js, the string catalogue and the language menu.
 
-// The languages of the menu, by their catalogue's name (app/web/i18n/<lang>.json).
-export const LANGS = ["en", "zh", "ru", "th"];
+import {
+  LANGS, browserLanguage, catalogued, chosenLanguage, detailTemplate, loadLanguage, ruleLineOf, setUpLanguage,
+  showSaid, t, tNodes,
+} from "./i18n.js";
 
-let strings = {};
-let ruleLines = {}; // each rule's line, by its id (app/web/i18n/rules/<lang>.json)
-let details = {}; // each refusal's detail, by its key (app/web/i18n/details/<lang>.json)
-let plurals = new Intl.PluralRules("en");
+// Every page imports the languages' helpers from here, as before they had a module of their own.
+export { LANGS, browserLanguage, chosenLanguage, loadLanguage, setUpLanguage, showSaid, t, tNodes };
 
 export const $ = (id) => document.getElementById(id);
-
-// The catalogue's text for `key`, with {name} placeholders filled.
-// A `count` picks the key's plural form by the language's rules (Intl.PluralRules, docs/web.md
-// "Languages"): `<key>_<category>` where the catalogue has it ("one", "few", "many", "two",
-// "zero"), else the key itself (the "other" form). English: "1 card", "2 cards"; Russian:
-// "1 карта", "2 карты", "5 карт", "21 карта"; Chinese and Thai have one form only.
-export function t(key, values = {}) {
-  const count = values.count;
-  const counted = count !== undefined && count !== null && count !== "" && Number.isFinite(Number(count));
-  const category = counted ? plurals.select(Number(count)) : "other";
-  const form = category === "other" ? undefined : strings[`${key}_${category}`];
-  const text = form ?? strings[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
-}
-
-// t() as nodes: a value that is a node (a link) stands in its placeholder as it is.
-export function tNodes(key, values = {}) {
-  const marked = Object.fromEntries(
-    Object.entries(values).map(([name, value]) => [name, value instanceof Node ? `\u0000${name}\u0000` : value]),
-  );
-  return t(key, marked).split(/\u0000(\w+)\u0000/).map((part, i) => (i % 2 ? values[part] : part));
-}
-
-// Loads a language's catalogue (and its rules' lines and refusals' details, for the
-// refusals) and fills every [data-i18n] node of the page. English has no details' file: the
-// server's message is the English detail (docs/web.md, "Refusals").
-export async function loadLanguage(lang) {
-  const [answer, rules, said] = await Promise.all([
-    fetch(`/web/i18n/${lang}.json`, { credentials: "same-origin" }),
-    fetch(`/web/i18n/rules/${lang}.json`, { credentials: "same-origin" }).catch(() => null),
-    lang === "en" ? null : fetch(`/web/i18n/details/${lang}.json`, { credentials: "same-origin" }).catch(() => null),
-  ]);
-  strings = await answer.json();
-  ruleLines = rules?.ok ? await rules.json().catch(() => ({})) : {};
-  details = said?.ok ? await said.json().catch(() => ({})) : {};
-  plurals = new Intl.PluralRules(lang);
-  document.documentElement.lang = lang;
-  for (const node of document.querySelectorAll("[data-i18n]")) {
-    node.textContent = t(node.dataset.i18n);
-  }
-}
-
-// The language saved by the language menu, else the browser's.
-export function chosenLanguage() {
-  const saved = localStorage.getItem("canasta-lang");
-  if (LANGS.includes(saved)) return saved;
-  return browserLanguage(navigator.languages?.length ? navigator.languages : [navigator.language]);
-}
-
-// The first of the browser's preferred languages ("ru-RU", "th", "zh-Hans-CN") that the pages
-// speak, by its primary subtag; English when none.
-export function browserLanguage(preferred) {
-  for (const tag of preferred ?? []) {
-    const primary = String(tag ?? "").toLowerCase().split(/[-_]/)[0];
-    if (LANGS.includes(primary)) return primary;
-  }
-  return "en";
-}
-
-// Wires a <select> of languages: shows the chosen one, and on change saves it, loads it and
-// calls `changed` so the page can redraw what it built itself.
-export async function setUpLanguage(select, changed = async () => {}) {
-  const lang = chosenLanguage();
-  select.value = lang;
-  await loadLanguage(lang);
-  select.addEventListener("change", async () => {
-    localStorage.setItem("canasta-lang", select.value);
-    await loadLanguage(select.value);
-    sayAgain();
-    await changed();
-  });
-}
-
-// What a page says in a box of its own, a refusal or a notice: `say()` draws it (nodes or
-// strings) in the page's language, now and again whenever the reader switches the language
-// (setUpLanguage), for as long as the box still shows it: a refusal already on screen is then
-// said in the new language too (its rule's line, its detail, its code), not left in the old
-// one until the next. A box emptied or drawn otherwise is left alone.
-const saidBoxes = new Map(); // box -> { say, first: the node it began with }
-
-export function showSaid(box, say) {
-  box.replaceChildren(...say());
-  saidBoxes.set(box, { say, first: box.firstChild });
-}
-
-function sayAgain() {
-  for (const [box, { say, first }] of saidBoxes) {
-    if (first !== null && box.firstChild === first) showSaid(box, say);
-    else saidBoxes.delete(box);
-  }
-}
 
 // --- the API ----------------------------------------------------------------------------------
 
@@ -242,7 +152,7 @@ export function unreachable(error) {
 // and said in the player's language already (`local`), an unknown rule.
 export function ruleLine(error) {
   if (!(error instanceof Refused) || error.status === 0 || error.local) return null;
-  return Object.hasOwn(ruleLines, error.code) ? ruleLines[error.code] : null;
+  return ruleLineOf(error.code);
 }
 
 // "Refused: <message> (<code>)" for a server's refusal, the message alone otherwise; a rule's
@@ -290,7 +200,7 @@ function detailNode(error) {
 // (app/web/i18n/details/<lang>.json) with {name} filled from its params, or null (no key, an
 // English page, a key the page has no template for: the server's English message then).
 export function detailOf(error) {
-  const template = error.key && !error.key.startsWith("@") && Object.hasOwn(details, error.key) ? details[error.key] : null;
+  const template = error.key && !error.key.startsWith("@") ? detailTemplate(error.key) : null;
   if (typeof template !== "string") return null;
   return template.replace(/\{(\w+)(?::([^}]*))?\}/g, (_, name, spec) => detailValue(name, spec ?? "", error.params[name]));
 }
@@ -309,11 +219,11 @@ function detailValue(name, spec, value) {
     return new Intl.ListFormat(document.documentElement.lang, { type }).format(items);
   }
   const text = String(value ?? "");
-  const words = details[`@${name}`];
+  const words = detailTemplate(`@${name}`);
   if (words && Object.hasOwn(words, text)) return words[text];
   if (name.includes("card") && CARD_CODE.test(text)) return cardText(text);
   if (name.includes("rank")) return rankText(text);
-  if ((name === "entry" || name === "status") && Object.hasOwn(strings, `${name}_${text}`)) return strings[`${name}_${text}`];
+  if ((name === "entry" || name === "status") && catalogued(`${name}_${text}`) !== null) return catalogued(`${name}_${text}`);
   return text;
 }
 

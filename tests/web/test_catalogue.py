@@ -44,7 +44,7 @@ def plural_base(key: str, english: dict[str, str]) -> str | None:
 
 def test_the_languages_are_the_ones_the_pages_offer() -> None:
     assert {"zh", "ru", "th"} <= set(LANGUAGES)
-    common = (Path(WEB_DIR) / "common.js").read_text(encoding="utf-8")
+    common = (Path(WEB_DIR) / "i18n.js").read_text(encoding="utf-8")
     offered = re.search(r"export const LANGS = \[(.*?)\]", common)
     assert offered and sorted(re.findall(r'"(\w+)"', offered[1])) == sorted(["en", *LANGUAGES])
     pages = list(Path(WEB_DIR).glob("*.html"))
