@@ -63,7 +63,8 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
     503: {
         "model": ErrorOut,
         "description": "database_unavailable: the database does not answer (app.outage); "
-        "nothing was recorded: send the same request again after Retry-After seconds",
+        "send the same request again after Retry-After seconds (a command under the same "
+        "sequence number: if it was recorded after all, its answer comes back)",
         "headers": {
             "Retry-After": {
                 "description": "seconds to wait before sending again",

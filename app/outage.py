@@ -2,9 +2,11 @@
 needs the database while it does not answer gets 503 ``database_unavailable`` with
 ``Retry-After``, within ``CANASTA_DATABASE_WAIT_SECONDS`` (the recorders try a query again
 within that time only: ``app.infra.library.within_wait``), never a 500 and a traceback in
-the log. Nothing was recorded for it: a command's events and its command log entry are one
-transaction, and a command whose commit's outcome the server could not learn is answered
-from the store when the client sends it again under the same sequence number (R-CMD-1).
+the log. Nothing was recorded for it, but in one case: a connection lost during a COMMIT
+leaves its outcome unknown to the server. Sending the same request again is right either
+way: a command's events and its command log entry are one transaction, and a command sent
+again under the same sequence number is answered from the store if it was recorded (R-CMD-1;
+an ``Idempotency-Key``'s request likewise: ``app.idempotency``).
 
 An ASGI middleware around the routes, the command lane and the ``Idempotency-Key``
 middleware. The log says it once: the first refusal is one warning line; while the
@@ -41,7 +43,10 @@ RETRY_AFTER_SECONDS = 2
 #: At most one log line in this many seconds while requests are refused.
 LOG_EVERY_SECONDS = 10.0
 
-MESSAGE = "the database does not answer: nothing was recorded; send it again shortly"
+MESSAGE = (
+    "the database does not answer: send the same request again shortly (a command under the"
+    " same sequence number: if it was recorded after all, its answer comes back)"
+)
 
 
 def unavailable_body() -> bytes:
