@@ -162,6 +162,7 @@ export function errorText(error) {
     const line = ruleLine(error);
     const said = error.local ? null : detailOf(error);
     if (line === null) return t("error", { message: said ?? messageOf(error), code: error.code });
+    if (!withDetail(error)) return t("error", { message: line, code: error.code });
     return `${t("error", { message: line, code: error.code })} ${said ?? detailText(error)}`;
   }
   return error instanceof Refused ? messageOf(error) : String(error);
@@ -175,12 +176,16 @@ export function errorNodes(error) {
     const line = ruleLine(error);
     const said = error.local ? null : detailOf(error);
     if (line === null) return tNodes("error", { message: said ?? messageOf(error), code: codeLink(error.code) });
-    return [
-      element("span", { class: "refusal-rule" }, ...tNodes("error", { message: line, code: codeLink(error.code) })),
-      detailNode(error),
-    ];
+    const rule = element("span", { class: "refusal-rule" }, ...tNodes("error", { message: line, code: codeLink(error.code) }));
+    return withDetail(error) ? [rule, detailNode(error)] : [rule];
   }
   return [errorText(error)];
+}
+
+// Not signed in (401): the rule's line says it all; the server's detail speaks of bearer tokens
+// and API routes ("register with POST /players"), nothing a reader of a page signs in with.
+function withDetail(error) {
+  return error.status !== 401;
 }
 
 // The detail under a rule's line: the key's template in the page's language, filled with the

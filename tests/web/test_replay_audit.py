@@ -305,6 +305,10 @@ def test_the_audit_is_refused_to_a_non_auditor_and_to_a_signed_out_visitor(
     expect(refusal).to_contain_text("The audit cannot be shown")
     expect(refusal).to_contain_text("(R-CMD-2)")
     expect(refusal).to_contain_text("sign in first")
+    # The rule's line, not the API's words for a client without its token.
+    expect(refusal).to_contain_text("you must be signed in to do this")
+    expect(refusal).not_to_contain_text("bearer")
+    expect(refusal.locator(".refusal-detail")).to_have_count(0)
     expect(signed_out.locator("#verdict")).to_be_hidden()
 
     context = new_context()
