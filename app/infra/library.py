@@ -49,6 +49,9 @@ PRIVATE_API: tuple[tuple[str, str, str], ...] = (
     ("eventsourcing.postgres:PostgresApplicationRecorder", "_notify_channel", "overridden"),
     ("eventsourcing.postgres:PostgresApplicationRecorder", "lock_table_statements", "read"),
     ("eventsourcing.postgres:PostgresApplicationRecorder", "channel_name", "read"),
+    # app.infra.persistence._BoundedPool (the class of the library's pool, changed in place)
+    ("eventsourcing.postgres:ConnectionPool", "getconn", "overridden: the wait is bounded"),
+    ("eventsourcing.postgres:ConnectionPool", "timeout", "read: the connect timeout"),
     # app.infra.read_model_store.sqlite.SQLiteReadModelRecorder (a subclass of the library's)
     ("eventsourcing.sqlite:SQLiteTrackingRecorder", "_create_table", "called"),
     # the domain's aggregates (domain/deal.py, domain/command_log.py)
