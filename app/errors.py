@@ -37,8 +37,7 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
         "model": ErrorOut,
         "description": "R-CMD-1: a stale command or a used sequence number; race_lost: another "
         "request changed the game first; seq_too_far: seq more than 1000 above your last; "
-        "name_taken: the name is an account's; idempotency_key_in_progress: a request with "
-        "this Idempotency-Key is still being processed",
+        "name_taken: the name is an account's",
     },
     413: {
         "model": ErrorOut,
@@ -46,8 +45,7 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     422: {
         "model": ErrorOut,
-        "description": "malformed request (code: malformed); idempotency_key_reused: this "
-        "Idempotency-Key came with another body",
+        "description": "malformed request (code: malformed)",
     },
     429: {
         "model": ErrorOut,
@@ -72,6 +70,40 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
             }
         },
     },
+}
+
+
+#: The error answers of a game command (``POST /deals/{id}/commands``; its dry run shares the
+#: 403 and 404, and answers the others in its 200), each with the codes a bot acts on.
+COMMAND_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {
+        "model": ErrorOut,
+        "description": "the rules refuse the command (code: the rule's id, docs/rules/; with "
+        "key and params): nothing recorded, the sequence number used",
+    },
+    403: {
+        "model": ErrorOut,
+        "description": "R-CMD-2: no seat at this deal's table (or not the seat's stand-in); "
+        "seat_not_yours: you are away from your seat, the bot plays it; timeout_not_allowed: "
+        "a person sent time_out",
+    },
+    404: {"model": ErrorOut, "description": "not_found: no such deal"},
+    409: {
+        "model": ErrorOut,
+        "description": "R-CMD-1: a stale expect, or a sequence number used (another body "
+        "under it, or not above your last): read the deal (or the move menu) and send a new "
+        "command; seq_too_far: more than 1000 above your last (your_last_seq of GET "
+        "/tables/{id}); race_lost: another command was saved first: reload and retry; "
+        "turn_timed_out: your turn timed out, the basic bot plays the rest of it; "
+        "clock_not_due: a stand-in's time_out before the deadline",
+    },
+}
+
+#: The move menu's 403 (``GET /deals/{id}/moves``).
+MENU_FORBIDDEN: dict[str, Any] = {
+    "model": ErrorOut,
+    "description": "R-CMD-2: no seat at this deal's table; seat_not_yours: you are away from "
+    "your seat, the bot plays it",
 }
 
 

@@ -459,9 +459,23 @@ PARAMETER: dict[str, Any] = {
 }
 
 
+#: The header's refusals, as the OpenAPI document names them on the operations that take it.
+REFUSALS = (
+    (
+        "409",
+        IN_PROGRESS,
+        f"a request with this {HEADER} is still being processed: send it "
+        "again after Retry-After seconds",
+    ),
+    ("422", KEY_REUSED, f"this {HEADER} came with another body: a new request needs a new key"),
+)
+ERROR_SCHEMA = "#/components/schemas/ErrorOut"
+
+
 def document(paths: dict[str, Any]) -> None:
-    """Add the header to the OpenAPI operations of ``ROUTES``, and ``Idempotent-Replayed``
-    to their success answers."""
+    """Add the header to the OpenAPI operations of ``ROUTES``, ``Idempotent-Replayed`` to
+    their success answers, and the header's refusals to their 409 and 422 answers (those of
+    the other operations do not name them: they ignore the header)."""
     for method, path in sorted(ROUTES):
         operation = paths.get(path, {}).get(method.lower())
         if operation is None:
@@ -469,6 +483,14 @@ def document(paths: dict[str, Any]) -> None:
         parameters = operation.setdefault("parameters", [])
         if not any(p.get("name") == HEADER for p in parameters):
             parameters.append(PARAMETER)
+        for status, code, meaning in REFUSALS:
+            answer = operation["responses"].setdefault(status, {"description": ""})
+            answer.setdefault("content", {"application/json": {"schema": {"$ref": ERROR_SCHEMA}}})
+            if code not in answer["description"]:
+                said = answer["description"]
+                answer["description"] = (
+                    f"{said}; {code}: {meaning}" if said else f"{code}: {meaning}"
+                )
         for status, answer in operation["responses"].items():
             if status.startswith("2"):
                 answer.setdefault("headers", {})[REPLAYED] = {

@@ -43,9 +43,9 @@ router = APIRouter(prefix="/audit", tags=["audit"])
 
 _AUDITOR = Viewer.auditor()
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorOut},
-    403: {"model": ErrorOut},
-    404: {"model": ErrorOut},
+    401: {"model": ErrorOut, "description": "R-CMD-2: no valid bearer token or session"},
+    403: {"model": ErrorOut, "description": "R-VIEW-4: not an auditor"},
+    404: {"model": ErrorOut, "description": "not_found: no such deal or table (or step)"},
 }
 
 
@@ -222,7 +222,13 @@ def audit_deal_route(deal_id: UUID, canasta: DealStore, _auditor: AuditorDep) ->
 @router.get(
     "/deals/{deal_id}/replay",
     response_model=AuditReplay,
-    responses={**_ERRORS, 409: {"model": ErrorOut}},
+    responses={
+        **_ERRORS,
+        409: {
+            "model": ErrorOut,
+            "description": "R-HIST-1: the deal's stored events cannot be read",
+        },
+    },
 )
 def audit_replay(
     deal_id: UUID,

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 
 from app.command_io import expectation, to_command
 from app.deps import AccountDep, CanastaDep
-from app.schemas import ErrorOut
+from app.errors import COMMAND_ERRORS
 from app.schemas_check import CheckIn, CheckOut
 
 router = APIRouter(tags=["deals"])
@@ -18,7 +18,7 @@ router = APIRouter(tags=["deals"])
 @router.post(
     "/deals/{deal_id}/commands/check",
     response_model=CheckOut,
-    responses={403: {"model": ErrorOut}, 404: {"model": ErrorOut}},
+    responses={403: COMMAND_ERRORS[403], 404: COMMAND_ERRORS[404]},
 )
 def check_command(
     deal_id: UUID, body: CheckIn, account: AccountDep, canasta: CanastaDep

@@ -15,8 +15,9 @@ from pydantic import TypeAdapter
 from app.application import Answer, CanastaApp
 from app.command_io import render, submission, submit_from_cache
 from app.deps import AccountDep, Caller, CanastaDep, MaybeAccount
+from app.errors import COMMAND_ERRORS
 from app.replica import DealStore
-from app.schemas import CommandIn, CommandOut, ErrorOut
+from app.schemas import CommandIn, CommandOut
 from app.schemas_events import DealEventView
 from app.schemas_views import DealView
 from app.watch import WATCH_DEAL
@@ -66,7 +67,7 @@ def get_deal(
 @router.post(
     "/deals/{deal_id}/commands",
     response_model=CommandOut,
-    responses={400: {"model": ErrorOut}, 403: {"model": ErrorOut}, 409: {"model": ErrorOut}},
+    responses=COMMAND_ERRORS,
 )
 async def send_command(
     deal_id: UUID, body: CommandIn, account: AccountDep, canasta: CanastaDep

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 
 from app.application import Expected
 from app.deps import AccountDep, CanastaDep
-from app.schemas import ErrorOut
+from app.errors import MENU_FORBIDDEN
 from app.schemas_moves import MovesOut, moves_out
 from app.services.seats import refuse_away
 from domain.errors import Forbidden
@@ -18,7 +18,7 @@ from domain.menu import menu
 router = APIRouter(tags=["deals"])
 
 
-@router.get("/deals/{deal_id}/moves", response_model=MovesOut, responses={403: {"model": ErrorOut}})
+@router.get("/deals/{deal_id}/moves", response_model=MovesOut, responses={403: MENU_FORBIDDEN})
 def moves(deal_id: UUID, canasta: CanastaDep, account: AccountDep) -> MovesOut:
     """The requester's legal moves now, as complete command bodies to send back with the
     given ``expect`` and ``next_seq``; with his cards by rank, his side's melds, the initial

@@ -7,6 +7,7 @@ operation that declares the token refuses a request without it, and an integer w
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -148,3 +149,57 @@ def test_every_operation_says_what_it_does(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
     bare = [f"{m.upper()} {p}" for m, p, op in _operations(document) if not op.get("description")]
     assert bare == []
+
+
+def _errors(operation: dict[str, Any]) -> dict[str, str]:
+    """status -> description of an operation's error answers."""
+    return {
+        status: answer.get("description", "")
+        for status, answer in operation["responses"].items()
+        if status[0] in "45"
+    }
+
+
+def test_every_error_answer_names_what_it_means(client: TestClient) -> None:
+    """A client generated from the document reads each error answer's description: none is
+    a bare HTTP reason phrase ("Conflict" told the writer of a bot nothing about the 409s of
+    ``POST /deals/{id}/commands``), and the command's answers name their codes."""
+    document = client.get("/openapi.json").json()
+    bare = [
+        f"{method.upper()} {path} {status}: {description!r}"
+        for method, path, operation in _operations(document)
+        for status, description in _errors(operation).items()
+        if description.strip().lower() in {"", HTTPStatus(int(status)).phrase.lower()}
+    ]
+    assert bare == []
+    command = _errors(document["paths"]["/deals/{deal_id}/commands"]["post"])
+    for code in ("R-CMD-1", "seq_too_far", "race_lost", "turn_timed_out", "clock_not_due"):
+        assert code in command["409"], code
+    for code in ("R-CMD-2", "seat_not_yours", "timeout_not_allowed"):
+        assert code in command["403"], code
+    check = _errors(document["paths"]["/deals/{deal_id}/commands/check"]["post"])
+    assert "R-CMD-2" in check["403"] and "not_found" in check["404"]
+
+
+def test_only_the_operations_that_take_an_idempotency_key_name_its_refusals(
+    client: TestClient, register: Any
+) -> None:
+    """``idempotency_key_reused`` (422) and ``idempotency_key_in_progress`` (409) are answers
+    of the operations that take the header, and of no other: the command route, which ignores
+    it (its sequence numbers do the same), does not list them."""
+    document = client.get("/openapi.json").json()
+    for method, path, operation in _operations(document):
+        takes = any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", []))
+        errors = _errors(operation)
+        where = f"{method.upper()} {path}"
+        assert ("idempotency_key_reused" in errors.get("422", "")) == takes, where
+        assert ("idempotency_key_in_progress" in errors.get("409", "")) == takes, where
+    # and so the server does: a key reused with another body is refused where it is taken ...
+    ann = register(client, "ann")
+    key = {**ann, "Idempotency-Key": "7d0f3c1e-5a2b-4c6d-8e9f-0a1b2c3d4e5f"}
+    assert client.post("/tables", json={"players": 2}, headers=key).status_code == 201
+    reused = client.post("/tables", json={"players": 3}, headers=key)
+    assert (reused.status_code, reused.json()["error"]["code"]) == (422, "idempotency_key_reused")
+    # ... and ignored where it is not: the same key on the lobby twice, two answers
+    assert client.get("/tables", headers=key).status_code == 200
+    assert client.get("/tables", params={"status": "playing"}, headers=key).status_code == 200
