@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, RootModel, WithJsonSchema
 
 from app.schemas import KEY_DESCRIPTION, PARAMS_DESCRIPTION, CommandIn, Integral, ParamValue
 
@@ -43,13 +43,23 @@ class Undisclosed(BaseModel):
     reason: str | None = Field(None, description="how the deal would end (DealScored)")
 
 
+#: ``events``' schema: the deal's events as the requester sees them (``DealEventView``, the
+#: component of ``GET /deals/{id}/events``), sent as ``projections.dry_run`` makes them (a
+#: model would add the fields an event leaves out for this viewer, e.g. an empty ``cards``);
+#: tests/api/test_typed_views.py validates the answers against the document.
+EVENTS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"$ref": "#/components/schemas/DealEventView"},
+}
+
+
 class CheckAccepted(BaseModel):
     accepted: Literal[True]
     step: int | None = Field(
         description="the step the deal would reach; null when cards hidden from you decide "
         "how many events the command records (a cut, a draw, a pick-up, an end of the deal)"
     )
-    events: list[dict[str, Any]] = Field(
+    events: Annotated[list[dict[str, Any]], WithJsonSchema(EVENTS_SCHEMA)] = Field(
         description="the events it would record, as you would see them (GET /deals/{id}/events)"
         ", up to the first that cards hidden from you decide"
     )
@@ -80,5 +90,6 @@ class CheckRefused(BaseModel):
     error: CheckError
 
 
-#: Told apart by ``accepted`` (a plain union: OpenAPI's discriminator takes strings only).
-CheckOut = CheckAccepted | CheckRefused
+class CheckOut(RootModel[CheckAccepted | CheckRefused]):
+    """The dry run's answer: ``CheckAccepted`` or ``CheckRefused``, told apart by
+    ``accepted`` (a plain union: OpenAPI's discriminator takes strings only)."""

@@ -49,6 +49,7 @@ READ_ROUTES = {
     ("GET", "/audit/deals/{deal_id}/replay"),
     ("GET", "/audit/tables/{table_id}"),
     ("POST", "/deals/{deal_id}/commands"),
+    ("POST", "/deals/{deal_id}/commands/check"),
     ("POST", "/tables/{table_id}/seats"),
     ("POST", "/tables/{table_id}/stop"),
 }
@@ -128,12 +129,16 @@ def peeker(http: CheckedClient, game: Game) -> Callable[[int], None]:
 
 
 def play_some(game: Game, canasta: CanastaApp, rng: random.Random, commands: int) -> None:
-    """``commands`` random legal commands of whoever must act (the deal must not end)."""
+    """``commands`` random legal commands of whoever must act (the deal must not end), each
+    tried first as a dry run, whose answer (its ``events`` too) the client checks."""
     for _ in range(commands):
         st = canasta.get_deal(UUID(game.deal_id)).state
         seat = seat_to_act(st)
         assert seat is not None
-        response = game.send(game.names[seat], legal_command(st, seat, rng))
+        command = legal_command(st, seat, rng)
+        dry_run = game.check(game.names[seat], command)
+        assert dry_run.status_code == 200 and dry_run.json()["accepted"], dry_run.text
+        response = game.send(game.names[seat], command)
         assert response.status_code == 200, response.text
 
 

@@ -169,7 +169,9 @@ class CheckedClient:
 def untyped(doc: dict[str, Any], schema: dict[str, Any], seen: Iterable[str] = ()) -> list[str]:
     """Where ``schema`` (of ``doc``) admits an object whose fields it does not declare: a
     schema without a type, or an object without properties (maps with typed values are
-    typed). Empty if the schema is typed throughout its top level."""
+    typed), at any depth: in its properties, items and maps too (a dry run's ``events`` once
+    were objects of any shape, under an answer typed at its top level). Empty if the schema
+    is typed throughout."""
     ref = schema.get("$ref")
     if ref is not None:
         if ref in seen:
@@ -180,15 +182,21 @@ def untyped(doc: dict[str, Any], schema: dict[str, Any], seen: Iterable[str] = (
         if union in schema:
             return [p for member in schema[union] for p in untyped(doc, member, seen)]
     kind = schema.get("type")
+    title = schema.get("title", "")
     if kind == "array":
-        return untyped(doc, schema.get("items", {}), seen)
+        if "prefixItems" in schema:  # a tuple: [seat, card]
+            return [p for item in schema["prefixItems"] for p in untyped(doc, item, seen)]
+        return [f"{title}[]: {p}" for p in untyped(doc, schema.get("items", {}), seen)]
     if kind == "object":
-        if schema.get("properties"):
-            return []
         values = schema.get("additionalProperties")
-        if isinstance(values, dict) and values:
-            return untyped(doc, values, seen)
-        return [schema.get("title", "an object without properties")]
+        inner = [
+            *schema.get("properties", {}).items(),
+            *schema.get("patternProperties", {}).items(),
+            *([("{}", values)] if isinstance(values, dict) and values else []),
+        ]
+        if not inner:
+            return [title or "an object without properties"]
+        return [f"{title}.{name}: {p}" for name, value in inner for p in untyped(doc, value, seen)]
     if kind is None and "const" not in schema and "enum" not in schema:
-        return [schema.get("title", "a schema without a type")]
+        return [title or "a schema without a type"]
     return []
