@@ -93,3 +93,16 @@ class CheckRefused(BaseModel):
 class CheckOut(RootModel[CheckAccepted | CheckRefused]):
     """The dry run's answer: ``CheckAccepted`` or ``CheckRefused``, told apart by
     ``accepted`` (a plain union: OpenAPI's discriminator takes strings only)."""
+
+
+def check_answer(answer: dict[str, Any]) -> dict[str, Any]:
+    """The dry run's answer validated against ``CheckOut`` and as it is sent: a refusal's
+    ``key`` and ``params`` left out when it has none, as the command's own refusal leaves
+    them out (``ErrorDetail``, docs/api.md); ``points`` and ``minimum`` always there."""
+    out: dict[str, Any] = CheckOut.model_validate(answer).model_dump(mode="json")
+    error = out.get("error")
+    if error is not None:
+        for name in ("key", "params"):
+            if error[name] is None:
+                del error[name]
+    return out

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
 from uuid import UUID
 
 from fastapi import APIRouter
+from fastapi.responses import JSONResponse
 
 from app.command_io import expectation, to_command
 from app.deps import AccountDep, CanastaDep
 from app.errors import COMMAND_ERRORS
-from app.schemas_check import CheckIn, CheckOut
+from app.schemas_check import CheckIn, CheckOut, check_answer
 
 router = APIRouter(tags=["deals"])
 
@@ -22,7 +22,7 @@ router = APIRouter(tags=["deals"])
 )
 def check_command(
     deal_id: UUID, body: CheckIn, account: AccountDep, canasta: CanastaDep
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Would this command be accepted now? Answers 200 either way: ``accepted`` with the
     events it would record as you would see them (those that cards hidden from you decide
     are told as kind and counts only), the points its melds count and the initial-meld
@@ -30,4 +30,5 @@ def check_command(
     ``expect`` or a used ``seq``, ``seq_too_far``). Records nothing: no event, no sequence
     number used, no command-log entry."""
     command = to_command(body.command)
-    return canasta.check(deal_id, account.name, body.seq, command, expectation(body))
+    answer = canasta.check(deal_id, account.name, body.seq, command, expectation(body))
+    return JSONResponse(check_answer(answer))

@@ -159,6 +159,38 @@ def test_a_refused_dry_run_answers_200_with_the_code_the_command_would_get(
     assert own_view(game, "bob")["step"] == 2 and own_view(game, "bob")["phase"] == "cut"
 
 
+def test_a_refused_dry_run_s_error_is_the_command_s_field_for_field(make_client: Client) -> None:
+    """docs/dry_run.md: refused "with the code, message, key and params the command itself
+    would get"; a refusal without a key (R-CMD-1, seq_too_far) has neither field in the
+    command's answer (docs/api.md), and so none in the dry run's either (it answered
+    ``"key": null, "params": null``, so a client testing for the key met two shapes). Only
+    ``points`` and ``minimum`` are the dry run's own, null but for a short initial meld."""
+    game, _http = stacked(make_client, stacked_deck(2))
+    check, commands = (f"/deals/{game.deal_id}/commands{tail}" for tail in ("/check", ""))
+    stale = game.request("bob", c.Cut(10), None)
+    stale["expect"]["step"] += 1
+    cases = {
+        "R-TURN-1": ("ann", game.request("ann", c.Cut(10), None), 400),  # seat 1 cuts
+        "R-DEAL-4": ("bob", game.request("bob", c.Cut(108), None), 400),  # 1 to 107
+        "R-CMD-1": ("bob", stale, 409),
+        "seq_too_far": ("bob", {**game.request("bob", c.Cut(10), None), "seq": 5000}, 409),
+    }
+    seqs = {"ann": 0, "bob": 0}
+    for code, (name, body, status) in cases.items():
+        dry_run = game.http.post(check, json=body, headers=game.headers[name]).json()
+        assert dry_run["accepted"] is False
+        error = dry_run["error"]
+        assert error.pop("points") is None and error.pop("minimum") is None, code
+        if code != "seq_too_far":
+            seqs[name] += 1
+        sent = {"seq": seqs[name], **body} if code != "seq_too_far" else body
+        refused = game.http.post(commands, json=sent, headers=game.headers[name])
+        assert refused.status_code == status, refused.text
+        assert refused.json()["error"]["code"] == code
+        assert error == refused.json()["error"], code
+        assert ("key" in error) == (code in ("R-TURN-1", "R-DEAL-4")), code
+
+
 def test_a_dry_run_checks_a_given_seq_as_the_command_would_and_uses_none(
     make_client: Client,
 ) -> None:
