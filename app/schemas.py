@@ -8,6 +8,7 @@ from uuid import UUID
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from app.schemas_events import DealEventView
+from bots import LEVELS
 from domain import commands as c
 
 # A card in full notation (R-CARD-1), or TOP in a take_pile's first meld. Length-bounded so
@@ -82,7 +83,8 @@ InviteCode = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-
 
 #: A bot level's name (``bots.LEVELS``); an unknown one is refused as ``bot_level_unknown``.
 BotLevel = Annotated[
-    str, Field(min_length=1, max_length=32, description="a bot level: random, basic")
+    str,
+    Field(min_length=1, max_length=32, description="a bot level: " + ", ".join(LEVELS)),
 ]
 
 

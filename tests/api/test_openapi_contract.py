@@ -227,3 +227,28 @@ def test_every_json_answer_is_a_named_schema(client: TestClient) -> None:
     assert check["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/CheckOut"
     }
+
+
+def test_the_document_names_every_bot_level_the_server_takes(
+    client: TestClient, register: Any
+) -> None:
+    """The ``bot`` of a practice table and of a seat: the document named "random, basic",
+    while the server takes ``strong`` too (and names all three in its refusal)."""
+    ann = register(client, "ann")
+    refused = client.post("/tables/practice", json={"bot": "genius"}, headers=ann).json()
+    levels = refused["error"]["params"]["levels"]
+    assert "strong" in levels
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    said = [
+        schemas["PracticeIn"]["properties"]["bot"]["description"],
+        *(
+            s["description"]
+            for s in schemas["JoinIn"]["properties"]["bot"]["anyOf"]
+            if "type" in s and s["type"] == "string"
+        ),
+    ]
+    for description in said:
+        assert description == "a bot level: " + ", ".join(levels), description
+    for level in levels:  # and each is taken
+        practice = client.post("/tables/practice", json={"players": 2, "bot": level}, headers=ann)
+        assert practice.status_code == 201, (level, practice.text)
