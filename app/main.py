@@ -167,6 +167,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,  # served by app.docs_ui, without a CDN
         redoc_url=None,
+        generate_unique_id_function=openapi_contract.operation_id,
     )
     errors.install(api)
     config = settings or Settings()

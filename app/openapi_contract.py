@@ -12,6 +12,9 @@ between operations, and which operations take the bearer token optionally.
   (``app.limits``).
 - **Idempotency-Key**: the header on the operations that take it, and ``Idempotent-Replayed``
   on their success answers (``app.idempotency``).
+- **Operation ids**: the route's name (``send_command``, ``get_deal``, ``moves``), which a
+  client generated from the document names its methods after (FastAPI's own ids add the
+  path and method: ``send_command_deals__deal_id__commands_post``).
 - **Optional tokens**: an operation that answers anonymous spectators as well as players
   (the deal view, its events, its replay, its stream) lists the empty requirement ``{}``
   beside the bearer token, so that a client knows the token is optional there.
@@ -120,6 +123,11 @@ def links() -> dict[tuple[str, str, str], dict[str, Any]]:
             "$request.path.deal_id",
         ),
     }
+
+
+def operation_id(route: APIRoute) -> str:
+    """An operation's ``operationId``: its route's name (unique: a test checks it)."""
+    return route.name
 
 
 def api_routes(routes: list[Any]) -> Iterator[APIRoute]:

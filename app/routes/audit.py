@@ -202,7 +202,7 @@ def _as_stored(content: dict[str, Any]) -> JSONResponse:
     return JSONResponse(jsonable_encoder(content))
 
 
-@router.get("/deals/{deal_id}", response_model=DealAudit, responses=_ERRORS)
+@router.get("/deals/{deal_id}", response_model=DealAudit, responses=_ERRORS, name="audit_deal")
 def audit_deal_route(deal_id: UUID, canasta: DealStore, _auditor: AuditorDep) -> Any:
     """The complete history of a deal (seed, deck, every hand, the stock after the cut, every
     event with all its fields) and its audit: the hash chain, the seed against the published
@@ -257,7 +257,7 @@ def audit_replay(
     return _as_stored(view)
 
 
-@router.get("/tables/{table_id}", response_model=TableAudit, responses=_ERRORS)
+@router.get("/tables/{table_id}", response_model=TableAudit, responses=_ERRORS, name="audit_table")
 def audit_table_route(table_id: UUID, canasta: TableStore, _auditor: AuditorDep) -> Any:
     """The audit report of every deal the table opened, and the table's own checks: each
     recorded deal score equals the deal's DealScored totals, the totals add up, and each deal

@@ -7,6 +7,7 @@ operation that declares the token refuses a request without it, and an integer w
 
 from __future__ import annotations
 
+import re
 from http import HTTPStatus
 from typing import Any
 
@@ -252,3 +253,18 @@ def test_the_document_names_every_bot_level_the_server_takes(
     for level in levels:  # and each is taken
         practice = client.post("/tables/practice", json={"players": 2, "bot": level}, headers=ann)
         assert practice.status_code == 201, (level, practice.text)
+
+
+def test_every_operation_id_is_the_operation_s_name(client: TestClient) -> None:
+    """A client generated from the document names its methods after the operation ids:
+    ``send_command``, not FastAPI's ``send_command_deals__deal_id__commands_post``."""
+    document = client.get("/openapi.json").json()
+    ids = {(m, p): op["operationId"] for m, p, op in _operations(document)}
+    assert len(set(ids.values())) == len(ids), "operation ids must be unique"
+    for (method, path), operation_id in ids.items():
+        assert re.fullmatch(r"[a-z]+(_[a-z]+)*", operation_id), (method, path, operation_id)
+        assert not operation_id.endswith(f"_{method}"), (method, path, operation_id)
+    assert ids["post", "/deals/{deal_id}/commands"] == "send_command"
+    assert ids["post", "/deals/{deal_id}/commands/check"] == "check_command"
+    assert ids["get", "/deals/{deal_id}/moves"] == "moves"
+    assert ids["get", "/audit/deals/{deal_id}"] == "audit_deal"
