@@ -8,6 +8,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.schemas import CommandBody, ExpectIn, command_body
+from app.schemas_events import SeatNo
+from app.schemas_views import Phase
 from domain.menu import Menu
 
 
@@ -63,9 +65,9 @@ class MeldLimitsOut(BaseModel):
 class MovesOut(BaseModel):
     """The requester's legal moves now, and what he needs to compose others."""
 
-    seat: int = Field(description="the requester's room seat")
+    seat: SeatNo = Field(description="the requester's room seat")
     step: int = Field(description="the deal's step (event position) the menu was made at")
-    phase: str
+    phase: Phase
     expect: ExpectIn = Field(description="send it back as is: POST /deals/{id}/commands' expect")
     next_seq: int = Field(description="the requester's next sequence number at this table")
     moves: list[CommandBody] = Field(

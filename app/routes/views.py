@@ -34,6 +34,7 @@ from app.infra.projection_runner import ReadModels
 from app.outage import DATABASE_ERRORS
 from app.replica import DealStore, Reads, ReadsDep, TableStore
 from app.schemas import ErrorOut
+from app.schemas_events import Entry, SeatNo, Side
 from app.watch import WATCH_DEAL, WATCH_TABLE
 from domain.errors import Forbidden
 from projections.read_models import (
@@ -167,7 +168,7 @@ class LobbyTable(Public):
     """A table as the lobby lists it (all public: R-SEAT-3, R-SEAT-5)."""
 
     id: UUID
-    entry: str
+    entry: Entry
     players: Annotated[int, Field(ge=2, le=6)]
     options: dict[str, bool]
     target: int
@@ -185,12 +186,12 @@ class LobbyTable(Public):
     turn_seconds: int | None = Field(
         description="the turn clock, in seconds a turn; null: none (docs/tables.md)"
     )
-    sides: dict[str, list[SeatNumber]] | None = Field(description="room seats per side, once set")
-    totals: dict[str, int] | None = Field(description="each side's total, once started")
+    sides: dict[Side, list[SeatNo]] | None = Field(description="room seats per side, once set")
+    totals: dict[Side, int] | None = Field(description="each side's total, once started")
     status: Literal["open", "playing", "finished", "stopped"]
     deals: Annotated[int, Field(ge=0)] = Field(description="deals opened so far")
     current_deal: UUID | None = Field(description="the last deal opened: the one to watch")
-    winners: list[str] | None = Field(description="the winning sides once the game is finished")
+    winners: list[Side] | None = Field(description="the winning sides once the game is finished")
     version: Annotated[int, Field(ge=1)] = Field(description="the table's step")
     created_at: datetime
     updated_at: datetime = Field(description="the table's last change (its last table event)")

@@ -268,3 +268,36 @@ def test_every_operation_id_is_the_operation_s_name(client: TestClient) -> None:
     assert ids["post", "/deals/{deal_id}/commands/check"] == "check_command"
     assert ids["get", "/deals/{deal_id}/moves"] == "moves"
     assert ids["get", "/audit/deals/{deal_id}"] == "audit_deal"
+
+
+def _shape(schema: Any) -> Any:
+    """A schema without its words (titles, descriptions, defaults) and with ``null`` taken
+    out of its unions: what a generated type is made of."""
+    if isinstance(schema, list):
+        return [_shape(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    words = {"title", "description", "default"}
+    out = {k: _shape(v) for k, v in schema.items() if k not in words}
+    members = [m for m in out.get("anyOf", []) if m != {"type": "null"}]
+    if "anyOf" in out and len(members) == 1:
+        return members[0]
+    if "propertyNames" in out and out["propertyNames"] == {}:
+        del out["propertyNames"]
+    return out
+
+
+def test_a_field_has_one_type_wherever_an_answer_shows_it(client: TestClient) -> None:
+    """A generated client gets one type per field: the lobby's row said ``entry`` was any
+    string, ``winners`` any strings and ``sides``/``totals`` maps of any keys where the table's
+    view says an entry, sides A to C; the move menu's ``phase`` any string where the deal's
+    view has the phases, its ``seat`` any integer."""
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    lobby, table = schemas["LobbyTable"]["properties"], schemas["TableView"]["properties"]
+    for name in ("entry", "players", "options", "target", "host", "seats", "bots", "status"):
+        assert _shape(lobby[name]) == _shape(table[name]), name
+    for name in ("sides", "totals", "winners", "current_deal", "version"):
+        assert _shape(lobby[name]) == _shape(table[name]), name
+    menu, deal = schemas["MovesOut"]["properties"], schemas["DealView"]["properties"]
+    assert _shape(menu["phase"]) == _shape(deal["phase"])
+    assert _shape(menu["seat"]) == _shape(deal["seat"])
