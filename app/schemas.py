@@ -10,6 +10,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from app.schemas_events import DealEventView
 from bots import LEVELS
 from domain import commands as c
+from domain.variants import VARIANTS
 
 # A card in full notation (R-CARD-1), or TOP in a take_pile's first meld. Length-bounded so
 # that no request can make the server work hard; whether it is a real card is the engine's call.
@@ -67,11 +68,49 @@ class TurnClockIn(Strict):
     turn_seconds: TurnSeconds
 
 
+def _counts(counts: tuple[int, ...]) -> str:
+    if len(counts) > 2 and counts == tuple(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]} to {counts[-1]}"
+    return " or ".join(map(str, counts))
+
+
+def _entry_setup() -> str:
+    """What each entry takes, from ``domain.variants`` (R-SEAT-1, R-SEAT-3, R-GAME-1)."""
+    said = []
+    for key, variant in VARIANTS.items():
+        targets = f"plays to {variant.target}"
+        if variant.selectable_targets:
+            choices = ", ".join(map(str, variant.selectable_targets))
+            targets += f" (or {choices}: target)"
+        options = ", ".join(sorted(variant.options)) or "none"
+        said.append(
+            f"{key}: {_counts(variant.player_counts)} players, {targets}, options: {options}"
+        )
+    return "; ".join(said)
+
+
+#: What a client must know to set a table up without a refusal (400 R-SEAT-1, R-SEAT-3).
+ENTRY_SETUP = _entry_setup()
+
+
 class TableIn(Strict):
-    entry: Literal["classic", "extra_six", "modern_american", "ponytail"] = "classic"
-    players: Annotated[int, Field(strict=True, ge=2, le=6), Integral] = 4
-    options: Options = Options()
-    target: Annotated[int, Field(strict=True, ge=1, le=1_000_000), Integral] | None = None
+    entry: Literal["classic", "extra_six", "modern_american", "ponytail"] = Field(
+        "classic",
+        description=f"the entry; each takes its own player counts, target and options: "
+        f"{ENTRY_SETUP}. Five and six players, and extra_six, need teams "
+        "(PUT /tables/{id}/teams) before the start",
+    )
+    players: Annotated[int, Field(strict=True, ge=2, le=6), Integral] = Field(
+        4, description="the number of seats: one of the entry's counts (see entry)"
+    )
+    options: Options = Field(
+        Options(), description="options the entry offers (see entry); others refused"
+    )
+    target: Annotated[int, Field(strict=True, ge=1, le=1_000_000), Integral] | None = Field(
+        None,
+        description="the score that ends the game: null for the entry's own; another only "
+        "where the entry offers a choice (see entry)",
+    )
     private: Flag = Field(False, description="unlisted; a seat needs the invite code")
     spectators: Flag = Field(True, description="people without a seat may watch")
     turn_seconds: TurnSeconds = None

@@ -301,3 +301,41 @@ def test_a_field_has_one_type_wherever_an_answer_shows_it(client: TestClient) ->
     menu, deal = schemas["MovesOut"]["properties"], schemas["DealView"]["properties"]
     assert _shape(menu["phase"]) == _shape(deal["phase"])
     assert _shape(menu["seat"]) == _shape(deal["seat"])
+
+
+def test_the_document_says_what_each_entry_takes(client: TestClient, register: Any) -> None:
+    """A client setting a table up learned from the document only that ``players`` is 2 to 6
+    and ``target`` 1 to a million; the server refused ``classic`` to 50 ("classic plays to
+    5000; no other target") and a four-player ``extra_six``. The entry's description now
+    says each entry's player counts, targets and options, and the server takes exactly those."""
+    table_in = client.get("/openapi.json").json()["components"]["schemas"]["TableIn"]
+    said = table_in["properties"]["entry"]["description"]
+    for words in (
+        "classic: 2 to 6 players, plays to 5000, options: always_frozen",
+        "extra_six: 6 players, plays to 10000",
+        "modern_american: 4 players, plays to 8500 (or 2500, 5000, 7500, 10000: target)",
+        "ponytail: 4 players, plays to 50000",
+        "PUT /tables/{id}/teams",
+    ):
+        assert words in said, words
+    for name in ("players", "target", "options"):
+        assert "see entry" in table_in["properties"][name]["description"], name
+    ann = register(client, "ann")
+    taken = [
+        {"entry": "classic", "players": 3, "target": 5000, "options": {"always_frozen": True}},
+        {"entry": "extra_six", "players": 6, "target": 10000},
+        *({"entry": "modern_american", "players": 4, "target": t} for t in (2500, 8500, 10000)),
+        {"entry": "ponytail", "players": 4, "target": 50000},
+    ]
+    for body in taken:
+        assert client.post("/tables", json=body, headers=ann).status_code == 201, body
+    refused = [
+        {"entry": "classic", "players": 2, "target": 50},
+        {"entry": "extra_six", "players": 4},
+        {"entry": "modern_american", "players": 4, "target": 6000},
+        {"entry": "modern_american", "players": 4, "options": {"always_frozen": True}},
+    ]
+    for body in refused:
+        answer = client.post("/tables", json=body, headers=ann)
+        assert answer.status_code == 400, body
+        assert answer.json()["error"]["code"] in ("R-SEAT-1", "R-SEAT-3"), body
