@@ -322,7 +322,7 @@ async def table_stream(
     def opening() -> int | None:
         if watched_table is None:
             canasta.get_table(table_id)  # 404 unless it is a table
-        return final_step(canasta, hub, table_id, GAME_FINAL_KINDS)
+        return final_step(canasta, hub, table_id, GAME_FINAL_KINDS, start)
 
     final = await _in_stream_thread(opening)
     return _stream(
@@ -340,14 +340,30 @@ async def table_stream(
 
 
 def final_step(
-    canasta: CanastaApp, hub: EventHub, aggregate_id: UUID, final_kinds: frozenset[str]
+    canasta: CanastaApp,
+    hub: EventHub,
+    aggregate_id: UUID,
+    final_kinds: frozenset[str],
+    start: int | None = None,
 ) -> int | None:
     """The step of the stream's final event, if it has been recorded (as far as the
     process's follower has read, when it holds the aggregate's history: a final event
-    recorded after that comes to the stream like any other)."""
+    recorded after that comes to the stream like any other). ``start``, for a stream after
+    whose final event something may still come (a table's: its ``RematchOpened``): where it
+    resumes. Resumed at or after the final event the follower holds, it asks the store: it
+    would end at once, and a rematch recorded since (its 201 answered, the follower not there
+    yet) would never reach the client that resumed to get it (docs/tables.md)."""
     held = hub.newest_held(aggregate_id)
+    ends_at_once = (
+        start is not None
+        and held is not None
+        and type(held).__name__ in final_kinds
+        and held.originator_version <= start
+    )
     newest = (
-        [held] if held is not None else list(canasta.events.get(aggregate_id, desc=True, limit=1))
+        [held]
+        if held is not None and not ends_at_once
+        else list(canasta.events.get(aggregate_id, desc=True, limit=1))
     )
     if newest and type(newest[0]).__name__ in final_kinds:
         step: int = newest[0].originator_version

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -265,6 +266,44 @@ def test_a_rematch_seats_the_same_players_keeps_the_options_and_is_opened_once(
     # The audit of the old table reads its rematch as any other table event.
     audit = http.get(f"/audit/tables/{game.table}", headers=register_player(http, "audrey"))
     assert (audit.status_code, audit.json()["ok"]) == (200, True)
+
+
+def test_a_client_that_followed_the_game_to_its_end_gets_the_rematch_when_it_resumes(
+    make_http: Callable[..., TestClient],
+) -> None:
+    """docs/tables.md: "a client that resumes after the end gets it [RematchOpened] then".
+    A spectator follows the table's stream live until it ends with GameStopped; a player opens
+    the rematch (201); the spectator resumes after GameStopped at once. He got only ``end``:
+    the stream took the table's last step from the process's follower, which held the table's
+    history but had not yet read the rematch (it looks every ``stream_poll_seconds``), and
+    ``end`` says that nothing more comes, so he never asked again."""
+    http = make_http(stream_poll_seconds=1.0)
+    hub = http.app.state.hub  # type: ignore[attr-defined]
+    other = open_table(http, ("cyd", "dee"))  # watched all along: the follower reads on
+    with ThreadPoolExecutor(2) as pool:
+        pool.submit(lambda: http.get(f"/tables/{other.table}/stream").text)
+        wait_until(lambda: hub.streams == 1)
+        game = open_table(http, ("ann", "bob"))  # the follower holds its history from step 1
+        url = f"/tables/{game.table}/stream"
+        live = pool.submit(lambda: list(sse_messages(http.get(url).text)))
+        wait_until(lambda: hub.streams == 2)
+        assert http.post(f"/tables/{game.table}/stop", headers=game.host).status_code == 200
+        followed = live.result(timeout=30)
+        assert [m.event for m in followed][-2:] == ["GameStopped", "end"]
+        last = followed[-2].fields["id"]
+        rematch = http.post(f"/tables/{game.table}/rematch", headers=game.headers["bob"])
+        assert rematch.status_code == 201
+        resumed = list(sse_messages(http.get(url, headers={"Last-Event-ID": last}).text))
+        assert http.post(f"/tables/{other.table}/stop", headers=other.host).status_code == 200
+    assert [m.event for m in resumed] == [None, "RematchOpened", "end"]  # retry: first
+    assert resumed[1].data["table_id"] == rematch.json()["id"]
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
 
 
 # --- end to end: a real uvicorn on PostgreSQL --------------------------------------------------
