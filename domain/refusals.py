@@ -177,6 +177,60 @@ MESSAGES: Final[dict[str, str]] = {
     "game.deal_not_over": "the current deal is not over",
     "game.stop_not_playing": "only a game in play can be stopped (it is {status})",
     "game.dealer_sits_out": "seat {seat} does not play the first deal",
+    # --- who may do it (``Forbidden``, HTTP 403: R-CMD-2, R-SEAT-3, R-VIEW-*, the codes of
+    # docs/rules/common.md) ---
+    "session.csrf": "a request signed in by the session cookie that changes something needs the "
+    "header {header}: 1 (or use the bearer token)",
+    "seat.none_here": "you have no seat at this table",
+    "seat.away_played": "seat {seat} is played by {player} while you are away; take it back "
+    "with POST /tables/{{id}}/seats",
+    "host.only": "only the host may do this",
+    "host.next_deal": "only the host may open the next deal (or, while he is away, a player who "
+    "plays his own seat)",
+    "host.rematch_ask": "only the host or a player of this table may ask",
+    "invite.required": "this table is private: its invite code is needed",
+    "invite.invalid": "that is not this table's invite code",
+    "table.no_spectators": "this table allows no spectators: only its host, its players and "
+    "auditors see it",
+    "audit.not_auditor": "auditing needs the auditor role, granted by the operator",
+    "moves.not_seated": "the move menu is for the players seated at this table",
+    "draws.private": "a draw log is private to its player: you have no seat here",
+    "clock.timeout_not_allowed": "only the turn clock (the bots process) times a turn out",
+    "clock.not_timed_out": "seat {seat}'s turn has not timed out: not yours to play",
+    # --- what collides with what is recorded (``Conflict``, HTTP 409: R-CMD-1 and the codes
+    # of docs/rules/common.md) ---
+    "stale.game": "expect.game is the deal's table, {table}, not {believed}: send the table's "
+    "id (the deal view's table)",
+    "stale.deal": "this is deal {deal} of its table, not deal {believed}: send the command to "
+    "the deal it is meant for (the table's current_deal)",
+    "stale.step": "stale command: step is {value}, not {believed}; reload and retry",
+    "stale.turn": "stale command: turn is {value}, not {believed}; reload and retry",
+    "stale.phase": "stale command: phase is {value}, not {believed}; reload and retry",
+    "deal.at_step": "the deal is at step {step}, not {expected}",
+    "seq.used": "sequence number {seq} is used: numbers must grow, your last was {last}",
+    "seq.too_far": "sequence number {seq} is too far ahead: your last was {last}, the next may "
+    "be at most {most}",
+    "seq.other_command": "sequence number {seq} was used for a different command: your last "
+    "was {last}; send a new command under a greater number",
+    "race.game": "another command changed this game first; reload and retry",
+    "race.table": "another request changed this table first; retry",
+    "name.taken": "the name {name!r} is taken",
+    "clock.timed_out": "seat {seat}'s turn timed out: the basic bot plays the rest of it",
+    "clock.not_run_out": "seat {seat}'s turn clock has not run out",
+    "clock.outage_restart": "seat {seat}'s turn ran through an outage of the server: its clock "
+    "starts again",
+    "clock.out_of_service": "the server is out of service: no turn times out",
+    "game.no_rematch_yet": "the game is {status}: no rematch yet",
+    "seat.away_already": "you are away already: the bot plays your seat",
+    "seat.bot_plays": "the bot plays seat {seat} already",
+    "seat.player_plays": "seat {seat} is played by its player",
+    "seat.own_not_given": "your own seat is not given away: take it back (POST "
+    "/tables/{{id}}/seats)",
+    # --- what does not exist (``NotFound``, HTTP 404: not_found) ---
+    "table.not_found": "no table {id}",
+    "deal.not_found": "no deal {id}",
+    "deal.not_found_at": "no deal {id} at step {step}",
+    "account.not_found": "no account {name!r}",
 }
 
 #: The parameters whose values are English words of a fixed set, by parameter name: the

@@ -69,7 +69,7 @@ def deal_events(canasta: CanastaApp, deal_id: UUID) -> tuple[list[Any], int | No
     events, unreadable = stored_events(canasta, deal_id)
     if unreadable == 1 or (events and isinstance(events[0], Deal.Started)):
         return events, unreadable
-    raise NotFound(f"no deal {deal_id}")
+    raise NotFound("deal.not_found", id=str(deal_id))
 
 
 def deal_report(canasta: CanastaApp, deal_id: UUID) -> AuditReport:
@@ -114,7 +114,7 @@ def table_report(canasta: CanastaApp, table_id: UUID) -> TableAuditReport:
     """Every deal the table opened, audited, and the table's record of their scores."""
     table_events, _ = stored_events(canasta, table_id)
     if not table_events or not isinstance(table_events[0], Table.Created):
-        raise NotFound(f"no table {table_id}")
+        raise NotFound("table.not_found", id=str(table_id))
     deals: dict[str, list[Any]] = {}
     unreadable: dict[str, int] = {}
     for event in table_events:
