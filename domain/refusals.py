@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 #: A parameter's value: a number, a word or card code (None where the state has none), or a
@@ -231,6 +232,48 @@ MESSAGES: Final[dict[str, str]] = {
     "deal.not_found": "no deal {id}",
     "deal.not_found_at": "no deal {id} at step {step}",
     "account.not_found": "no account {name!r}",
+    # --- what an audit finds (``Said``: domain/audit; the audit page, docs/web.md) ---
+    "audit.rules_refuse": "the rules refuse {command}: {code} {why}",
+    "audit.rules_cannot_decide": "the rules cannot decide {command}: {error}",
+    "audit.history_ends": "{command} records {decided} events, but the history ends after "
+    "{stored} of them",
+    "audit.other_event": "{command} records {kind} at step {step}, but the store holds "
+    "{stored} with other data",
+    "audit.records_nothing": "{command} records nothing",
+    "audit.no_started": "the history does not begin with the deal's Started event",
+    "audit.started_malformed": "the Started event is malformed: {error}",
+    "audit.dealer_off_table": "the dealer {dealer} is not on the deal's virtual table",
+    "audit.wrong_cutter": "seat {seat} cuts, but the entry's cutter is seat {cutter} (R-DEAL-4)",
+    "audit.not_the_shuffle": "step 2 is {kind}, not the shuffle",
+    "audit.shuffle_no_fold": "the shuffle does not fold: {error}",
+    "audit.event_malformed": "the stored {kind} event is malformed: {error}",
+    "audit.begins_no_command": "a {kind} event begins no command: the rules record it only as "
+    "part of one",
+    "audit.abandon_finished": "a finished deal cannot be abandoned",
+    "audit.abandon_differs": "the abandonment differs from the one the rules record (R-GAME-2)",
+    "audit.change_here": "a change of player that the deal cannot record here",
+    "audit.restart_here": "a turn clock restarted that the deal cannot record here",
+    "audit.unreadable": "the stored event at step {step} cannot be read",
+    "audit.no_shuffle": "the history has no shuffle event",
+    "audit.seed_bits": "the recorded seed has {bits} bits, not 256",
+    "audit.seed_malformed": "the recorded seed is malformed: {error}",
+    "audit.commitment_seed": "the seed recorded at step 2 does not match the commitment "
+    "published at the deal's start ({published} expected, the seed gives {proof})",
+    "audit.commitment_deck": "the prepared deck recorded at step 2 does not match the "
+    "commitment published at the deal's start ({published} expected, the prepared deck gives "
+    "{proof})",
+    "audit.unsigned": "the table's record of this deal carries no signature",
+    "audit.record_unbuildable": "the signed record cannot be rebuilt: {error}",
+    "audit.unknown_key": "signed with key {key}, which this server does not publish",
+    "audit.signature_mismatch": "the signature does not match the table's record of this deal "
+    "(its scores, totals or last chain link were changed after it was signed)",
+    "audit.history_rewritten": "the deal's stored history no longer ends at the chain link the "
+    "server signed (it was rewritten after it was scored)",
+    "audit.started_no_fold": "step 1 (Started) does not fold: {error}",
+    "audit.step_no_fold": "step {step} ({kind}) does not fold: {error}",
+    "audit.nothing_readable": "no stored event of this deal can be read",
+    "history.first_unreadable": "the deal's first event cannot be read",
+    "history.no_fold": "the stored history does not fold to step {step}: {why}",
 }
 
 #: The parameters whose values are English words of a fixed set, by parameter name: the
@@ -274,3 +317,31 @@ def render(key: str, params: Mapping[str, Param] | None = None) -> str:
 def fields(template: str) -> set[str]:
     """The parameter names a template uses."""
     return {name for _text, name, _spec, _conv in string.Formatter().parse(template) if name}
+
+
+@dataclass(frozen=True)
+class Said:
+    """What a report says, worded as a refusal is (a key of ``MESSAGES`` and its params),
+    for what is no refusal: the audit's findings. ``refusal``: the rules' own refusal it
+    quotes (``audit.rules_refuse``), said apart so that a page says it in its language too."""
+
+    key: str
+    params: Mapping[str, Param] = field(default_factory=dict)
+    refusal: Said | None = None
+
+    @property
+    def message(self) -> str:
+        """The English sentence (the template filled in)."""
+        return render(self.key, self.params)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"key": self.key, "params": dict(self.params)}
+        if self.refusal is not None:
+            out["refusal"] = self.refusal.to_dict()
+        return out
+
+
+def said(key: str, /, **params: Param) -> Said:
+    """``Said(key, params)``, checked: KeyError if the key or a parameter is missing."""
+    render(key, params)
+    return Said(key, params)

@@ -380,6 +380,56 @@ def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
     assert page.evaluate(FITS), page.evaluate("() => document.scrollingElement.scrollWidth")
 
 
+def test_a_tampered_event_s_audit_is_said_in_chinese(
+    new_context: NewContext, web_server: Backend, played: Played
+) -> None:
+    """What the audit found was the server's English on every page: "按规则重新判定：第9步
+    不一致：the rules refuse seat 1: ...: R-CMD-3 you do not hold K♠", "所存事件无法继续折叠：
+    step 9 (CardDiscarded) does not fold: ...". Each finding now comes with its key and
+    params (``worded``), and the page says it, and the rules' refusal it quotes, in Chinese;
+    the state at that step, which the store cannot fold to (409 R-HIST-1), too."""
+    with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
+        game = play(web_server, http, "z", seed=3, stacked=True)
+        auditor = played.auditor
+        db = Path(web_server.settings.sqlite_path)
+        version, state = sqlite_row(db, game.deal_id, "CardDiscarded", 3)
+        before = http.get(
+            f"/audit/deals/{game.deal_id}/replay", params={"step": version - 1}, headers=auditor
+        ).json()
+    other = next(
+        card
+        for seat, hand in before["hands"].items()
+        if int(seat) != state["seat"]
+        for card in hand
+    )
+    sqlite_tamper(db, game.deal_id, version, json.dumps({**state, "card": other}).encode())
+    context = new_context()
+    sign_in(context, auditor)
+    page = open_page(context, f"/audit/deals/{game.deal_id}")
+    checks = page.locator("#checks")
+    expect(checks).to_contain_text("the rules refuse")  # English first
+    page.locator("#lang").select_option("zh")
+    expect(page.locator("html")).to_have_attribute("lang", "zh")
+    expect(checks).to_contain_text(f"按规则重新判定：第{version}步不一致：规则拒绝 seat ")
+    expect(checks).to_contain_text(f"R-CMD-3 你手里没有 {card_text(other)}")
+    broken = page.locator("#audit-events li.broken")
+    expect(broken).to_contain_text(f"R-CMD-3 你手里没有 {card_text(other)}")
+    fold_error = page.locator("#fold-error")
+    expect(fold_error).to_contain_text(
+        f"所存事件无法继续折叠：第 {version} 步（CardDiscarded）无法折叠："
+    )
+    for shown in (checks, broken.locator(".broken-note"), fold_error):
+        expect(shown).not_to_contain_text("the rules refuse")
+        expect(shown).not_to_contain_text("does not fold")
+        expect(shown).not_to_contain_text("you do not hold")
+    # The state at the broken step: the store does not fold to it (409 R-HIST-1).
+    broken.locator("details summary").click()
+    state_box = broken.locator(".state")
+    expect(state_box).to_contain_text("（R-HIST-1）")
+    expect(state_box).to_contain_text(f"存储的历史记录无法折叠到第 {version} 步：")
+    screenshot(page, "audit-tampered-zh", full_page=False)
+
+
 # --- the words ----------------------------------------------------------------------------------
 
 DESCRIBE = """async ([events, names]) => {
