@@ -830,8 +830,9 @@ def test_no_response_stream_error_or_log_shows_a_viewer_a_hidden_card_or_the_see
     TOTALS.update(game.stats)
     assert game.stats["deals played"] >= 1
     assert game.stats["log lines scanned"] > 0, "no log record was captured: is caplog attached?"
-    # A stale command's 409 and an outsider's 403 carry their key and params too, checked.
-    assert game.stats["refusals with key and params (R-CMD-1)"] > 0, game.stats
+    # A stale command's and a reused number's 409 carry their key and params too, checked.
+    stale = game.stats["refused stale (409)"] + game.stats["refused reused_seq (409)"]
+    assert game.stats["refusals with key and params (R-CMD-1)"] == stale, game.stats
 
 
 def test_the_checks_report_a_planted_hidden_card_seed_and_log_line_r_view_1_r_view_4(
