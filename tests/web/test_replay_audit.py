@@ -324,17 +324,18 @@ def test_the_audit_is_refused_to_a_non_auditor_and_to_a_signed_out_visitor(
     expect(open_page(context, path).get_by_role("alert")).to_contain_text("(R-VIEW-4)")
 
 
-def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
-    new_context: NewContext, web_server: Backend, played: Played
-) -> None:
+def tampered(web_server: Backend, played: Played, prefix: str) -> tuple[Game, int, str]:
+    """A deal played on a stacked deck (the same deal every run) whose third discard is then
+    rewritten in the SQLite file, as an intruder would, to a card another seat held: the
+    game, the step rewritten and the card it now names."""
     with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
-        # A stacked deck: the same deal every run, with a third discard to tamper with.
-        game = play(web_server, http, "t", seed=3, stacked=True)
-        auditor = played.auditor
+        game = play(web_server, http, prefix, seed=3, stacked=True)
         db = Path(web_server.settings.sqlite_path)
         version, state = sqlite_row(db, game.deal_id, "CardDiscarded", 3)
         before = http.get(
-            f"/audit/deals/{game.deal_id}/replay", params={"step": version - 1}, headers=auditor
+            f"/audit/deals/{game.deal_id}/replay",
+            params={"step": version - 1},
+            headers=played.auditor,
         ).json()
     other = next(
         card
@@ -343,7 +344,14 @@ def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
         for card in hand
     )
     sqlite_tamper(db, game.deal_id, version, json.dumps({**state, "card": other}).encode())
+    return game, version, other
 
+
+def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
+    new_context: NewContext, web_server: Backend, played: Played
+) -> None:
+    game, version, other = tampered(web_server, played, "t")
+    auditor = played.auditor
     context = new_context()
     sign_in(context, auditor)
     page = open_page(context, f"/audit/deals/{game.deal_id}")
@@ -388,23 +396,9 @@ def test_a_tampered_event_s_audit_is_said_in_chinese(
     step 9 (CardDiscarded) does not fold: ...". Each finding now comes with its key and
     params (``worded``), and the page says it, and the rules' refusal it quotes, in Chinese;
     the state at that step, which the store cannot fold to (409 R-HIST-1), too."""
-    with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
-        game = play(web_server, http, "z", seed=3, stacked=True)
-        auditor = played.auditor
-        db = Path(web_server.settings.sqlite_path)
-        version, state = sqlite_row(db, game.deal_id, "CardDiscarded", 3)
-        before = http.get(
-            f"/audit/deals/{game.deal_id}/replay", params={"step": version - 1}, headers=auditor
-        ).json()
-    other = next(
-        card
-        for seat, hand in before["hands"].items()
-        if int(seat) != state["seat"]
-        for card in hand
-    )
-    sqlite_tamper(db, game.deal_id, version, json.dumps({**state, "card": other}).encode())
+    game, version, other = tampered(web_server, played, "z")
     context = new_context()
-    sign_in(context, auditor)
+    sign_in(context, played.auditor)
     page = open_page(context, f"/audit/deals/{game.deal_id}")
     checks = page.locator("#checks")
     expect(checks).to_contain_text("the rules refuse")  # English first
