@@ -87,6 +87,7 @@ def test_a_player_who_is_not_the_host_is_told_so_in_chinese(
     detail = page.locator("#error .refusal-detail")
     expect(detail).to_have_text("只有房主能这样做")
     expect(detail.locator("[lang=en]")).to_have_count(0)
+    screenshot(page, "refusal-403-host-zh", full_page=False)
     assert http.get(f"/tables/{game.table}").json()["status"] == "open"  # nothing changed
 
 
