@@ -174,7 +174,7 @@ def auditor(account: AccountDep, canasta: CanastaDep, settings: SettingsDep) -> 
     against the store on every request, so a revoked role stops at once)."""
     if AUDITOR in roles_of(canasta, settings, account.name):
         return account
-    raise Forbidden("R-VIEW-4", "auditing needs the auditor role, granted by the operator")
+    raise Forbidden("R-VIEW-4", "audit.not_auditor")
 
 
 AuditorDep = Annotated[Caller, Depends(auditor)]

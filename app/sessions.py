@@ -47,11 +47,7 @@ def session_cookie(key: str, max_age: int, *, secure: bool) -> str:
 def check_csrf(request: Request) -> None:
     """A cookie-authenticated request that changes something must carry ``X-Canasta-CSRF``."""
     if request.method not in SAFE_METHODS and not request.headers.get(CSRF_HEADER, "").strip():
-        raise Forbidden(
-            CSRF_CODE,
-            f"a request signed in by the session cookie that changes something needs the "
-            f"header {CSRF_HEADER}: 1 (or use the bearer token)",
-        )
+        raise Forbidden(CSRF_CODE, "session.csrf", header=CSRF_HEADER)
 
 
 async def session_account(canasta: CanastaApp, key: str) -> str | None:
