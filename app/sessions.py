@@ -20,13 +20,15 @@ and a cross-origin script can send only where CORS allows it: without it, 403
 from __future__ import annotations
 
 from fastapi.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
+from starlette.types import Scope
 
 from app.application import CanastaApp
 from app.auth import well_formed
 from domain.errors import Forbidden
 
 COOKIE = "canasta_session"
+COOKIE_BYTES = COOKIE.encode()
 CSRF_HEADER = "X-Canasta-CSRF"
 CSRF_CODE = "csrf_header_required"
 #: Methods that change nothing: they need no CSRF header.
@@ -42,6 +44,19 @@ def session_cookie(key: str, max_age: int, *, secure: bool) -> str:
     """The ``Set-Cookie`` value that signs a browser in (``max_age`` 0: signs it out)."""
     cookie = f"{COOKIE}={key}; Max-Age={max_age}; Path=/; HttpOnly; SameSite=Strict"
     return cookie + "; Secure" if secure else cookie
+
+
+def session_key(scope: Scope) -> str | None:
+    """The session cookie's key exactly as the routes read it (``Request.cookies``: every
+    ``Cookie`` header in order, the last ``canasta_session`` winning; an empty one is none),
+    for the middleware that must know who a request is before the routes do (the rate
+    limits' stream caps, ``Idempotency-Key``). Read any other way, a request could be counted
+    as one session and served as another: ``canasta_session=<made up>; canasta_session=``
+    would be a fresh "session" to count for every stream, and an anonymous spectator to
+    serve."""
+    if not any(name == b"cookie" and COOKIE_BYTES in value for name, value in scope["headers"]):
+        return None  # the common case, without parsing
+    return HTTPConnection(scope).cookies.get(COOKIE) or None
 
 
 def check_csrf(request: Request) -> None:

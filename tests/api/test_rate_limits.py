@@ -220,6 +220,48 @@ async def _streams(base_url: str, url: str, player: Headers) -> None:
                 await asyncio.sleep(0.1)
 
 
+def test_a_made_up_session_cookie_the_route_ignores_buys_no_streams_beyond_the_cap(
+    uvicorn_server: Any,
+) -> None:
+    """The cap counts a stream as the route serves it: a cookie header that names a made-up
+    session and then an empty one (``canasta_session=x1; canasta_session=``), or a made-up
+    session in a ``Cookie`` header the route reads over with another, is an anonymous
+    spectator's stream, counted per address. Counted per made-up session instead, an
+    anonymous client opened as many streams as it liked."""
+    server = uvicorn_server(env={**LIMITS_ON, "CANASTA_MAX_STREAMS_PER_ADDRESS": "2"})
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        game = open_table(http, start=False)
+    asyncio.run(_made_up_sessions(server.url, f"/tables/{game.table}/stream"))
+
+
+async def _made_up_sessions(base_url: str, url: str) -> None:
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http, AsyncExitStack() as open_:
+        readers = []  # kept: a reader dropped would close its stream
+
+        async def open_stream(headers: list[tuple[str, str]]) -> httpx.Response:
+            response = await open_.enter_async_context(http.stream("GET", url, headers=headers))
+            if response.status_code == 200:
+                readers.append(response.aiter_bytes())
+                await anext(readers[-1])
+            else:
+                await response.aread()
+            return response
+
+        for n in range(2):
+            opened = await open_stream(
+                [("Cookie", f"canasta_session=made-up-{n}; canasta_session=")]
+            )
+            assert opened.status_code == 200, opened.text  # served as a spectator
+        for n in range(2, 6):
+            one_header = [("Cookie", f"canasta_session=made-up-{n}; canasta_session=")]
+            assert_limited(await open_stream(one_header), "too_many_streams")
+            two_headers = [
+                ("Cookie", f"canasta_session=made-up-{n}"),
+                ("Cookie", "canasta_session="),
+            ]
+            assert_limited(await open_stream(two_headers), "too_many_streams")
+
+
 def test_with_the_limits_off_nothing_is_refused(make_client: Callable[..., TestClient]) -> None:
     client = make_client(rate_limits=False, rate_limit_reads="1/minute")
     for _ in range(5):
