@@ -19,6 +19,9 @@ and a cross-origin script can send only where CORS allows it: without it, 403
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from fastapi.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection, Request
 from starlette.types import Scope
@@ -75,3 +78,22 @@ async def session_account(canasta: CanastaApp, key: str) -> str | None:
     if not well_formed(key):
         return None
     return await run_in_threadpool(canasta.session_name, key)
+
+
+@dataclass(frozen=True)
+class SessionWatch:
+    """A live stream signed in by a session cookie (``app.routes.stream``): whether this
+    process closed the session (``closed_here``, no I/O, asked before every write) and whether
+    it still signs its player in (``signs_in``, a read of the primary store, where sessions
+    are kept: signed out by another process, or expired)."""
+
+    closed_here: Callable[[], bool]
+    signs_in: Callable[[], bool]
+
+
+def session_watch(canasta: CanastaApp, name: str, key: str | None) -> SessionWatch | None:
+    """The ``SessionWatch`` of a request signed in as ``name`` by the session ``key``; None
+    when no session signed it in (a bearer token)."""
+    if key is None:
+        return None
+    return SessionWatch(lambda: canasta.closed_here(key), lambda: canasta.session_name(key) == name)
