@@ -180,22 +180,30 @@ def test_streams_over_the_cap_are_refused_per_client_and_others_still_stream(
     asyncio.run(_streams(server.url, f"/tables/{game.table}/stream", player))
 
 
+async def stream_opened(
+    http: httpx.AsyncClient, stack: AsyncExitStack, url: str, headers: Any, readers: list[Any]
+) -> httpx.Response:
+    """``GET url`` as a stream held open in ``stack``: once open, its first bytes read and
+    its reader kept in ``readers`` (a reader dropped would close it); a refusal read whole."""
+    response = await stack.enter_async_context(http.stream("GET", url, headers=headers))
+    if response.status_code == 200:  # open: its first bytes arrive
+        readers.append(response.aiter_bytes())
+        await anext(readers[-1])
+    else:
+        await response.aread()
+    return response
+
+
 async def _streams(base_url: str, url: str, player: Headers) -> None:
     async with (
         httpx.AsyncClient(base_url=base_url, timeout=30) as http,
         AsyncExitStack() as anonymous,
         AsyncExitStack() as signed_in,
     ):
-        readers = []  # kept: a reader dropped would close its stream
+        readers: list[Any] = []  # kept: a reader dropped would close its stream
 
         async def open_stream(stack: AsyncExitStack, headers: Headers) -> httpx.Response:
-            response = await stack.enter_async_context(http.stream("GET", url, headers=headers))
-            if response.status_code == 200:  # open: its first bytes arrive
-                readers.append(response.aiter_bytes())
-                await anext(readers[-1])
-            else:
-                await response.aread()
-            return response
+            return await stream_opened(http, stack, url, headers, readers)
 
         for _ in range(3):
             assert (await open_stream(anonymous, {})).status_code == 200
@@ -236,16 +244,10 @@ def test_a_made_up_session_cookie_the_route_ignores_buys_no_streams_beyond_the_c
 
 async def _made_up_sessions(base_url: str, url: str) -> None:
     async with httpx.AsyncClient(base_url=base_url, timeout=30) as http, AsyncExitStack() as open_:
-        readers = []  # kept: a reader dropped would close its stream
+        readers: list[Any] = []  # kept: a reader dropped would close its stream
 
         async def open_stream(headers: list[tuple[str, str]]) -> httpx.Response:
-            response = await open_.enter_async_context(http.stream("GET", url, headers=headers))
-            if response.status_code == 200:
-                readers.append(response.aiter_bytes())
-                await anext(readers[-1])
-            else:
-                await response.aread()
-            return response
+            return await stream_opened(http, open_, url, headers, readers)
 
         for n in range(2):
             opened = await open_stream(
