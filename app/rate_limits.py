@@ -51,7 +51,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.application import CanastaApp, error_body
 from app.auth import bearer_token, known_account
-from app.sessions import COOKIE
+from app.sessions import session_key
 from app.settings import Settings
 
 REGISTRATION = "registration"
@@ -155,17 +155,14 @@ def client_address(scope: Scope) -> str:
 
 
 def credentials(scope: Scope) -> tuple[str | None, str | None]:
-    """The first ``Authorization`` header's bearer token and the session cookie, if any."""
-    token = cookie = None
+    """The bearer token and the session cookie's key, as the routes read them: the first
+    ``Authorization`` header (``HTTPBearer``), the cookie as ``app.sessions.session_key``."""
+    token = None
     for name, value in scope["headers"]:
-        if name == b"authorization" and token is None:
-            token = bearer_token(value.decode("latin-1")) or ""
-        elif name == b"cookie" and cookie is None and COOKIE.encode() in value:
-            for part in value.decode("latin-1").split(";"):
-                key, _, item = part.strip().partition("=")
-                if key == COOKIE and item:
-                    cookie = item
-    return token or None, cookie
+        if name == b"authorization":
+            token = bearer_token(value.decode("latin-1"))
+            break
+    return token, session_key(scope)
 
 
 class ClientLimits:

@@ -229,6 +229,31 @@ def test_the_session_cookie_and_the_token_share_the_accounts_keys(http: TestClie
     http.cookies.clear()
 
 
+def test_the_key_is_the_account_the_route_serves_whatever_headers_repeat(
+    http: TestClient,
+) -> None:
+    """A request whose headers repeat (two ``Authorization`` headers, two ``Cookie`` headers)
+    is served by the route as the first token, or as the session all its cookies name; its
+    key is that account's, and a retry is done once (read otherwise, the key was nobody's
+    and the retry made a second table)."""
+    ann = register_player(http, "ann")
+    twice = [("Authorization", ann["Authorization"]), ("Authorization", "Bearer made-up-one")]
+    same = list(key().items())
+    first = http.post("/tables", json=TABLE, headers=twice + same)
+    again = http.post("/tables", json=TABLE, headers=twice + same)
+    assert first.status_code == again.status_code == 201, again.text
+    assert again.headers.get(REPLAYED) == "true" and again.json() == first.json()
+    session = http.post("/sessions", headers=ann).cookies["canasta_session"]
+    http.cookies.clear()
+    cookies = [("Cookie", f"canasta_session={session}"), ("Cookie", "theme=dark")]
+    other = [*cookies, ("X-Canasta-CSRF", "1"), *key().items()]
+    first = http.post("/tables", json=TABLE, headers=other)
+    again = http.post("/tables", json=TABLE, headers=other)
+    assert first.status_code == again.status_code == 201, again.text
+    assert again.headers.get(REPLAYED) == "true" and again.json() == first.json()
+    assert created(canasta_of(http)) == 2
+
+
 def test_a_malformed_key_is_refused_before_anything(http: TestClient) -> None:
     ann = register_player(http, "ann")
     for bad in ("short", "x" * 256, "has space in the middle of it"):
