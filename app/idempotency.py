@@ -57,13 +57,14 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.application import error_body
+from app.application import error_body, said_body
 from app.auth import account_name, bearer_token
 from app.infra.idempotency_store import IdempotencyStore
 from app.infra.writes import watched
 from app.limits import replayed
 from app.outage import DATABASE_ERRORS
 from app.sessions import CSRF_HEADER, session_account, session_key
+from domain.refusals import said
 
 log = logging.getLogger("canasta.api")
 
@@ -341,19 +342,11 @@ class Idempotency:
 
         outcome = await anyio.to_thread.run_sync(decide)
         if isinstance(outcome, Reused):
-            text = (
-                f"this {HEADER} was used with another request body on this route: send a new "
-                "key for a new request"
-            )
-            await _send(send, _error(422, error_body("idempotency_key_reused", text), []))
+            words = said("idempotency.reused")
+            await _send(send, _error(422, said_body(KEY_REUSED, words), []))
         elif isinstance(outcome, InProgress):
-            text = f"a request with this {HEADER} is still being processed: retry shortly"
-            await _send(
-                send,
-                _error(
-                    409, error_body("idempotency_key_in_progress", text), [(b"retry-after", b"1")]
-                ),
-            )
+            words = said("idempotency.in_progress")
+            await _send(send, _error(409, said_body(IN_PROGRESS, words), [(b"retry-after", b"1")]))
         elif isinstance(outcome, Replay):
             status, content_type, data = unseal(secret, key_id, outcome.sealed)
             start: Message = {

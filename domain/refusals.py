@@ -274,6 +274,21 @@ MESSAGES: Final[dict[str, str]] = {
     "audit.nothing_readable": "no stored event of this deal can be read",
     "history.first_unreadable": "the deal's first event cannot be read",
     "history.no_fold": "the stored history does not fold to step {step}: {why}",
+    # --- the server's limits and retries (app.rate_limits, app.limits, app.idempotency) ---
+    "limits.rate": (
+        "too many {requests} from this {per} (at most {amount} in {seconds} s): retry in {retry} s"
+    ),
+    "limits.streams": (
+        "{held} live streams already open from this {per} (at most {cap}): close one first"
+    ),
+    "limits.body_too_large": "request body larger than {max_bytes} bytes",
+    "idempotency.reused": (
+        "this Idempotency-Key was used with another request body on this route: send a new "
+        "key for a new request"
+    ),
+    "idempotency.in_progress": (
+        "a request with this Idempotency-Key is still being processed: retry shortly"
+    ),
 }
 
 #: The parameters whose values are English words of a fixed set, by parameter name: the
@@ -292,6 +307,8 @@ WORDS: Final[dict[str, tuple[str, ...]]] = {
         "time a turn out",
     ),
     "kinds": ("natural", "mixed", "natural 7s", "wild"),  # ponytail's kinds of canasta
+    "requests": ("registrations", "commands", "reads"),  # app.rate_limits' kinds
+    "per": ("player", "client address"),  # whom a limit counts
 }
 
 

@@ -43,6 +43,7 @@ from domain.errors import (
     NotFound,
     RuleViolation,
 )
+from domain.refusals import Said
 from domain.state import OVER
 from domain.table import Table
 from projections.visibility import Viewer, event_view
@@ -50,6 +51,14 @@ from projections.visibility import Viewer, event_view
 
 def error_body(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
+
+
+def said_body(code: str, words: Said) -> dict[str, Any]:
+    """An error body worded by key (``domain.refusals``) for what is no domain refusal (the
+    server's limits and retries): its English message, key and parameters."""
+    body = error_body(code, words.message)
+    body["error"] |= {"key": words.key, "params": dict(words.params)}
+    return body
 
 
 def refusal_body(error: DomainError) -> dict[str, Any]:

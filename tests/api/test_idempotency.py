@@ -78,6 +78,7 @@ def test_the_same_key_with_another_body_is_refused(http: TestClient) -> None:
     other = http.post("/tables", json={**TABLE, "players": 4}, headers=same)
     assert other.status_code == 422
     assert other.json()["error"]["code"] == "idempotency_key_reused"
+    assert other.json()["error"]["key"] == "idempotency.reused"  # said in a page's language
     assert created(canasta_of(http)) == 1
 
 
@@ -139,6 +140,7 @@ def assert_done_once(answers: list[Any]) -> None:
     assert all(a.json() == done[0].json() for a in replayed)
     for answer in waiting:
         assert answer.json()["error"]["code"] == "idempotency_key_in_progress"
+        assert answer.json()["error"]["key"] == "idempotency.in_progress"
         assert answer.headers["Retry-After"] == "1"
 
 

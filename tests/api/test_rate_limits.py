@@ -25,6 +25,7 @@ from app.main import create_app
 from app.rate_limits import ProcessCounters, address_key
 from app.settings import Settings
 from domain import commands as c
+from domain.refusals import render
 from tests.support.http import Headers, open_table, register_player
 
 LIMITS_ON = {"CANASTA_RATE_LIMITS": "true"}
@@ -70,8 +71,13 @@ def assert_limited(response: httpx.Response, code: str = "rate_limited") -> int:
     """429, the error body with ``code``, and ``Retry-After`` in whole seconds; returns it."""
     assert response.status_code == 429, response.text
     assert response.json()["error"]["code"] == code, response.text
-    assert response.json()["error"]["message"]
+    error = response.json()["error"]
+    # Worded by key (docs/api.md, "Errors"): the pages say it in their language from these.
+    assert error["key"] == ("limits.rate" if code == "rate_limited" else "limits.streams")
+    assert error["message"] == render(error["key"], error["params"])
     retry_after = int(response.headers["Retry-After"])
+    if code == "rate_limited":
+        assert error["params"]["retry"] == retry_after
     assert 1 <= retry_after <= 3600
     return retry_after
 
