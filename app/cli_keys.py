@@ -46,6 +46,16 @@ def _public(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replace(path: Path, document: dict[str, Any], *, mode: int = 0o600) -> None:
+    """Write ``document`` to ``path`` atomically (a new file renamed over it)."""
+    from app.signing import write_new_file
+
+    tmp = path.with_name(path.name + ".new")
+    tmp.unlink(missing_ok=True)
+    write_new_file(tmp, document, mode=mode)
+    tmp.replace(path)
+
+
 def _rotate(args: argparse.Namespace) -> int:
     from app.settings import Settings
     from app.signing import SigningKeyError, key_file, new_key_document, retired_dir
@@ -68,14 +78,11 @@ def _rotate(args: argparse.Namespace) -> int:
     old["until"] = datetime.now(UTC).isoformat(timespec="seconds")
     retired.mkdir(parents=True, exist_ok=True)
     kept = retired / f"{str(old['key_id']).replace(':', '-')}.json"
-    kept.write_text(json.dumps(old, indent=2) + "\n")
+    # each file written whole under another name, then renamed into place: a running process
+    # never reads half of one
+    _replace(kept, old, mode=0o644)
     document = new_key_document()
-    tmp = path.with_name(path.name + ".new")
-    tmp.unlink(missing_ok=True)
-    from app.signing import write_new_file
-
-    write_new_file(tmp, document)
-    tmp.replace(path)  # atomic: the file holds the old key or the new one, never neither
+    _replace(path, document)  # the key file holds the old key or the new one, never neither
     print(f"retired {old['key_id']}: its public key is in {kept}")
     print(f"new signing key {document['key_id']} in {path}")
     print(

@@ -17,6 +17,7 @@ import random
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
-from app.signing import SigningKeyError
+from app.signing import RACY_NS, SigningKeyError
 from tests.api.test_audit import AUDITOR, canasta_of, new_game, run_cli
 from tests.support.forgery import forge_postgres, forge_sqlite
 from tests.support.http import free_port, state_reader
@@ -253,3 +254,44 @@ def test_a_malformed_key_file_is_refused_with_its_path(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, signing_key_file=bad)
     with pytest.raises(SigningKeyError, match=str(bad)), TestClient(create_app(settings)):
         pass
+
+
+def test_a_retired_key_written_or_edited_in_place_is_published_by_the_running_server(
+    tmp_path: Path, clients: Callable[..., TestClient]
+) -> None:
+    """A running server follows its retired keys' files, not only the folder: a file written
+    by a shell's redirect (created empty, then filled: `canasta keys public OLD > DIR/old.json`,
+    the rotation by hand) and a file edited in place later are both taken up without a
+    restart. Before 4 December 2026 only the folder was looked at, which a file's content
+    changes not: a server that looked while the file was empty never published the key, and
+    an edit was never seen."""
+    keys, retired = tmp_path / "signing-key.json", tmp_path / "retired"
+    old = tmp_path / "old-key.json"
+    for path in (keys, old):
+        made = run_cli("keys", "new", "--out", str(path), env={})
+        assert made.returncode == 0, made.stderr
+    public = run_cli("keys", "public", str(old), env={})
+    assert public.returncode == 0, public.stderr
+    old_id = json.loads(public.stdout)["key_id"]
+    retired.mkdir()
+    http = clients(signing_key_file=keys, retired_keys_dir=retired)
+
+    def published() -> dict[str, Any]:
+        answer = http.get("/.well-known/canasta-keys")
+        assert answer.status_code == 200
+        return {k["key_id"]: k for k in answer.json()["keys"]}
+
+    assert old_id not in published()
+    with open(retired / "old.json", "w") as redirect:  # the shell opens it: empty
+        assert old_id not in published()  # read empty: the keys as they were
+        redirect.write(public.stdout)
+    assert published()[old_id]["current"] is False
+
+    # an operator corrects its `until` in an editor, a while later (past RACY_NS)
+    time.sleep(RACY_NS / 1e9 + 0.2)
+    document = json.loads(public.stdout)
+    document["until"] = "2026-12-01T00:00:00+00:00"
+    with open(retired / "old.json", "r+") as edited:
+        edited.write(json.dumps(document))
+        edited.truncate()
+    assert published()[old_id]["until"] == "2026-12-01T00:00:00+00:00"
