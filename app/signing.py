@@ -396,9 +396,13 @@ def _read_file(path: Path) -> str:
     try:
         text = path.read_text()
     except OSError as exc:
+        advice = (
+            "give it to the user this process runs as: chown, chmod 600"
+            if isinstance(exc, PermissionError)
+            else f"make one with `canasta keys new --out {path}`"
+        )
         raise SigningKeyError(
-            f"cannot read the signing key file {path}: {exc.strerror or exc} "
-            f"(make one with `canasta keys new --out {path}`)"
+            f"cannot read the signing key file {path}: {exc.strerror or exc} ({advice})"
         ) from exc
     if path.stat().st_mode & 0o077:
         logger.warning("the signing key file %s can be read by others: chmod 600 it", path)

@@ -295,3 +295,43 @@ def test_a_retired_key_written_or_edited_in_place_is_published_by_the_running_se
         edited.write(json.dumps(document))
         edited.truncate()
     assert published()[old_id]["until"] == "2026-12-01T00:00:00+00:00"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving files away takes root")
+def test_a_rotation_run_as_root_leaves_the_new_files_to_the_key_files_owner(
+    tmp_path: Path,
+) -> None:
+    """docs/deployment.md: the key file belongs to the servers' user, and `canasta keys rotate`
+    runs as root; the new key file (0600) and the retired key go to that user, or the running
+    servers could not read them and would sign on with the old key."""
+    keys, retired = tmp_path / "signing-key.json", tmp_path / "retired-keys"
+    assert run_cli("keys", "new", "--out", str(keys), env={}).returncode == 0
+    nobody = (65534, 65534)
+    os.chown(keys, *nobody)
+    rotated = run_cli("keys", "rotate", env={"CANASTA_SIGNING_KEY_FILE": str(keys)})
+    assert rotated.returncode == 0, rotated.stderr
+    (kept,) = retired.glob("*.json")
+    for path in (keys, retired, kept):
+        assert (path.stat().st_uid, path.stat().st_gid) == nobody, path
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o600
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another user's key file takes root to make")
+def test_a_key_file_the_process_may_not_read_says_to_give_it_to_its_user(tmp_path: Path) -> None:
+    """A key file made as root and not handed to the servers' user: the refusal says so (it
+    said to make a new one, which `canasta keys new` refuses: the file exists)."""
+    keys = tmp_path / "signing-key.json"
+    assert run_cli("keys", "new", "--out", str(keys), env={}).returncode == 0
+    for folder in (tmp_path, *tmp_path.parents):
+        if folder.stat().st_mode & 0o001 == 0:
+            os.chmod(folder, folder.stat().st_mode | 0o001)  # traversable by nobody
+    listed = subprocess.run(
+        ["runuser", "-u", "nobody", "--", "env", f"CANASTA_SIGNING_KEY_FILE={keys}"]
+        + [str(Path(sys.executable).parent / "canasta"), "keys", "list"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert listed.returncode == 2, listed.stderr
+    assert "Permission denied (give it to the user this process runs as" in listed.stderr
+    assert "canasta keys new" not in listed.stderr
