@@ -326,8 +326,10 @@ def test_a_key_file_the_process_may_not_read_says_to_give_it_to_its_user(tmp_pat
         if folder.stat().st_mode & 0o001 == 0:
             os.chmod(folder, folder.stat().st_mode | 0o001)  # traversable by nobody
     listed = subprocess.run(
-        ["runuser", "-u", "nobody", "--", "env", f"CANASTA_SIGNING_KEY_FILE={keys}"]
-        + [str(Path(sys.executable).parent / "canasta"), "keys", "list"],
+        [
+            *("runuser", "-u", "nobody", "--", "env", f"CANASTA_SIGNING_KEY_FILE={keys}"),
+            *(str(Path(sys.executable).parent / "canasta"), "keys", "list"),
+        ],
         capture_output=True,
         text=True,
         check=False,
