@@ -337,3 +337,22 @@ def test_a_key_file_the_process_may_not_read_says_to_give_it_to_its_user(tmp_pat
     assert listed.returncode == 2, listed.stderr
     assert "Permission denied (give it to the user this process runs as" in listed.stderr
     assert "canasta keys new" not in listed.stderr
+
+
+def test_an_audit_of_the_whole_store_without_the_key_says_the_signatures_went_unchecked(
+    tmp_path: Path, clients: Callable[..., TestClient]
+) -> None:
+    """docs/operations.md, "Backup and restore": a restored store audited without the key
+    file (forgotten on the command line) passes, but says that the signatures were not
+    checked and how to check them, rather than a bare "all ok"."""
+    http = clients(auditors=[AUDITOR])
+    game = new_game(http, seed=7)
+    assert audit_of(http, game, game.deal_id)[0]["signature"] == "valid"
+    kept = tmp_path / "signing-key.json"
+    assert kept.exists()
+    kept.rename(tmp_path.parent / f"{tmp_path.name}-key.json")  # the audit finds no key
+    cli = run_cli("audit", "--all", env={"CANASTA_DATA_DIR": str(tmp_path)})
+    assert cli.returncode == 0, cli.stderr
+    assert "1 tables, 1 deals audited: all ok" in cli.stdout
+    assert "signatures of 1 deals unchecked" in cli.stdout
+    assert "CANASTA_SIGNING_KEY_FILE" in cli.stdout
