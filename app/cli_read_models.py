@@ -33,6 +33,17 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
         print(f"cannot open the read models ({store_name(settings)}): {exc}", file=sys.stderr)
         return 2
     with read_models:
+        lease = read_models.lease()
+        if not lease.try_acquire():
+            print(
+                f"cannot rebuild the read models of {store_name(settings)}: another process "
+                f"runs them ({lease.where} is held: a server, or `canasta project`). Stop every "
+                "server, `canasta project` and `canasta bots` of this store, then run this "
+                'again; nothing was changed. (docs/operations.md, "The read models", says '
+                "how to see who leads.)",
+                file=sys.stderr,
+            )
+            return 2
         head = read_models.head()
         print(f"rebuilding the read models of {store_name(settings)} from {head} events")
         began = time.monotonic()
@@ -40,7 +51,10 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
         def progress(name: str, count: int, position: int) -> None:
             print(f"  {name}: {count} events read, at {position} of {head}", flush=True)
 
-        read_models.rebuild(progress=progress)
+        try:  # holding the lease: no server or `canasta project` started meanwhile runs them
+            read_models.rebuild(progress=progress)
+        finally:
+            lease.release()
         seconds = time.monotonic() - began
         positions = read_models.positions()
         for name, rows in read_models.dump().items():
