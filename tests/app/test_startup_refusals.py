@@ -107,6 +107,44 @@ def test_a_database_that_does_not_answer_is_said_at_once(tmp_path: Path) -> None
 
 
 @pytest.mark.postgres
+def test_a_read_replica_that_does_not_answer_or_has_no_schema_is_one_line(
+    migrated_postgres_url: str, tmp_path: Path
+) -> None:
+    """docs/scaling.md: the read models' tables are looked up on the replica at start-up, so
+    it must answer then, with the schema. Before: a traceback of the pool's timeout in every
+    worker, or of the missing tables, with no word of the setting to fix."""
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    key = str(key_file(tmp_path))
+    code, log, _ = start(
+        tmp_path,
+        DATABASE_URL=migrated_postgres_url,
+        CANASTA_SIGNING_KEY_FILE=key,
+        CANASTA_READ_DATABASE_URL=f"postgresql://canasta:s3cret@127.0.0.1:{port}/canasta",
+    )
+    (line,) = refusals(log)
+    assert code != 0
+    assert (
+        f"the read replica PostgreSQL 127.0.0.1:{port}/canasta (CANASTA_READ_DATABASE_URL)" in line
+    )
+    assert "does not answer" in line and "Connection refused" in line
+    assert "unset CANASTA_READ_DATABASE_URL" in line
+    assert "s3cret" not in log
+
+    elsewhere = migrated_postgres_url.rsplit("/", 1)[0] + "/postgres"  # answers, no schema
+    code, log, _ = start(
+        tmp_path,
+        DATABASE_URL=migrated_postgres_url,
+        CANASTA_SIGNING_KEY_FILE=key,
+        CANASTA_READ_DATABASE_URL=elsewhere,
+    )
+    (line,) = refusals(log)
+    assert code != 0
+    assert "has no schema: it is not a streaming replica of the migrated primary" in line
+
+
+@pytest.mark.postgres
 def test_a_database_without_its_schema_or_with_an_older_one_names_the_migration(
     empty_postgres_url: str, tmp_path: Path
 ) -> None:
