@@ -167,14 +167,25 @@ def test_a_database_without_its_schema_or_with_an_older_one_names_the_migration(
 
 @pytest.mark.postgres
 @pytest.mark.parametrize(
-    "command", [["audit", "--all"], ["grant-auditor", "ann"], ["revoke-auditor", "ann"], ["bots"]]
+    "command",
+    [
+        ["audit", "--all"],
+        ["grant-auditor", "ann"],
+        ["revoke-auditor", "ann"],
+        ["bots"],
+        ["project"],
+        ["rebuild-read-models"],
+    ],
 )
 def test_the_operator_commands_on_a_database_without_its_schema_name_the_migration(
     empty_postgres_url: str, tmp_path: Path, command: list[str]
 ) -> None:
-    """``canasta audit`` (grant-auditor, revoke-auditor, bots) pointed at a database nobody
-    migrated: one line, as the server says it, and exit 2; not a traceback of the first
-    query's "relation canasta_events does not exist"."""
+    """``canasta audit`` (grant-auditor, revoke-auditor, bots, project, rebuild-read-models)
+    pointed at a database nobody migrated: one line, as the server says it, and exit 2; not a
+    traceback of the first query's "relation canasta_events does not exist" (project and
+    rebuild-read-models said "cannot open the read models ...: the read model 'discard_log'
+    has no tables ..." with the query's text under it, and, for a database that does not
+    answer, only "couldn't get a connection after 3.00 sec")."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CANASTA_")}
     env.update(DATABASE_URL=empty_postgres_url, CANASTA_SIGNING_KEY_FILE=str(key_file(tmp_path)))
     canasta = Path(sys.executable).parent / "canasta"
