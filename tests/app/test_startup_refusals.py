@@ -80,12 +80,15 @@ def test_settings_it_cannot_use_are_one_line_each_and_the_workers_stop(tmp_path:
         CANASTA_LOG_FORMAT="yaml",
         CANASTA_POSTGRES_POOL_SIZE="ten",
         CANASTA_READ_DATABASE_URL="postgresql://canasta:s3cret@replica.example/canasta",
+        CANASTA_RATE_LIMIT_READS="lots",
     )
     said = refusals(log)
     assert 1 <= len(said) <= 2, log  # each worker that started says it, then uvicorn stops
     line = said[0]
     assert "CANASTA_LOG_FORMAT: Input should be 'text' or 'json'" in line
     assert "CANASTA_POSTGRES_POOL_SIZE: Input should be a valid integer" in line
+    # what to write, not the library's "couldn't parse rate limit string"
+    assert "CANASTA_RATE_LIMIT_READS: not a rate: write e.g. 20/second;600/minute" in line
     assert "s3cret" not in log  # a setting's value is never repeated: it may hold a password
 
 
