@@ -88,6 +88,8 @@ KEY_PATTERN = r"^[!#-\[\]-~]+$"
 STALE_CLAIM_SECONDS = 60.0
 #: How often a key left held by a database outage is tried again to be freed.
 RELEASE_EVERY_SECONDS = 0.2
+#: How often a key is tried again after an error that is not the database's absence.
+SETTLE_AFTER_ERROR_SECONDS = 5.0
 #: Expired keys are deleted at most this often per process.
 PURGE_EVERY_SECONDS = 60.0
 
@@ -301,11 +303,11 @@ class Releases:
                 self.settle(key_id)
             except DATABASE_ERRORS:
                 time.sleep(RELEASE_EVERY_SECONDS)
-            except Exception:
+            except Exception:  # not an outage: a defect, tried again less often
                 if key_id not in self._logged:
                     self._logged.add(key_id)
                     log.exception("idempotency: cannot settle a key yet (tried again)")
-                time.sleep(RELEASE_EVERY_SECONDS)
+                time.sleep(SETTLE_AFTER_ERROR_SECONDS)
 
 
 class Idempotency:
