@@ -42,6 +42,7 @@ import anyio.to_thread
 from fastapi import Depends, Header, Query, Request
 
 from app.application import CanastaApp
+from app.cli_store import store_name
 from app.infra.library import postgres_pool
 from app.infra.persistence import REPLICA_FACTORY_TOPIC, REPLICA_RECORDER_TOPIC
 from app.infra.projection_runner import ReadModels
@@ -88,7 +89,9 @@ class Reads:
         replica_models: ReadModels | None = None,
         *,
         wait_seconds: float = 0.5,
+        name: str = "",
     ) -> None:
+        self.name = name  # the replica, for the log (no credentials)
         self.primary = primary
         self.primary_models = primary_models
         self.replica = replica
@@ -130,7 +133,12 @@ class Reads:
             replica.close()
             raise
         return cls(
-            primary, read_models, replica, models, wait_seconds=settings.read_replica_wait_seconds
+            primary,
+            read_models,
+            replica,
+            models,
+            wait_seconds=settings.read_replica_wait_seconds,
+            name=store_name(replica_settings),
         )
 
     def close(self) -> None:
@@ -193,8 +201,11 @@ class Reads:
         with self._lock:
             if time.monotonic() >= self._down_until:
                 log.warning(
-                    "read replica: %s; the primary serves every read for %gs",
+                    "read replica %s: %s: %s; the primary serves every read for %gs, then the "
+                    "replica is tried again (docs/scaling.md, Lag and failure)",
+                    self.name,
                     type(exc).__name__,
+                    " ".join(str(exc).split()),  # the driver's reason, on one line
                     DOWN_SECONDS,
                 )
                 threading.Thread(
