@@ -92,6 +92,9 @@ def test_reads_and_ready_answer_promptly_from_the_primary_once_the_replica_stops
     assert again.status_code == 200 and again.json()["step"] == step
     assert took < FAILED_CHECK_SECONDS, f"a read 5 s after the stop took {took:.1f}s"
     assert took_ready < 1.0, f"/ready took {took_ready:.1f}s"
+    # one line for the failure, not one at each check of the replica while it fails
+    said = [r.getMessage() for r in caplog.records if r.name == "app.replica"]
+    assert len(said) == 1, said
     now = scrape(http)
     assert moved(counted, now, served, read="aggregate", store="primary") >= 4
     assert moved(counted, now, served, read="aggregate", store="replica") == 0
@@ -108,3 +111,5 @@ def test_reads_and_ready_answer_promptly_from_the_primary_once_the_replica_stops
         assert time.monotonic() < deadline, "the replica was still left aside after 15 s"
         time.sleep(0.5)
     assert http.get("/ready").json()["replica_behind"] == 0
+    said = [r.getMessage() for r in caplog.records if r.name == "app.replica"]
+    assert "answers again after" in said[-1], said
