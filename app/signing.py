@@ -184,7 +184,13 @@ class KeySource:
         return _stamp(self.key_file), _folder_stamp(self.retired)
 
     def read(self) -> _Keys:
-        retired = read_retired(self.retired) if self.retired is not None else []
+        try:
+            retired = read_retired(self.retired) if self.retired is not None else []
+        except OSError as exc:
+            raise SigningKeyError(
+                f"cannot read the retired keys' directory {self.retired}: "
+                f"{exc.strerror or exc} (give it to the user this process runs as)"
+            ) from exc
         if self.key_text is not None:
             return _keys(*read_private(self.key_text, "CANASTA_SIGNING_KEY"), retired)
         if self.key_file is not None:
@@ -454,7 +460,7 @@ def load_keyring(settings: Settings, *, signing: bool = True) -> Keyring:
             "--out FILE` (or CANASTA_SIGNING_KEY to its content); see docs/operations.md, "
             '"Signing keys"'
         )
-    if not path.exists() and settings.signing_key_file is None:
+    if settings.signing_key_file is None and not path.exists():
         if not signing:
             return Keyring.following(KeySource(None, None, directory))
         if write_new_file(path, new_key_document()):

@@ -14,9 +14,11 @@ import base64
 import json
 import os
 import random
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -317,24 +319,29 @@ def test_a_rotation_run_as_root_leaves_the_new_files_to_the_key_files_owner(
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="another user's key file takes root to make")
-def test_a_key_file_the_process_may_not_read_says_to_give_it_to_its_user(tmp_path: Path) -> None:
-    """A key file made as root and not handed to the servers' user: the refusal says so (it
-    said to make a new one, which `canasta keys new` refuses: the file exists)."""
-    keys = tmp_path / "signing-key.json"
-    assert run_cli("keys", "new", "--out", str(keys), env={}).returncode == 0
-    for folder in (tmp_path, *tmp_path.parents):
-        if folder.stat().st_mode & 0o001 == 0:
-            os.chmod(folder, folder.stat().st_mode | 0o001)  # traversable by nobody
-    listed = subprocess.run(
-        [
-            *("runuser", "-u", "nobody", "--", "env", f"CANASTA_SIGNING_KEY_FILE={keys}"),
-            *(str(Path(sys.executable).parent / "canasta"), "keys", "list"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+@pytest.mark.parametrize("closed", ["file", "directory"])
+def test_a_key_file_the_process_may_not_read_says_to_give_it_to_its_user(closed: str) -> None:
+    """A key file made as root and not handed to the servers' user (or in a directory they
+    may not enter): the refusal says so in one line (it said to make a new one, which `canasta
+    keys new` refuses as the file exists; in a closed directory, a traceback)."""
+    folder = Path(tempfile.mkdtemp(prefix="canasta-keys-", dir="/tmp"))
+    try:
+        keys = folder / "signing-key.json"
+        assert run_cli("keys", "new", "--out", str(keys), env={}).returncode == 0
+        os.chmod(folder, 0o700 if closed == "directory" else 0o755)
+        listed = subprocess.run(
+            [
+                *("runuser", "-u", "nobody", "--", "env", f"CANASTA_SIGNING_KEY_FILE={keys}"),
+                *(str(Path(sys.executable).parent / "canasta"), "keys", "list"),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        shutil.rmtree(folder)
     assert listed.returncode == 2, listed.stderr
+    assert "Traceback" not in listed.stderr
     assert "Permission denied (give it to the user this process runs as" in listed.stderr
     assert "canasta keys new" not in listed.stderr
 
