@@ -61,17 +61,17 @@ from typing import Any
 
 import anyio.to_thread
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from starlette.requests import cookie_parser
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.application import error_body
+from app.application import error_body, said_body
 from app.auth import account_name, bearer_token
 from app.infra.idempotency_store import IdempotencyStore
 from app.infra.writes import watched
 from app.limits import replayed
 from app.outage import DATABASE_ERRORS
-from app.sessions import COOKIE, CSRF_HEADER, session_account
+from app.sessions import CSRF_HEADER, session_account, session_key
+from domain.refusals import said
 
 log = logging.getLogger("canasta.api")
 
@@ -327,7 +327,9 @@ class Idempotency:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers: dict[str, str] = {}  # the first of each, as the routes read them
+        for name, value in scope["headers"]:
+            headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
         raw = headers.get(HEADER.lower())
         route = covered(scope) if raw is not None else None
         if raw is None or route is None:
@@ -338,7 +340,7 @@ class Idempotency:
         except BadKey as exc:
             await _send(send, _error(422, error_body("malformed", str(exc)), []))
             return
-        caller = await self._caller(scope["app"].state.canasta, headers, route)
+        caller = await self._caller(scope["app"].state.canasta, headers, session_key(scope), route)
         if caller is None:  # the route refuses it (401, 403): nothing to keep
             await self.app(scope, receive, send)
             return
@@ -371,19 +373,11 @@ class Idempotency:
 
         outcome = await anyio.to_thread.run_sync(decide)
         if isinstance(outcome, Reused):
-            text = (
-                f"this {HEADER} was used with another request body on this route: send a new "
-                "key for a new request"
-            )
-            await _send(send, _error(422, error_body("idempotency_key_reused", text), []))
+            words = said("idempotency.reused")
+            await _send(send, _error(422, said_body(KEY_REUSED, words), []))
         elif isinstance(outcome, InProgress):
-            text = f"a request with this {HEADER} is still being processed: retry shortly"
-            await _send(
-                send,
-                _error(
-                    409, error_body("idempotency_key_in_progress", text), [(b"retry-after", b"1")]
-                ),
-            )
+            words = said("idempotency.in_progress")
+            await _send(send, _error(409, said_body(IN_PROGRESS, words), [(b"retry-after", b"1")]))
         elif isinstance(outcome, Replay):
             status, content_type, data = unseal(secret, key_id, outcome.sealed)
             start: Message = {
@@ -469,7 +463,9 @@ class Idempotency:
         await _send(send, answer)
 
     @staticmethod
-    async def _caller(canasta: Any, headers: dict[str, str], route: tuple[str, str]) -> str | None:
+    async def _caller(
+        canasta: Any, headers: dict[str, str], session: str | None, route: tuple[str, str]
+    ) -> str | None:
         """Whose key it is: ``account:<name>`` for a bearer token or a session cookie the
         route will accept, ``anonymous`` where the route takes no credentials; None when the
         route will refuse the request."""
@@ -477,8 +473,7 @@ class Idempotency:
         if token is not None:
             name = await account_name(canasta, token)
             return None if name is None else f"account:{name}"
-        session = cookie_parser(headers.get("cookie", "")).get(COOKIE)
-        if session:
+        if session is not None:
             if not headers.get(CSRF_HEADER.lower(), "").strip():
                 return None
             name = await session_account(canasta, session)

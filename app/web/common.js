@@ -304,6 +304,13 @@ export function seatNames(table) {
   return (table?.seats ?? []).map((name, seat) => (name === null ? null : name + botNote(table, seat)));
 }
 
+// The players of a side of the table, named as its seats are (seatNames): "ann, bot:basic:1
+// (bot, basic)" (the table page's "The game" panel, its winners, its score table's titles).
+export function sideNames(table, side) {
+  const names = seatNames(table);
+  return (table?.sides?.[side] ?? []).map((seat) => names[seat]).join(", ");
+}
+
 // --- the DOM ----------------------------------------------------------------------------------
 
 // element("p", {class: "x", text: "hello"}, child...): attributes, then children.

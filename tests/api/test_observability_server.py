@@ -60,6 +60,30 @@ def test_json_log_lines_carry_each_requests_id(uvicorn_server: Callable[..., Any
     assert any("request_id" not in line for line in lines)
 
 
+@pytest.mark.parametrize(
+    ("log_format", "args"),
+    [("text", ()), ("json", ("--workers", "2", "--log-config", "app/log_json.json"))],
+)
+def test_an_invitation_link_s_code_never_reaches_the_log(
+    log_format: str, args: tuple[str, ...], uvicorn_server: Callable[..., Any]
+) -> None:
+    """The web pages' older invitation links (``/?invite=<table id>:<code>``) send the code
+    in the address, which uvicorn's access line wrote whole: anybody reading the log could
+    take a seat at the private table, whose code the store keeps only as a hash."""
+    server = uvicorn_server(env={"CANASTA_LOG_FORMAT": log_format}, log_level="info", args=args)
+    with httpx.Client(base_url=server.url) as http:
+        game = open_table(http, ("ann", "bob"), start=False, table={"private": True})
+        link = f"{game.table}:{game.invite}"
+        for address in (f"/?invite={link}", f"/?lang=en&INVITE={link}&x=1"):
+            assert http.get(address).status_code == 200
+    server.stop()
+    log = server.log()
+    assert game.invite is not None and game.invite not in log
+    hidden = [line for line in log.splitlines() if "invite=(hidden)" in line.lower()]
+    assert len(hidden) == 2, log
+    assert "&x=1" in hidden[1]  # the rest of the address stays
+
+
 def test_with_workers_and_the_log_config_every_line_is_json_the_parents_too(
     uvicorn_server: Callable[..., Any],
 ) -> None:
