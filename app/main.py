@@ -46,7 +46,7 @@ from app.security_headers import SecurityHeaders
 from app.sessions import CSRF_HEADER
 from app.settings import MEMORY, Settings, eventsourcing_env
 from app.signing import SigningKeyError, load_keyring
-from app.startup import StartupRefusal, check_store, settings_from_environment
+from app.startup import StartupRefusal, check_replica, check_store, settings_from_environment
 from domain.errors import NotFound
 
 #: Start-up refusals the operator fixes from their message alone (docs/operations.md).
@@ -134,6 +134,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The key first: a server without one is refused before any database is reached.
         keys = load_keyring(config)  # refuses to start without a key (app.signing)
         check_store(config)  # it answers, with this code's schema
+        check_replica(config)  # a read replica, if configured, answers with the schema
         # What is started is closed at shutdown, last started first; and at once if a later
         # step of the start-up fails (a read replica that does not answer, say): a read-models
         # leader left running would hold the lease in this database for as long as the

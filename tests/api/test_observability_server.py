@@ -201,3 +201,23 @@ def test_a_worker_without_the_multiprocess_directory_says_so(tmp_path: Path) -> 
     server.start()
     server.stop()
     assert server.log().count("PROMETHEUS_MULTIPROC_DIR is not set") == 2, server.log()
+
+
+def test_a_multiprocess_directory_that_is_not_there_is_made_not_a_crash(tmp_path: Path) -> None:
+    """`PROMETHEUS_MULTIPROC_DIR` naming a directory not made yet (a typo, a /run emptied by
+    a reboot, the shell lines of docs/operations.md without their mkdir): the server makes it
+    and both workers count there. Before, every worker died at import with a traceback
+    (FileNotFoundError: .../counter_PID.db) and uvicorn started new ones for ever."""
+    prometheus_dir = tmp_path / "run" / "metrics"
+    server = Server(
+        tmp_path, workers=2, extra_env={"PROMETHEUS_MULTIPROC_DIR": str(prometheus_dir)}
+    )
+    try:
+        server.start()
+        assert httpx.get(server.url + "/metrics", timeout=10).status_code == 200
+        writers = {path.name.rsplit("_", 1)[1] for path in prometheus_dir.glob("counter_*.db")}
+        assert len(writers) == 2, f"both workers count there: {writers}"
+    finally:
+        server.stop()
+    assert "Traceback" not in server.log()
+    assert f"made the directory PROMETHEUS_MULTIPROC_DIR={prometheus_dir}" in server.log()
