@@ -36,6 +36,7 @@ import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
 import {
   answered, handOnScreen, keepInPlace, keepRoom, keepRoomForPanels, place, placeError, showError,
+  showHandAbovePanel,
 } from "./table_layout.js";
 
 const DEAL_KINDS = [
@@ -66,6 +67,7 @@ const state = {
   sentStep: 0, // the step of this player's last accepted command in the deal
   seatInDoubt: false, // his seat timed out or changed player since the view was read
   busy: false,
+  turn: null, // the deal and step kind of the player's turn last drawn (showHandAbovePanel), or null
   invite: null, // a private table's new invite code, got on this page (its host only)
   dealSource: null, // the streams followed (live.js)
   tableSource: null,
@@ -174,6 +176,12 @@ function render() {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
     });
+  }
+  // The start of his turn, or its play once he drew: his hand in sight above the move panel.
+  const turn = view && menu?.moves.length ? `${state.dealId}:${menu.phase}` : null;
+  if (turn !== state.turn) {
+    state.turn = turn;
+    if (turn !== null) showHandAbovePanel();
   }
   const status = statusText();
   if ($("status").textContent !== status) $("status").textContent = status; // announced once
