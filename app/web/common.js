@@ -283,9 +283,11 @@ export async function whoAmI() {
 // The header's "Signed in as ann" (#who), or that nobody is (`signedOutKey`), on the table,
 // replay and audit pages, said again in the language the reader switches to; beside it the
 // header's "Back to the lobby" (#to-lobby), as on the table page.
+// `signedOutKey` null: nothing is said of a visitor, the line hidden (the lobby, whose account
+// panel speaks to him).
 export function showWho(name, signedOutKey = "header_signed_out") {
-  $("who").hidden = false;
-  showSaid($("who"), () => [name ? t("signed_in_as", { name }) : t(signedOutKey)]);
+  $("who").hidden = !name && signedOutKey === null;
+  showSaid($("who"), () => (name ? [t("signed_in_as", { name })] : signedOutKey ? [t(signedOutKey)] : []));
 }
 
 // --- seats ------------------------------------------------------------------------------------
@@ -403,6 +405,9 @@ export function cardElement(code, { tag = "span", attributes = {} } = {}) {
   if (card.rank === "3") classes.push(isRed(code) ? "red-three" : "black-three");
   const node = element(tag, {
     class: classes.join(" "),
+    // A card that is no button is an image named by its spoken name: a bare span's label is
+    // not read (the pile's top, the red threes, a hand while it is not his turn were silent).
+    role: tag === "button" ? null : "img",
     "aria-label": cardName(code),
     title: cardName(code),
     ...attributes,
