@@ -4,7 +4,7 @@
 // on demand; the first broken link is highlighted and scrolled into view. Anyone else sees
 // the server's refusal (401: sign in; 403: not an auditor).
 
-import { $, api, cardElement, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, t, whoAmI } from "./common.js";
+import { $, api, cardElement, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, spokenText, t, whoAmI } from "./common.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, scoresText, seatName } from "./words.js";
 
@@ -232,7 +232,7 @@ function eventRow(record, broken, next = null, who = names, previous = null) {
       "div",
       { class: "event-head" },
       element("span", { class: "step-no", text: t("audit_step", { step }) }),
-      element("span", { class: "words", text: describeEvent(record, who, next, previous) }),
+      element("span", { class: "words" }, ...spokenText(describeEvent(record, who, next, previous))),
       at && !Number.isNaN(at.getTime())
         ? element("time", { datetime: record.at, class: "muted", text: at.toLocaleTimeString() })
         : "",

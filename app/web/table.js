@@ -27,7 +27,7 @@ import { $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, unreach
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
 import { seatName } from "./words.js";
-import { logItem } from "./table_log.js";
+import { announce, logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { playing } from "./table_play.js";
 import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
@@ -64,6 +64,7 @@ const state = {
   selected: new Set(),
   events: [], // the log's events, in order
   lastStep: 0, // the last deal step the log shows
+  heardFrom: Infinity, // the deal's step when the page opened it: later events are spoken (#said)
   sentStep: 0, // the step of this player's last accepted command in the deal
   seatInDoubt: false, // his seat timed out or changed player since the view was read
   busy: false,
@@ -317,6 +318,7 @@ function onDealEvent(message) {
     log.append(logItem(event, names[names.length - 1], state.events[state.events.length - 2]));
     logShown();
   }
+  if (event.step > state.heardFrom) announce(log.lastElementChild);
   if (following) log.scrollTop = log.scrollHeight;
   refresh();
 }
@@ -384,9 +386,11 @@ async function openDeal(dealId) {
   state.events = [];
   state.lastStep = 0;
   state.sentStep = 0;
+  state.heardFrom = Infinity;
   $("log").replaceChildren();
   logShown();
   await refresh();
+  state.heardFrom = state.view?.step ?? 0; // what the stream brings up to here is not news
   followDeal(dealId);
 }
 
