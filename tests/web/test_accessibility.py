@@ -31,7 +31,7 @@ def his_draw(page: Page) -> None:
     draw = page.locator('#moves [data-move="draw"]')
     expect(cut.or_(draw)).to_be_visible()
     if cut.is_visible():
-        cut.tap()
+        cut.click()
     expect(draw).to_be_visible()
 
 
@@ -46,7 +46,7 @@ def test_on_a_phone_his_hand_and_the_move_panel_are_both_in_sight_when_his_turn_
     page.wait_for_function(HAND_ABOVE_PANEL)
     screenshot(page, "phone-turn-hand-in-sight", full_page=False)
     # Drawn: his two new cards and the panel's play step, in sight together too.
-    page.locator('#moves [data-move="draw"]').tap()
+    page.locator('#moves [data-move="draw"]').click()
     expect(page.locator('#moves [data-move="discard"]')).to_be_visible()
     page.wait_for_function(HAND_ABOVE_PANEL)
     screenshot(page, "phone-turn-hand-in-sight-play", full_page=False)
@@ -102,3 +102,140 @@ def test_a_screen_reader_hears_the_moves_made_since_he_opened_the_page_in_words(
     # The step's words are spoken too.
     expect(shown.locator("#words-said")).not_to_be_empty()
     assert not GLYPHS.search(shown.locator("#words-said").inner_text())
+
+
+#: In the page: each visible text whose colour stands against its background at less than WCAG
+#: AA's 4.5:1 (3:1 for large text), as [ratio, words, colour, background]. The background is
+#: the first opaque one of the element or its ancestors (the pages draw no text over images).
+LOW_CONTRAST = """() => {
+  const rgb = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const channel = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  const background = (node) => {
+    for (let at = node; at; at = at.parentElement) {
+      const colour = rgb(getComputedStyle(at).backgroundColor);
+      if (colour.length === 3 || colour[3] === 1) return colour.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const low = [];
+  for (const node of document.querySelectorAll("body *")) {
+    const words = [...node.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join("").trim();
+    const box = node.getBoundingClientRect();
+    if (!words || box.width <= 1 || box.height <= 1 || !node.checkVisibility()) continue;
+    const style = getComputedStyle(node);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    const [a, b] = [luminance(rgb(style.color)), luminance(background(node))].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    if (ratio < (large ? 3 : 4.5)) low.push([ratio.toFixed(2), words.slice(0, 40), style.color, background(node).join(",")]);
+  }
+  return low;
+}"""
+
+
+def test_the_table_s_words_stand_out_from_their_background(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    headers = register_player(http, "cam")
+    table, deal = start_practice(http, headers)
+    page = table_page(new_context(), headers, table)
+    his_draw(page)
+    page.locator('#moves [data-move="draw"]').click()
+    # His play step, nothing selected yet: Meld and Discard are there, not yet to be pressed.
+    # Their grey read 2.6:1, white on grey: a player with low sight could not tell what they were.
+    expect(page.locator('#moves [data-move="discard"]')).to_be_disabled()
+    assert page.evaluate(LOW_CONTRAST) == []
+    screenshot(page, "table-contrast", full_page=False)
+    lobby = open_page(new_context(), "/")
+    assert lobby.evaluate(LOW_CONTRAST) == []
+    # The replay's first step: First and Previous cannot be pressed there.
+    replay = open_page(page.context, f"/deals/{deal}/replay?step=1")
+    expect(replay.get_by_role("button", name="Previous")).to_be_disabled()
+    assert replay.evaluate(LOW_CONTRAST) == []
+
+
+#: In the page: what has the focus ("body" when it is lost), and whether the ring drawn around
+#: it (the outline, or the ring of a box-shadow) stands out from what is behind it at 3:1.
+FOCUS = """() => {
+  const node = document.activeElement;
+  if (!node || node === document.body) return { at: "body", ring: 0 };
+  const rgb = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const channel = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  let behind = [255, 255, 255];
+  for (let at = node.parentElement; at; at = at.parentElement) {
+    const colour = rgb(getComputedStyle(at).backgroundColor);
+    if (colour.length === 3 || colour[3] === 1) { behind = colour.slice(0, 3); break; }
+  }
+  const ratio = (colour) => {
+    const [a, b] = [luminance(colour), luminance(behind)].sort((x, y) => y - x);
+    return (a + 0.05) / (b + 0.05);
+  };
+  const style = getComputedStyle(node);
+  const rings = [];
+  if (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2) rings.push(rgb(style.outlineColor));
+  if (style.boxShadow !== "none") rings.push(rgb(style.boxShadow).slice(0, 3));
+  const at = node.id || node.dataset.move || (node.dataset.card ? "card" : node.tagName);
+  return { at, inMoves: !!node.closest("#moves"), ring: Math.max(0, ...rings.map(ratio)) };
+}"""
+
+
+#: In the page: from now on, ``window.heard`` gathers each line added to the spoken log.
+HEARD = """() => {
+  window.heard = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) window.heard.push(node.textContent);
+  }).observe(document.getElementById("said"), { childList: true });
+}"""
+
+
+def tab_to(page: Page, selector: str, back: bool = False) -> None:
+    """Tab (or Shift+Tab) until the focus is on an element that matches ``selector``."""
+    for _ in range(80):
+        if page.evaluate(f"() => !!document.activeElement?.matches({selector!r})"):
+            return
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+    pytest.fail(f"Tab never reached {selector}: {page.evaluate(FOCUS)}")
+
+
+def test_a_turn_by_keyboard_alone_keeps_the_focus_in_sight_and_says_the_move(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    headers = register_player(http, "kai")
+    table, _ = start_practice(http, headers)
+    page = table_page(new_context(), headers, table)
+    cut = page.locator('#moves [data-move="cut"]')
+    draw = page.locator('#moves [data-move="draw"]')
+    expect(cut.or_(draw)).to_be_visible()
+    if cut.is_visible():
+        tab_to(page, '#moves [data-move="cut"]')
+        page.keyboard.press("Enter")
+    expect(draw).to_be_visible()
+    tab_to(page, '#moves [data-move="draw"]')
+    # The ring around the focused button: amber on white read 1.9:1, hard to find.
+    focus = page.evaluate(FOCUS)
+    assert focus["ring"] >= 3, focus
+    page.keyboard.press("Enter")
+    discard = page.locator('#moves [data-move="discard"]')
+    expect(discard).to_be_visible()
+    focus = page.evaluate(FOCUS)
+    assert focus["at"] == "moves" or focus["inMoves"], focus  # never lost to the page
+    # Back into his hand (it comes just before the panel), a card chosen with Space.
+    tab_to(page, "#hand button[data-card]", back=True)
+    focus = page.evaluate(FOCUS)
+    assert focus["ring"] >= 3, focus
+    card = page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    page.keyboard.press("Space")
+    expect(page.locator("#hand button[aria-pressed=true]")).to_have_count(1)
+    tab_to(page, '#moves [data-move="discard"]')
+    page.evaluate(HEARD)
+    page.keyboard.press("Enter")
+    # His discard is said in words ("kai discarded queen of hearts."), in the spoken log, once.
+    said = f"kai discarded {card.rsplit(',', 1)[0]}."
+    page.wait_for_function("said => window.heard.includes(said)", arg=said)
+    heard = page.evaluate("() => window.heard")
+    assert heard.count(said) == 1 and not any(GLYPHS.search(line) for line in heard), heard
+    focus = page.evaluate(FOCUS)
+    assert focus["at"] != "body", focus
+    screenshot(page, "table-keyboard-discarded", full_page=False)
