@@ -243,7 +243,9 @@ function eventRow(record, broken, next = null, who = names, previous = null) {
   const details = element(
     "details",
     {},
-    element("summary", { text: t("audit_details") }),
+    // Named with its step for a screen reader: Tab went through a row of summaries all named
+    // "The stored record and every hand at this step".
+    element("summary", { text: t("audit_details"), "aria-label": `${t("audit_details")} (${t("audit_step", { step })})` }),
     json(record),
     state,
   );

@@ -5,17 +5,29 @@ covered his hand when his turn came."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import Backend
 from tests.support.http import register_player
-from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
+from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
+from tests.web.deals import classic_four, play_step, start_table
 from tests.web.pages import open_page, sign_in, table_page
 from tests.web.practice import play_moves, start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+AUDITOR = "aldo"
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    """This module's server deals stacked decks (tests/web/deals.py); ``aldo`` audits."""
+    yield from stacked_decks_server(tmp_path_factory, "accessibility", CANASTA_AUDITORS=AUDITOR)
+
 
 #: In the page: is the whole hand on the screen, above the move panel that stays at its bottom?
 HAND_ABOVE_PANEL = """() => {
@@ -239,3 +251,30 @@ def test_a_turn_by_keyboard_alone_keeps_the_focus_in_sight_and_says_the_move(
     focus = page.evaluate(FOCUS)
     assert focus["at"] != "body", focus
     screenshot(page, "table-keyboard-discarded", full_page=False)
+
+
+def test_melds_and_the_audit_s_steps_are_named_in_words(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    deal = classic_four()
+    game = start_table(http, deal)
+    for step in deal.steps:
+        play_step(http, game, step)
+        if step.kind == "meld":
+            break
+    page = open_page(new_context(), f"/tables/{game.table}")
+    meld = page.locator("#deal [data-meld]").first
+    expect(meld).to_contain_text(re.compile(r"^\S+ ×\d"))  # printed "A ×3"
+    # Spoken "ace: a meld of 3 cards", not "A times 3"; the hand's "K ×3" the same way.
+    melds = page.locator("#deal .sides").aria_snapshot()
+    assert re.search(r'group "\w+: a meld of \d+ cards', melds) and "×" not in melds, melds
+    auditor = register_player(http, AUDITOR)
+    context = new_context()
+    sign_in(context, auditor)
+    audit = open_page(context, f"/audit/deals/{game.deal}")
+    summaries = audit.locator("#audit-events summary")
+    expect(summaries.first).to_be_attached()
+    # Tab went through a row of summaries all named "The stored record and every hand at this
+    # step": each says its step now.
+    names = summaries.evaluate_all("nodes => nodes.map((node) => node.getAttribute('aria-label'))")
+    assert len(set(names)) == len(names) and "(Step 1)" in names[0], names
