@@ -68,7 +68,7 @@ const state = {
   sentStep: 0, // the step of this player's last accepted command in the deal
   seatInDoubt: false, // his seat timed out or changed player since the view was read
   busy: false,
-  turn: null, // the deal and step kind of the player's turn last drawn (showHandAbovePanel), or null
+  turn: undefined, // the deal and step kind of his turn last drawn (showHandAbovePanel), null: not his
   invite: null, // a private table's new invite code, got on this page (its host only)
   dealSource: null, // the streams followed (live.js)
   tableSource: null,
@@ -179,10 +179,11 @@ function render() {
     });
   }
   // The start of his turn, or its play once he drew: his hand in sight above the move panel.
-  const turn = view && menu?.moves.length ? `${state.dealId}:${menu.phase}` : null;
-  if (turn !== state.turn) {
+  // Not at the page's first drawing: he arrives at its top (who plays, whose turn).
+  const turn = menu?.moves.length ? `${state.dealId}:${menu.phase}` : null;
+  if (view && turn !== state.turn) {
+    if (turn !== null && state.turn !== undefined) showHandAbovePanel();
     state.turn = turn;
-    if (turn !== null) showHandAbovePanel();
   }
   const status = statusText();
   if ($("status").textContent !== status) $("status").textContent = status; // announced once
