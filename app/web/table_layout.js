@@ -83,7 +83,9 @@ export function showHandAbovePanel() {
   const panel = $("moves");
   if (!hand || panel.hidden || getComputedStyle(panel).position !== "sticky") return;
   const box = hand.getBoundingClientRect();
-  const room = window.innerHeight - panel.offsetHeight;
-  if (box.top >= 0 && box.bottom <= room) return; // already in sight above the panel
+  // A little room between them, so that the hand's lower edge shows above the panel's shadow.
+  const gap = 8;
+  const room = window.innerHeight - panel.offsetHeight - gap;
+  if (box.top >= 0 && box.bottom <= room + gap) return; // already in sight above the panel
   window.scrollBy(0, box.height <= room ? box.bottom - room : box.top);
 }

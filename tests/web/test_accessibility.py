@@ -122,7 +122,7 @@ def test_a_screen_reader_hears_the_moves_made_since_he_opened_the_page_in_words(
     replay = new_context()
     sign_in(replay, headers)
     shown = open_page(replay, f"/deals/{deal}/replay?step={started}")
-    expect(shown.locator(f"#deal .deal[data-step='{started}'] .pile .card")).to_be_attached()
+    expect(shown.locator(f"#deal .deal[data-step='{started}'] .pile .card").first).to_be_attached()
     pile = shown.locator("#deal .pile").aria_snapshot()
     assert SPOKEN_CARD.search(pile), pile
     hand = shown.locator("#deal #hand").aria_snapshot()
