@@ -5,7 +5,7 @@
 // the server's refusal (401: sign in; 403: not an auditor).
 
 import {
-  $, api, cardElement, detailOf, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, t, whoAmI,
+  $, api, cardElement, detailOf, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, spokenText, t, whoAmI,
 } from "./common.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, scoresText, seatName } from "./words.js";
@@ -247,7 +247,7 @@ function eventRow(record, broken, next = null, who = names, previous = null) {
       "div",
       { class: "event-head" },
       element("span", { class: "step-no", text: t("audit_step", { step }) }),
-      element("span", { class: "words", text: describeEvent(record, who, next, previous) }),
+      element("span", { class: "words" }, ...spokenText(describeEvent(record, who, next, previous))),
       at && !Number.isNaN(at.getTime())
         ? element("time", { datetime: record.at, class: "muted", text: at.toLocaleTimeString() })
         : "",
@@ -258,7 +258,9 @@ function eventRow(record, broken, next = null, who = names, previous = null) {
   const details = element(
     "details",
     {},
-    element("summary", { text: t("audit_details") }),
+    // Named with its step for a screen reader: Tab went through a row of summaries all named
+    // "The stored record and every hand at this step".
+    element("summary", { text: t("audit_details"), "aria-label": `${t("audit_details")} (${t("audit_step", { step })})` }),
     json(record),
     state,
   );
