@@ -15,14 +15,22 @@ from __future__ import annotations
 from app.services.accounts import AccountService
 from app.services.bot_seats import BotSeatService
 from app.services.clock import ClockService
-from app.services.commands import Answer, Expected, error_body, refusal_body
+from app.services.commands import Answer, Expected, error_body, refusal_body, said_body
 from app.services.core import RandomSource
 from app.services.dry_run import DryRunService
 from app.services.privacy import PrivacyService
 from app.services.seats import SeatService
 from app.services.sessions import SessionService
 
-__all__ = ["Answer", "CanastaApp", "Expected", "RandomSource", "error_body", "refusal_body"]
+__all__ = [
+    "Answer",
+    "CanastaApp",
+    "Expected",
+    "RandomSource",
+    "error_body",
+    "refusal_body",
+    "said_body",
+]
 
 
 class CanastaApp(

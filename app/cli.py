@@ -185,10 +185,11 @@ def _audit_all(canasta: Any, settings: Any, as_json: bool) -> int:
     from app.routes.audit import table_ids, table_report
 
     reports = []
-    deals = 0
+    deals = unchecked = 0
     for table_id in table_ids(canasta):
         table = table_report(canasta, table_id)
         deals += len(table.deals)
+        unchecked += sum(1 for deal in table.deals if deal.signature == "unchecked")
         reports.append(table.to_dict() if as_json else table.ok)
         if as_json:
             continue
@@ -203,6 +204,12 @@ def _audit_all(canasta: Any, settings: Any, as_json: bool) -> int:
         bad = sum(1 for r in reports if not r)
         verdict = "all ok" if ok else f"PROBLEMS in {bad} of them"
         print(f"{store_name(settings)}: {len(reports)} tables, {deals} deals audited: {verdict}")
+        if unchecked:
+            print(
+                f"signatures of {unchecked} deals unchecked: no key to check them with; give "
+                "this command the servers' CANASTA_SIGNING_KEY_FILE (and CANASTA_RETIRED_KEYS_DIR)"
+                ' (docs/operations.md, "Signing keys")'
+            )
     return 0 if ok else 1
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,6 +47,27 @@ def _public(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replace(
+    path: Path, document: dict[str, Any], owner: tuple[int, int], *, mode: int = 0o600
+) -> None:
+    """Write ``document`` to ``path`` atomically (a new file renamed over it), owned by
+    ``owner`` (uid, gid) when this process may give files away (root)."""
+    from app.signing import write_new_file
+
+    tmp = path.with_name(path.name + ".new")
+    tmp.unlink(missing_ok=True)
+    write_new_file(tmp, document, mode=mode)
+    _give(tmp, owner)
+    tmp.replace(path)
+
+
+def _give(path: Path, owner: tuple[int, int]) -> None:
+    """Run as root (docs/deployment.md), hand ``path`` to the key file's owner, the servers'
+    user: they read the new files at once, with no chown to remember."""
+    if os.geteuid() == 0 and (path.stat().st_uid, path.stat().st_gid) != owner:
+        os.chown(path, *owner)
+
+
 def _rotate(args: argparse.Namespace) -> int:
     from app.settings import Settings
     from app.signing import SigningKeyError, key_file, new_key_document, retired_dir
@@ -66,16 +88,17 @@ def _rotate(args: argparse.Namespace) -> int:
         print(f"cannot read the key file {path}: {exc}", file=sys.stderr)
         return 2
     old["until"] = datetime.now(UTC).isoformat(timespec="seconds")
+    owner = (path.stat().st_uid, path.stat().st_gid)  # the new files are the servers' too
+    made = not retired.exists()
     retired.mkdir(parents=True, exist_ok=True)
+    if made:
+        _give(retired, owner)
     kept = retired / f"{str(old['key_id']).replace(':', '-')}.json"
-    kept.write_text(json.dumps(old, indent=2) + "\n")
+    # each file written whole under another name, then renamed into place: a running process
+    # never reads half of one
+    _replace(kept, old, owner, mode=0o644)
     document = new_key_document()
-    tmp = path.with_name(path.name + ".new")
-    tmp.unlink(missing_ok=True)
-    from app.signing import write_new_file
-
-    write_new_file(tmp, document)
-    tmp.replace(path)  # atomic: the file holds the old key or the new one, never neither
+    _replace(path, document, owner)  # the key file holds the old key or the new, never neither
     print(f"retired {old['key_id']}: its public key is in {kept}")
     print(f"new signing key {document['key_id']} in {path}")
     print(

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from app.cli_store import add_retry_argument, in_memory, seconds, store_name
+from app.cli_store import add_retry_argument, in_memory, seconds, store_answers, store_name
 
 
 def _rebuild_read_models(args: argparse.Namespace) -> int:
@@ -21,6 +21,8 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
     settings = Settings()
     if in_memory(settings):
         return 2
+    if not store_answers(settings):
+        return 2
     print(
         "WARNING: stop every server (uvicorn app.main:app) on this store first, and start none "
         "until this is done. A server runs the projections too: while it runs, the rebuild "
@@ -33,6 +35,17 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
         print(f"cannot open the read models ({store_name(settings)}): {exc}", file=sys.stderr)
         return 2
     with read_models:
+        lease = read_models.lease()
+        if not lease.try_acquire():
+            print(
+                f"cannot rebuild the read models of {store_name(settings)}: another process "
+                f"runs them ({lease.where} is held: a server, or `canasta project`). Stop every "
+                "server, `canasta project` and `canasta bots` of this store, then run this "
+                'again; nothing was changed. (docs/operations.md, "The read models", says '
+                "how to see who leads.)",
+                file=sys.stderr,
+            )
+            return 2
         head = read_models.head()
         print(f"rebuilding the read models of {store_name(settings)} from {head} events")
         began = time.monotonic()
@@ -40,7 +53,10 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
         def progress(name: str, count: int, position: int) -> None:
             print(f"  {name}: {count} events read, at {position} of {head}", flush=True)
 
-        read_models.rebuild(progress=progress)
+        try:  # holding the lease: no server or `canasta project` started meanwhile runs them
+            read_models.rebuild(progress=progress)
+        finally:
+            lease.release()
         seconds = time.monotonic() - began
         positions = read_models.positions()
         for name, rows in read_models.dump().items():
@@ -74,7 +90,7 @@ def _project(args: argparse.Namespace) -> int:
     from app.settings import Settings
 
     settings = Settings().model_copy(update={"read_models": "auto"})
-    if in_memory(settings):
+    if in_memory(settings) or not store_answers(settings):
         return 2
     # The projections' warnings and errors (with tracebacks) go to stderr; the lease and
     # the progress are printed below.

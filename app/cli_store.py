@@ -45,6 +45,20 @@ def in_memory(settings: Settings) -> bool:
     return True
 
 
+def store_answers(settings: Settings) -> bool:
+    """PostgreSQL: the database answers, with this code's schema, as a server checks it at
+    start-up; else False, said in one line on stderr (the driver's reason, or the migration
+    to run), rather than a pool's timeout or a missing table's error."""
+    from app.startup import StartupRefusal, check_store
+
+    try:
+        check_store(settings)
+    except StartupRefusal as exc:  # its message names the database
+        print(f"cannot open the store: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def open_store(
     *, signing: bool = False, existing: bool = False
 ) -> tuple[Settings, CanastaApp] | None:

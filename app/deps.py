@@ -57,9 +57,12 @@ _cookie = APIKeyCookie(
 @dataclass(frozen=True)
 class Caller:
     """Who sent the request: the account name its bearer token or session cookie belongs
-    to (R-CMD-2). Roles are read from the store where they matter (``auditor``, ``GET /me``)."""
+    to (R-CMD-2). Roles are read from the store where they matter (``auditor``, ``GET /me``).
+    ``session``: the session key that signed him in, when it was the cookie (a live stream
+    ends with its session: ``app.routes.stream``)."""
 
     name: str
+    session: str | None = None
 
 
 #: What a request whose Authorization header is not ``Bearer <token>`` is told.
@@ -108,7 +111,7 @@ async def optional_account(
         raise Unauthenticated(
             "unknown, expired or signed-out session cookie (sign in again: POST /sessions)"
         )
-    return Caller(name)
+    return Caller(name, session)
 
 
 async def lenient_account(
@@ -174,7 +177,7 @@ def auditor(account: AccountDep, canasta: CanastaDep, settings: SettingsDep) -> 
     against the store on every request, so a revoked role stops at once)."""
     if AUDITOR in roles_of(canasta, settings, account.name):
         return account
-    raise Forbidden("R-VIEW-4", "auditing needs the auditor role, granted by the operator")
+    raise Forbidden("R-VIEW-4", "audit.not_auditor")
 
 
 AuditorDep = Annotated[Caller, Depends(auditor)]

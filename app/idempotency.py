@@ -36,12 +36,19 @@ be freed while the database is away, so ``Releases`` frees it as soon as the dat
 answers again (tried every ``RELEASE_EVERY_SECONDS``), and a retry that reaches the same
 process first frees it itself. One whose save of events had begun may have been recorded
 (the connection may have broken during the COMMIT, after it landed): its key stays held, a
-retry gets 409 until the claim is stale, as for a process that died.
+retry gets 409 until the claim is stale, as for a process that died. So does one that
+failed otherwise (a 500, a cancelled request) after its save began; before, it is freed.
+
+A success whose answer could not be stored (``IdempotencyStore.finish`` failed: the database
+went away just after the work) is answered all the same, and ``Releases`` stores the answer
+as soon as the store takes it (a retry that reaches this process first stores it itself):
+until then a retry gets 409, then the first answer.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import logging
@@ -54,17 +61,17 @@ from typing import Any
 
 import anyio.to_thread
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from starlette.requests import cookie_parser
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.application import error_body
+from app.application import error_body, said_body
 from app.auth import account_name, bearer_token
 from app.infra.idempotency_store import IdempotencyStore
 from app.infra.writes import watched
 from app.limits import replayed
 from app.outage import DATABASE_ERRORS
-from app.sessions import COOKIE, CSRF_HEADER, session_account
+from app.sessions import CSRF_HEADER, session_account, session_key
+from domain.refusals import said
 
 log = logging.getLogger("canasta.api")
 
@@ -81,6 +88,8 @@ KEY_PATTERN = r"^[!#-\[\]-~]+$"
 STALE_CLAIM_SECONDS = 60.0
 #: How often a key left held by a database outage is tried again to be freed.
 RELEASE_EVERY_SECONDS = 0.2
+#: How often a key is tried again after an error that is not the database's absence.
+SETTLE_AFTER_ERROR_SECONDS = 5.0
 #: Expired keys are deleted at most this often per process.
 PURGE_EVERY_SECONDS = 60.0
 
@@ -227,56 +236,78 @@ def covered(scope: Scope) -> tuple[str, str] | None:
 
 
 class Releases:
-    """The keys of this process's requests that met a database outage having recorded
-    nothing: each is freed (``IdempotencyStore.release``, which frees it only if the same
-    request still holds it) by a thread that tries every ``RELEASE_EVERY_SECONDS`` until the
-    database answers, or until the claim is stale anyway. The thread runs only while there
-    is a key to free."""
+    """What this process still owes the keys' store for requests that ended while it could
+    not be written: the key of a request that met a database outage having recorded nothing,
+    to be freed (``add``: ``IdempotencyStore.release``, which frees it only if the same
+    request still holds it), and the answer of a request that succeeded but could not be
+    stored, to be stored (``keep``: ``IdempotencyStore.finish``, likewise). A thread tries
+    every ``RELEASE_EVERY_SECONDS`` until the store takes it: a key to free until its claim
+    is stale anyway, an answer until the key expires (a retry that took the key over
+    meanwhile keeps its own answer). A retry that reaches this process first settles its
+    key itself (``settle``). The thread runs only while there is something to settle."""
 
     def __init__(self, store: IdempotencyStore) -> None:
         self._store = store
-        self._keys: dict[str, tuple[str, float]] = {}  # key_id -> (claim, claimed at)
+        # key_id -> (claim, give up at, the answer to store: (status, sealed), or None: free)
+        self._keys: dict[str, tuple[str, float, tuple[int, str] | None]] = {}
         self._lock = threading.Lock()
         self._running = False
+        self._logged: set[str] = set()
 
     def add(self, key_id: str, claim: str, claimed_at: float) -> None:
+        """Free the key once the database answers."""
+        self._owe(key_id, (claim, claimed_at + STALE_CLAIM_SECONDS, None))
+
+    def keep(self, key_id: str, claim: str, expires_at: float, status: int, sealed: str) -> None:
+        """Store the answer once the store takes it."""
+        self._owe(key_id, (claim, expires_at, (status, sealed)))
+
+    def _owe(self, key_id: str, owed: tuple[str, float, tuple[int, str] | None]) -> None:
         with self._lock:
-            self._keys[key_id] = (claim, claimed_at)
+            self._keys[key_id] = owed
             if self._running:
                 return
             self._running = True
         threading.Thread(target=self._run, name="idempotency-releases", daemon=True).start()
 
-    def free(self, key_id: str) -> bool:
-        """Free ``key_id`` now if it waits here (a retry came): True if it did."""
+    def settle(self, key_id: str) -> bool:
+        """Free ``key_id``, or store its answer, now if it waits here (a retry came): True if
+        it did. Raises what the store raises (while the database is away)."""
         with self._lock:
             held = self._keys.get(key_id)
         if held is None:
             return False
-        self._store.release(key_id, held[0])  # raises while the database is away
+        claim, _until, answer = held
+        if answer is None:
+            self._store.release(key_id, claim)
+        else:
+            self._store.finish(key_id, claim, *answer)
         with self._lock:
             if self._keys.get(key_id) == held:
                 del self._keys[key_id]
+            self._logged.discard(key_id)
         return True
 
     def _run(self) -> None:
         while True:
             with self._lock:
-                stale = time.time() - STALE_CLAIM_SECONDS
-                for key_id in [k for k, (_, at) in self._keys.items() if at < stale]:
+                now = time.time()
+                for key_id in [k for k, (_, until, _) in self._keys.items() if until < now]:
                     del self._keys[key_id]  # a retry takes it over anyway
+                    self._logged.discard(key_id)
                 if not self._keys:
                     self._running = False
                     return
                 key_id = next(iter(self._keys))
             try:
-                self.free(key_id)
+                self.settle(key_id)
             except DATABASE_ERRORS:
                 time.sleep(RELEASE_EVERY_SECONDS)
-            except Exception:
-                log.exception("idempotency: could not free a key")
-                with self._lock:
-                    self._keys.pop(key_id, None)
+            except Exception:  # not an outage: a defect, tried again less often
+                if key_id not in self._logged:
+                    self._logged.add(key_id)
+                    log.exception("idempotency: cannot settle a key yet (tried again)")
+                time.sleep(SETTLE_AFTER_ERROR_SECONDS)
 
 
 class Idempotency:
@@ -296,7 +327,9 @@ class Idempotency:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers: dict[str, str] = {}  # the first of each, as the routes read them
+        for name, value in scope["headers"]:
+            headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
         raw = headers.get(HEADER.lower())
         route = covered(scope) if raw is not None else None
         if raw is None or route is None:
@@ -307,7 +340,7 @@ class Idempotency:
         except BadKey as exc:
             await _send(send, _error(422, error_body("malformed", str(exc)), []))
             return
-        caller = await self._caller(scope["app"].state.canasta, headers, route)
+        caller = await self._caller(scope["app"].state.canasta, headers, session_key(scope), route)
         if caller is None:  # the route refuses it (401, 403): nothing to keep
             await self.app(scope, receive, send)
             return
@@ -331,28 +364,20 @@ class Idempotency:
         def decide() -> Outcome:
             if purge:
                 store.purge(now)
-            outcome = claim(store, key_id, fingerprint(body), now, ttl)
-            if isinstance(outcome, InProgress) and releases.free(key_id):
-                # held by a request of this process that met an outage having recorded
-                # nothing, and not freed yet: freed now, this retry runs
-                outcome = claim(store, key_id, fingerprint(body), now, ttl)
-            return outcome
+            # held by a request of this process that met an outage having recorded nothing,
+            # or whose answer could not be stored: freed (this retry runs) or stored (it gets
+            # the answer) first, before its claim may be taken for stale
+            with contextlib.suppress(Exception):  # still refused: the claim says in progress
+                releases.settle(key_id)
+            return claim(store, key_id, fingerprint(body), now, ttl)
 
         outcome = await anyio.to_thread.run_sync(decide)
         if isinstance(outcome, Reused):
-            text = (
-                f"this {HEADER} was used with another request body on this route: send a new "
-                "key for a new request"
-            )
-            await _send(send, _error(422, error_body("idempotency_key_reused", text), []))
+            words = said("idempotency.reused")
+            await _send(send, _error(422, said_body(KEY_REUSED, words), []))
         elif isinstance(outcome, InProgress):
-            text = f"a request with this {HEADER} is still being processed: retry shortly"
-            await _send(
-                send,
-                _error(
-                    409, error_body("idempotency_key_in_progress", text), [(b"retry-after", b"1")]
-                ),
-            )
+            words = said("idempotency.in_progress")
+            await _send(send, _error(409, said_body(IN_PROGRESS, words), [(b"retry-after", b"1")]))
         elif isinstance(outcome, Replay):
             status, content_type, data = unseal(secret, key_id, outcome.sealed)
             start: Message = {
@@ -367,12 +392,18 @@ class Idempotency:
             await _send(send, [start, {"type": "http.response.body", "body": data}])
         else:
             held = (key_id, secret, outcome, now)
-            await self._first(scope, replayed(messages, receive), send, held)
+            await self._first(scope, replayed(messages, receive), send, held, now + ttl)
 
     async def _first(
-        self, scope: Scope, receive: Receive, send: Send, held: tuple[str, bytes, Claimed, float]
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        held: tuple[str, bytes, Claimed, float],
+        expires_at: float,
     ) -> None:
-        """Run the request, keep its answer if it succeeded (else free the key), answer."""
+        """Run the request, keep its answer if it succeeded (else free the key, unless it may
+        have recorded something), answer."""
         key_id, secret, claimed, claimed_at = held
         store: IdempotencyStore = scope["app"].state.idempotency
         answer: list[Message] = []
@@ -391,10 +422,20 @@ class Idempotency:
                     self.releases(store).add(key_id, claimed.claim, claimed_at)
                 raise
             except BaseException:
-                await anyio.to_thread.run_sync(store.release, key_id, claimed.claim)
+                # any other failure (a defect: 500 internal; a cancelled request): freed if
+                # nothing was sent to be recorded; else it may have been, and the key stays
+                # held as after an outage (the module's docstring)
+                if writes.sent:
+                    _log_held(scope)
+                else:
+                    await anyio.to_thread.run_sync(store.release, key_id, claimed.claim)
                 raise
         start = next((m for m in answer if m["type"] == "http.response.start"), None)
         status = int(start["status"]) if start is not None else 500
+        if status >= 500 and writes.sent:
+            _log_held(scope)
+            await _send(send, answer)
+            return
         if 200 <= status < 300 and start is not None:
             content_type = next(
                 (v.decode("latin-1") for k, v in start.get("headers", []) if k == b"content-type"),
@@ -404,14 +445,27 @@ class Idempotency:
             sealed = seal(secret, key_id, status, content_type, body)
             try:
                 await anyio.to_thread.run_sync(store.finish, key_id, claimed.claim, status, sealed)
-            except Exception:  # the work is done: answer it even so
-                log.exception("idempotency: could not store the answer of %s", scope["path"])
+            except Exception as exc:
+                # the work is done: answer it even so, and store the answer as soon as the
+                # store takes it; until then a retry is told 409 in progress, then gets it
+                log.warning(
+                    "idempotency: could not store the answer of %s %s yet (%s: %s): it is "
+                    "stored when the database takes it, retries meanwhile get 409 %s",
+                    scope["method"],
+                    scope["path"],
+                    type(exc).__name__,
+                    exc,
+                    IN_PROGRESS,
+                )
+                self.releases(store).keep(key_id, claimed.claim, expires_at, status, sealed)
         else:
             await anyio.to_thread.run_sync(store.release, key_id, claimed.claim)
         await _send(send, answer)
 
     @staticmethod
-    async def _caller(canasta: Any, headers: dict[str, str], route: tuple[str, str]) -> str | None:
+    async def _caller(
+        canasta: Any, headers: dict[str, str], session: str | None, route: tuple[str, str]
+    ) -> str | None:
         """Whose key it is: ``account:<name>`` for a bearer token or a session cookie the
         route will accept, ``anonymous`` where the route takes no credentials; None when the
         route will refuse the request."""
@@ -419,13 +473,23 @@ class Idempotency:
         if token is not None:
             name = await account_name(canasta, token)
             return None if name is None else f"account:{name}"
-        session = cookie_parser(headers.get("cookie", "")).get(COOKIE)
-        if session:
+        if session is not None:
             if not headers.get(CSRF_HEADER.lower(), "").strip():
                 return None
             name = await session_account(canasta, session)
             return None if name is None else f"account:{name}"
         return "anonymous" if route in ANONYMOUS else None
+
+
+def _log_held(scope: Scope) -> None:
+    log.warning(
+        "idempotency: %s %s failed after it began to save: it may have been recorded, so its "
+        "key stays held (retries get 409 %s until the claim is %.0f s old)",
+        scope["method"],
+        scope["path"],
+        IN_PROGRESS,
+        STALE_CLAIM_SECONDS,
+    )
 
 
 async def _send(send: Send, messages: list[Message]) -> None:

@@ -13,7 +13,8 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.application import error_body
+from app.application import said_body
+from domain.refusals import said
 
 
 def replayed(messages: list[Message], receive: Receive) -> Receive:
@@ -62,8 +63,8 @@ class BodyLimit:
         await self.app(scope, replayed(messages, receive), send)
 
     async def _refuse(self, send: Send) -> None:
-        message = f"request body larger than {self.max_bytes} bytes"
-        data = json.dumps(error_body("body_too_large", message)).encode()
+        words = said("limits.body_too_large", max_bytes=self.max_bytes)
+        data = json.dumps(said_body("body_too_large", words)).encode()
         await send(
             {
                 "type": "http.response.start",

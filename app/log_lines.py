@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,6 +24,29 @@ class RequestIdFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = REQUEST_ID.get()
+        return True
+
+
+#: An invitation code in an address's query (``/?invite=<table id>:<code>``, the web pages'
+#: older links): its value, up to the next parameter.
+INVITE_QUERY = re.compile(r"([?&]invite=)[^&#\s]*", re.IGNORECASE)
+HIDDEN = "(hidden)"
+
+
+class HiddenInvites(logging.Filter):
+    """Hides a private table's invitation code from uvicorn's access line. The web pages'
+    older links (``/?invite=<table id>:<code>``, still read) send it to the server in the
+    address, and the store keeps only its hash: no log line may keep it whole either
+    (anybody who reads the log could take a seat). The new links carry it after ``#``, which
+    a browser never sends (docs/web.md)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) == 5:
+            path = args[2]
+            if isinstance(path, str) and "invite=" in path.lower():
+                hidden = INVITE_QUERY.sub(lambda m: m.group(1) + HIDDEN, path)
+                record.args = (args[0], args[1], hidden, args[3], args[4])
         return True
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import AsyncIterator
 from contextlib import ExitStack, asynccontextmanager
 
@@ -45,7 +46,8 @@ from app.security_headers import SecurityHeaders
 from app.sessions import CSRF_HEADER
 from app.settings import MEMORY, Settings, eventsourcing_env
 from app.signing import SigningKeyError, load_keyring
-from app.startup import StartupRefusal, check_store, settings_from_environment
+from app.startup import StartupRefusal, check_replica, check_store, settings_from_environment
+from domain.errors import NotFound
 
 #: Start-up refusals the operator fixes from their message alone (docs/operations.md).
 REFUSALS = (SigningKeyError, StartupRefusal)
@@ -94,6 +96,23 @@ def tune_gc(gen0_threshold: int) -> None:
         gc.set_threshold(gen0_threshold, 50, 100)
 
 
+def warn_unregistered_auditors(canasta: CanastaApp, config: Settings) -> None:
+    """A name in ``CANASTA_AUDITORS`` that no account holds yet goes to whoever registers it
+    first (``POST /players`` is open to anybody), and with it every hand and the stock of
+    every deal: the operator is told at each start (docs/operations.md, "Auditors")."""
+    for name in config.auditors:
+        try:
+            canasta.account(name)
+        except NotFound:
+            logging.getLogger(__name__).warning(
+                "CANASTA_AUDITORS names %r, which no account holds yet: whoever registers "
+                "that name first will be an auditor (every hand, the stock, the seeds). "
+                "Register the account first, or grant the role with "
+                "'canasta grant-auditor NAME' instead (docs/operations.md, Auditors)",
+                name,
+            )
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The API over one ``CanastaApp`` per process, built at start-up, closed at shutdown.
 
@@ -115,6 +134,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The key first: a server without one is refused before any database is reached.
         keys = load_keyring(config)  # refuses to start without a key (app.signing)
         check_store(config)  # it answers, with this code's schema
+        check_replica(config)  # a read replica, if configured, answers with the schema
         # What is started is closed at shutdown, last started first; and at once if a later
         # step of the start-up fails (a read replica that does not answer, say): a read-models
         # leader left running would hold the lease in this database for as long as the
@@ -129,6 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
             started.callback(canasta.close)
             canasta.claim_names()  # an older store's names, before any registration
+            warn_unregistered_auditors(canasta, config)
             # The service is alive (before it serves anybody, and before the bots look at the
             # turn clocks): docs/operations.md, "Restarts and crashes".
             heartbeat = Heartbeat(canasta.liveness)

@@ -44,8 +44,8 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.registry import Collector
 
-#: The environment variable that puts the library in multiprocess mode (a directory).
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+from app import metrics_dir
+from app.metrics_dir import MULTIPROC_ENV
 
 #: Latency buckets, in seconds: a command takes a few ms, a view up to tens of ms.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -109,7 +109,18 @@ def multiprocess_dir() -> str | None:
 def warn_if_alone() -> None:
     """Say so when this process is one of several workers (a spawned child, as uvicorn's
     ``--workers N`` makes them) without ``PROMETHEUS_MULTIPROC_DIR``: its ``/metrics`` then
-    shows its own counts only, whichever worker a scrape reaches."""
+    shows its own counts only, whichever worker a scrape reaches. Likewise when the
+    directory named could not be made, and when it was made here (``app.metrics_dir``)."""
+    if metrics_dir.PROBLEM is not None:
+        logging.getLogger(__name__).warning(
+            "metrics: %s: /metrics shows this process's counts only; make it a directory this "
+            "user may write (docs/operations.md, Metrics)",
+            metrics_dir.PROBLEM,
+        )
+    elif metrics_dir.MADE is not None:
+        logging.getLogger(__name__).info(
+            "metrics: made the directory %s=%s", MULTIPROC_ENV, metrics_dir.MADE
+        )
     if multiprocess_dir() is None and multiprocessing.parent_process() is not None:
         logging.getLogger(__name__).warning(
             "metrics: this is a worker process and %s is not set: /metrics shows this "

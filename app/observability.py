@@ -39,7 +39,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import metrics
 from app.command_lane import PATH as COMMAND_PATH
-from app.log_lines import REQUEST_ID, JsonFormatter, RequestIdFilter, TextFormatter
+from app.log_lines import (
+    REQUEST_ID,
+    HiddenInvites,
+    JsonFormatter,
+    RequestIdFilter,
+    TextFormatter,
+)
 from app.readiness import measured_lag
 from app.readiness import router as readiness_router
 from app.settings import Settings
@@ -254,6 +260,7 @@ def configure_logging(log_format: str, level: str) -> None:
     if _handler is None:
         _handler = _StderrHandler()
         _handler.addFilter(RequestIdFilter())
+        _handler.addFilter(HiddenInvites())
     _handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
     root = logging.getLogger()
     if _handler not in root.handlers:

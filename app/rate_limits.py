@@ -49,10 +49,11 @@ from functools import lru_cache
 from limits import RateLimitItem, parse_many, storage, strategies
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.application import CanastaApp, error_body
+from app.application import CanastaApp, said_body
 from app.auth import bearer_token, known_account
-from app.sessions import COOKIE
+from app.sessions import session_key
 from app.settings import Settings
+from domain.refusals import said
 
 REGISTRATION = "registration"
 COMMANDS = "commands"
@@ -155,17 +156,14 @@ def client_address(scope: Scope) -> str:
 
 
 def credentials(scope: Scope) -> tuple[str | None, str | None]:
-    """The first ``Authorization`` header's bearer token and the session cookie, if any."""
-    token = cookie = None
+    """The bearer token and the session cookie's key, as the routes read them: the first
+    ``Authorization`` header (``HTTPBearer``), the cookie as ``app.sessions.session_key``."""
+    token = None
     for name, value in scope["headers"]:
-        if name == b"authorization" and token is None:
-            token = bearer_token(value.decode("latin-1")) or ""
-        elif name == b"cookie" and cookie is None and COOKIE.encode() in value:
-            for part in value.decode("latin-1").split(";"):
-                key, _, item = part.strip().partition("=")
-                if key == COOKIE and item:
-                    cookie = item
-    return token or None, cookie
+        if name == b"authorization":
+            token = bearer_token(value.decode("latin-1"))
+            break
+    return token, session_key(scope)
 
 
 class ClientLimits:
@@ -222,9 +220,15 @@ class ClientLimits:
     ) -> None:
         reset = self.limiter.get_window_stats(rate, key).reset_time
         retry = max(1, math.ceil(reset - time.time()))
-        per = "player" if "/player:" in key else "client address"
-        message = f"too many {kind} from this {per} (at most {rate}): retry in {retry} s"
-        data = json.dumps(error_body("rate_limited", message)).encode()
+        words = said(
+            "limits.rate",
+            requests="registrations" if kind == REGISTRATION else kind,
+            per="player" if "/player:" in key else "client address",
+            amount=rate.amount,
+            seconds=rate.get_expiry(),
+            retry=retry,
+        )
+        data = json.dumps(said_body("rate_limited", words)).encode()
         await answer_429(send, data, retry, close=scope["method"] not in SAFE_METHODS)
 
     async def _stream(
@@ -248,10 +252,8 @@ class ClientLimits:
         held = self.open_streams.get(who, 0)
         if held >= cap:
             per = "client address" if who == address else "player"
-            message = (
-                f"{held} live streams already open from this {per} (at most {cap}): close one first"
-            )
-            data = json.dumps(error_body("too_many_streams", message)).encode()
+            words = said("limits.streams", held=held, per=per, cap=cap)
+            data = json.dumps(said_body("too_many_streams", words)).encode()
             await answer_429(send, data, STREAM_RETRY_SECONDS, close=False)
             return
         self.open_streams[who] = held + 1

@@ -42,6 +42,7 @@ import anyio.to_thread
 from fastapi import Depends, Header, Query, Request
 
 from app.application import CanastaApp
+from app.cli_store import store_name
 from app.infra.library import postgres_pool
 from app.infra.persistence import REPLICA_FACTORY_TOPIC, REPLICA_RECORDER_TOPIC
 from app.infra.projection_runner import ReadModels
@@ -56,6 +57,8 @@ log = logging.getLogger(__name__)
 MIN_STEP_HEADER = "X-Canasta-Min-Step"
 #: How often a read waiting for the replica looks again, in seconds.
 POLL_SECONDS = 0.01
+#: While a replica keeps failing, at most one log line in this many seconds says so.
+STILL_FAILING_LOG_SECONDS = 60.0
 #: After a replica failed to answer, how long the primary serves every read alone, in seconds.
 DOWN_SECONDS = 5.0
 #: Seconds to connect to the replica before it counts as down (the primary's default is 30).
@@ -88,13 +91,17 @@ class Reads:
         replica_models: ReadModels | None = None,
         *,
         wait_seconds: float = 0.5,
+        name: str = "",
     ) -> None:
+        self.name = name  # the replica, for the log (no credentials)
         self.primary = primary
         self.primary_models = primary_models
         self.replica = replica
         self.replica_models = replica_models
         self.wait_seconds = wait_seconds
         self._down_until = 0.0
+        self._failing_since: float | None = None  # failing since (monotonic), if it is
+        self._next_note = 0.0
         self._lock = threading.Lock()
 
     @classmethod
@@ -130,7 +137,12 @@ class Reads:
             replica.close()
             raise
         return cls(
-            primary, read_models, replica, models, wait_seconds=settings.read_replica_wait_seconds
+            primary,
+            read_models,
+            replica,
+            models,
+            wait_seconds=settings.read_replica_wait_seconds,
+            name=store_name(replica_settings),
         )
 
     def close(self) -> None:
@@ -191,16 +203,45 @@ class Reads:
 
     def _failed(self, exc: BaseException) -> None:
         with self._lock:
-            if time.monotonic() >= self._down_until:
-                log.warning(
-                    "read replica: %s; the primary serves every read for %gs",
-                    type(exc).__name__,
-                    DOWN_SECONDS,
-                )
+            now = time.monotonic()
+            if now >= self._down_until:
+                reason = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+                if self._failing_since is None:
+                    self._failing_since = now
+                    self._next_note = now + STILL_FAILING_LOG_SECONDS
+                    log.warning(
+                        "read replica %s: %s; the primary serves every read for %gs, then the "
+                        "replica is tried again (docs/scaling.md, Lag and failure)",
+                        self.name,
+                        reason,
+                        DOWN_SECONDS,
+                    )
+                elif now >= self._next_note:  # not a line every DOWN_SECONDS while it fails
+                    self._next_note = now + STILL_FAILING_LOG_SECONDS
+                    log.warning(
+                        "read replica %s: still failing after %.0f s (%s); the primary serves "
+                        "every read",
+                        self.name,
+                        now - self._failing_since,
+                        reason,
+                    )
                 threading.Thread(
                     target=self._drop_broken_connections, name="replica-pools", daemon=True
                 ).start()
-            self._down_until = time.monotonic() + DOWN_SECONDS
+            self._down_until = now + DOWN_SECONDS
+
+    def _answered(self) -> None:
+        """The replica answered a check: if it had failed, say that it serves again."""
+        if self._failing_since is None:
+            return
+        with self._lock:
+            since, self._failing_since = self._failing_since, None
+        if since is not None:
+            log.warning(
+                "read replica %s: answers again after %.0f s; it serves reads again",
+                self.name,
+                time.monotonic() - since,
+            )
 
     def _drop_broken_connections(self) -> None:
         """Each pool of the replica tests its idle connections now and replaces those that
@@ -226,10 +267,12 @@ class Reads:
         if replica is None:
             return None
         try:
-            return replica.recorder.max_notification_id() or 0
+            head = replica.recorder.max_notification_id() or 0
         except Exception as exc:
             self._failed(exc)
             return None
+        self._answered()
+        return head
 
     # --- aggregates --------------------------------------------------------------------------
     @staticmethod
@@ -241,10 +284,12 @@ class Reads:
     def _replica_holds(self, replica: CanastaApp, aggregate_id: UUID, step: int) -> bool | None:
         """Whether the replica holds the aggregate at ``step``; None if it failed to answer."""
         try:
-            return self.version(replica, aggregate_id) >= step
+            holds = self.version(replica, aggregate_id) >= step
         except Exception as exc:
             self._failed(exc)
             return None
+        self._answered()
+        return holds
 
     async def _store_for(self, aggregate_id: UUID, min_step: int = 0) -> CanastaApp:
         """The application to read the aggregate from (see the module's docstring); waits in
@@ -281,10 +326,12 @@ class Reads:
     def _log_holds(self, replica: CanastaApp, position: int) -> bool | None:
         """Whether the replica has replayed the log up to ``position``; None if it failed."""
         try:
-            return (replica.recorder.max_notification_id() or 0) >= position
+            holds = (replica.recorder.max_notification_id() or 0) >= position
         except Exception as exc:
             self._failed(exc)
             return None
+        self._answered()
+        return holds
 
     def _replica_log(self, head: int) -> CanastaApp | None:
         """The replica once it has replayed the notification log up to ``head`` (the
@@ -339,6 +386,7 @@ class Reads:
         except Exception as exc:
             self._failed(exc)
             return None
+        self._answered()
         return models
 
 

@@ -17,7 +17,7 @@ logs) in ``app.routes.views``.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -156,6 +156,16 @@ class SignedRecord(Shown):
     signature: str | None = Field(description="the Ed25519 signature, base64 (empty: unsigned)")
 
 
+class WordedOut(Shown):
+    """A message of the audit by its key and params (domain/refusals.py; docs/api.md,
+    "Errors"), for a client to say it in its reader's language; ``refusal``: the rules' own
+    refusal it quotes (``audit.rules_refuse``), by its key and params too."""
+
+    key: str
+    params: dict[str, Any]
+    refusal: WordedOut | None = None
+
+
 class AuditReportOut(Shown):
     """The audit of one deal's stored history (R-HIST-1, R-DEAL-3)."""
 
@@ -185,6 +195,10 @@ class AuditReportOut(Shown):
     signed_record: SignedRecord | None = Field(
         description="the table's record of the deal as stored, which the signature covers"
     )
+    worded: dict[str, WordedOut] = Field(
+        default_factory=dict,
+        description="message, commitment_message, signature_message by key and params",
+    )
 
 
 class DealAudit(Shown):
@@ -212,6 +226,9 @@ class DealAudit(Shown):
         description="the step the stored events fold to (the last, unless one does not fold)",
     )
     fold_error: str | None = Field(description="why folding stopped early, if it did")
+    worded: dict[str, WordedOut] = Field(
+        default_factory=dict, description="fold_error by key and params"
+    )
     events: list[DealEventRecord]
     unreadable_step: int | None = Field(
         default=None, description="present when a stored record cannot even be decoded"

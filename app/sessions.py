@@ -19,14 +19,19 @@ and a cross-origin script can send only where CORS allows it: without it, 403
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from fastapi.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
+from starlette.types import Scope
 
 from app.application import CanastaApp
 from app.auth import well_formed
 from domain.errors import Forbidden
 
 COOKIE = "canasta_session"
+COOKIE_BYTES = COOKIE.encode()
 CSRF_HEADER = "X-Canasta-CSRF"
 CSRF_CODE = "csrf_header_required"
 #: Methods that change nothing: they need no CSRF header.
@@ -44,14 +49,23 @@ def session_cookie(key: str, max_age: int, *, secure: bool) -> str:
     return cookie + "; Secure" if secure else cookie
 
 
+def session_key(scope: Scope) -> str | None:
+    """The session cookie's key exactly as the routes read it (``Request.cookies``: every
+    ``Cookie`` header in order, the last ``canasta_session`` winning; an empty one is none),
+    for the middleware that must know who a request is before the routes do (the rate
+    limits' stream caps, ``Idempotency-Key``). Read any other way, a request could be counted
+    as one session and served as another: ``canasta_session=<made up>; canasta_session=``
+    would be a fresh "session" to count for every stream, and an anonymous spectator to
+    serve."""
+    if not any(name == b"cookie" and COOKIE_BYTES in value for name, value in scope["headers"]):
+        return None  # the common case, without parsing
+    return HTTPConnection(scope).cookies.get(COOKIE) or None
+
+
 def check_csrf(request: Request) -> None:
     """A cookie-authenticated request that changes something must carry ``X-Canasta-CSRF``."""
     if request.method not in SAFE_METHODS and not request.headers.get(CSRF_HEADER, "").strip():
-        raise Forbidden(
-            CSRF_CODE,
-            f"a request signed in by the session cookie that changes something needs the "
-            f"header {CSRF_HEADER}: 1 (or use the bearer token)",
-        )
+        raise Forbidden(CSRF_CODE, "session.csrf", header=CSRF_HEADER)
 
 
 async def session_account(canasta: CanastaApp, key: str) -> str | None:
@@ -60,3 +74,22 @@ async def session_account(canasta: CanastaApp, key: str) -> str | None:
     if not well_formed(key):
         return None
     return await run_in_threadpool(canasta.session_name, key)
+
+
+@dataclass(frozen=True)
+class SessionWatch:
+    """A live stream signed in by a session cookie (``app.routes.stream``): whether this
+    process closed the session (``closed_here``, no I/O, asked before every write) and whether
+    it still signs its player in (``signs_in``, a read of the primary store, where sessions
+    are kept: signed out by another process, or expired)."""
+
+    closed_here: Callable[[], bool]
+    signs_in: Callable[[], bool]
+
+
+def session_watch(canasta: CanastaApp, name: str, key: str | None) -> SessionWatch | None:
+    """The ``SessionWatch`` of a request signed in as ``name`` by the session ``key``; None
+    when no session signed it in (a bearer token)."""
+    if key is None:
+        return None
+    return SessionWatch(lambda: canasta.closed_here(key), lambda: canasta.session_name(key) == name)

@@ -209,7 +209,13 @@ class Settings(BaseSettings):
     def _check_rates(cls, value: str) -> str:
         """``limits`` notation, or empty (no limit); a typo fails at start-up, not later."""
         if value.strip():
-            parse_many(value)
+            try:
+                parse_many(value)
+            except ValueError:
+                raise ValueError(
+                    "not a rate: write e.g. 20/second;600/minute (N/second, minute, hour or "
+                    "day; several separated by ';'), or leave it empty for no limit"
+                ) from None
         return value
 
     @field_validator("database_url", "read_database_url")

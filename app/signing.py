@@ -37,6 +37,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -127,9 +128,18 @@ def _keys(current: Ed25519PrivateKey | None, since: str | None, retired: list[Pu
     return _Keys(current, public_key, keys)
 
 
-#: What says that a file or folder changed: its inode (a replaced file is a new one), its
-#: size and its times (None: it is not there).
+#: What says that a file changed: its inode (a replaced file is a new one), its size and its
+#: times (None: it is not there).
 Stamp = tuple[int, int, int, int, int] | None
+#: The retired keys' folder: its own stamp (a file added, removed or renamed) and each
+#: ``*.json`` file's (a file rewritten in place changes its size or its times, not the
+#: folder's).
+FolderStamp = tuple[Stamp, tuple[tuple[str, Stamp], ...]] | None
+#: A stamp whose newest time is this recent is not trusted to tell every later change: a
+#: file rewritten in place with the same size within the file system's timestamp granularity
+#: (a clock tick of a few ms on Linux, up to 2 s elsewhere) keeps its stamp. The files are
+#: then read again at the next use too, until the stamp is older than this ("racy git").
+RACY_NS = 2_000_000_000
 
 
 def _stamp(path: Path | None) -> Stamp:
@@ -142,26 +152,56 @@ def _stamp(path: Path | None) -> Stamp:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def _folder_stamp(path: Path | None) -> FolderStamp:
+    if path is None:
+        return None
+    try:
+        names = sorted(name for name in os.listdir(path) if name.endswith(".json"))
+    except OSError:
+        return None
+    return _stamp(path), tuple((name, _stamp(path / name)) for name in names)
+
+
+def _newest(stamps: tuple[Stamp, FolderStamp]) -> int:
+    """The newest modification or change time (ns) among the stamps; 0 if none."""
+    key, folder = stamps
+    every = [key] + ([folder[0], *(stamp for _, stamp in folder[1])] if folder else [])
+    return max((max(st[3], st[4]) for st in every if st is not None), default=0)
+
+
 class KeySource:
     """Where a process's keys are read from, read again when they change: the key file (or
     the key given in ``CANASTA_SIGNING_KEY``, which cannot change while the process runs) and
-    the retired keys' folder. ``stamp()`` costs a ``stat`` of each (a few microseconds)."""
+    the retired keys' folder. ``stamp()`` costs a ``stat`` of the key file, the folder and
+    each of its files (a few microseconds each)."""
 
     def __init__(self, key_file: Path | None, key_text: str | None, retired: Path | None) -> None:
         self.key_file = key_file
         self.key_text = key_text
         self.retired = retired
 
-    def stamp(self) -> tuple[Stamp, Stamp]:
-        return _stamp(self.key_file), _stamp(self.retired)
+    def stamp(self) -> tuple[Stamp, FolderStamp]:
+        return _stamp(self.key_file), _folder_stamp(self.retired)
 
     def read(self) -> _Keys:
-        retired = read_retired(self.retired) if self.retired is not None else []
+        try:
+            retired = read_retired(self.retired) if self.retired is not None else []
+        except OSError as exc:
+            raise SigningKeyError(
+                f"cannot read the retired keys' directory {self.retired}: "
+                f"{exc.strerror or exc} (give it to the user this process runs as)"
+            ) from exc
         if self.key_text is not None:
             return _keys(*read_private(self.key_text, "CANASTA_SIGNING_KEY"), retired)
         if self.key_file is not None:
             return _keys(*read_private(_read_file(self.key_file), str(self.key_file)), retired)
         return _keys(None, None, retired)
+
+
+def _trusted(stamp: tuple[Stamp, FolderStamp]) -> tuple[Stamp, FolderStamp] | None:
+    """``stamp``, or None (read again at the next use) while it is too recent to tell a
+    later rewrite of the same size (``RACY_NS``)."""
+    return None if time.time_ns() - _newest(stamp) < RACY_NS else stamp
 
 
 class Keyring:
@@ -185,15 +225,16 @@ class Keyring:
     ) -> None:
         self._state = _keys(current, since, retired)
         self._source = source
-        self._stamp = source.stamp() if source is not None else None
+        self._stamp = _trusted(source.stamp()) if source is not None else None
         self._lock = threading.Lock()
 
     @classmethod
     def following(cls, source: KeySource) -> Keyring:
         """The keys of ``source`` as they are now, followed from then on."""
         keyring = cls(None, None, [], source=source)
-        keyring._stamp = source.stamp()  # before reading: a change meanwhile is seen next time
+        stamp = source.stamp()  # before reading: a change meanwhile is seen next time
         keyring._state = source.read()  # raises SigningKeyError: the process does not start
+        keyring._stamp = _trusted(stamp)
         return keyring
 
     def _fresh(self) -> _Keys:
@@ -205,7 +246,7 @@ class Keyring:
             return self._state
         with self._lock:
             if stamp != self._stamp:
-                self._stamp = stamp
+                self._stamp = _trusted(stamp)
                 try:
                     state = source.read()
                 except (OSError, SigningKeyError) as exc:
@@ -361,9 +402,13 @@ def _read_file(path: Path) -> str:
     try:
         text = path.read_text()
     except OSError as exc:
+        advice = (
+            "give it to the user this process runs as: chown, chmod 600"
+            if isinstance(exc, PermissionError)
+            else f"make one with `canasta keys new --out {path}`"
+        )
         raise SigningKeyError(
-            f"cannot read the signing key file {path}: {exc.strerror or exc} "
-            f"(make one with `canasta keys new --out {path}`)"
+            f"cannot read the signing key file {path}: {exc.strerror or exc} ({advice})"
         ) from exc
     if path.stat().st_mode & 0o077:
         logger.warning("the signing key file %s can be read by others: chmod 600 it", path)
@@ -415,7 +460,7 @@ def load_keyring(settings: Settings, *, signing: bool = True) -> Keyring:
             "--out FILE` (or CANASTA_SIGNING_KEY to its content); see docs/operations.md, "
             '"Signing keys"'
         )
-    if not path.exists() and settings.signing_key_file is None:
+    if settings.signing_key_file is None and not path.exists():
         if not signing:
             return Keyring.following(KeySource(None, None, directory))
         if write_new_file(path, new_key_document()):

@@ -78,12 +78,9 @@ def where(settings: Settings) -> str:
     return store_name(settings)
 
 
-def check_store(settings: Settings) -> None:
-    """For a PostgreSQL store: it answers, and its schema is at this code's revision."""
-    url = settings.database_url
-    if not is_postgres(url):
-        return
-    assert url is not None
+def _revision(url: str, what: str, advice: str = "") -> str | None:
+    """The alembic revision of the database at ``url`` (None: no schema); a refusal naming
+    ``what`` if it does not answer."""
     try:
         with (
             psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_SECONDS) as conn,
@@ -91,14 +88,42 @@ def check_store(settings: Settings) -> None:
         ):
             cursor.execute("SELECT to_regclass('alembic_version') IS NOT NULL")
             row = cursor.fetchone()
-            revision = None
-            if row is not None and row[0]:
-                cursor.execute("SELECT version_num FROM alembic_version")
-                found = cursor.fetchone()
-                revision = None if found is None else str(found[0])
+            if row is None or not row[0]:
+                return None
+            cursor.execute("SELECT version_num FROM alembic_version")
+            found = cursor.fetchone()
+            return None if found is None else str(found[0])
     except psycopg.Error as exc:
         reason = " ".join(str(exc).split())  # the driver's reason, on one line
-        raise StartupRefusal(f"the database {where(settings)} does not answer: {reason}") from None
+        raise StartupRefusal(f"{what} does not answer: {reason}{advice}") from None
+
+
+def check_replica(settings: Settings) -> None:
+    """For a read replica (``CANASTA_READ_DATABASE_URL``): it answers, with the schema (the
+    read models' tables are looked up on it at start-up: ``app.replica``)."""
+    url = settings.read_database_url
+    if not is_postgres(url):
+        return
+    assert url is not None
+    name = where(settings.model_copy(update={"database_url": url}))
+    what = f"the read replica {name} (CANASTA_READ_DATABASE_URL)"
+    unset = "or unset CANASTA_READ_DATABASE_URL, and the primary serves every read"
+    advice = f"start it, {unset}; docs/scaling.md"
+    if _revision(url, what, f" ({advice})") is None:
+        raise StartupRefusal(
+            f"{what} has no schema: it is not a streaming replica of the migrated primary "
+            f"{where(settings)}, or has not replayed the migrations yet (make it with "
+            f"pg_basebackup -R from the primary, {unset}; docs/scaling.md)"
+        )
+
+
+def check_store(settings: Settings) -> None:
+    """For a PostgreSQL store: it answers, and its schema is at this code's revision."""
+    url = settings.database_url
+    if not is_postgres(url):
+        return
+    assert url is not None
+    revision = _revision(url, f"the database {where(settings)}")
     if revision is None:
         raise StartupRefusal(f"the database {where(settings)} has no schema yet: {MIGRATE}")
     revisions = schema_revisions()

@@ -43,10 +43,7 @@ def check_watcher(
         return table
     if name is not None and AUDITOR in roles_of(canasta, settings, name):
         return table
-    raise Forbidden(
-        "spectators_not_allowed",
-        "this table allows no spectators: only its host, its players and auditors see it",
-    )
+    raise Forbidden("spectators_not_allowed", "table.no_spectators")
 
 
 def watch_table(

@@ -57,15 +57,14 @@ class CommandLog(Aggregate):
         the number is used) and at most ``MAX_SEQ_JUMP`` above it (else ``SEQ_TOO_FAR``).
         A retry (a number whose answer is kept) is recognised before this check."""
         if seq <= self.last_seq:
-            raise Conflict(
-                f"sequence number {seq} is used: numbers must grow, your last was {self.last_seq}",
-                code=STALE,
-            )
+            raise Conflict(STALE, "seq.used", seq=seq, last=self.last_seq)
         if seq > self.last_seq + MAX_SEQ_JUMP:
             raise Conflict(
-                f"sequence number {seq} is too far ahead: your last was {self.last_seq}, "
-                f"the next may be at most {self.last_seq + MAX_SEQ_JUMP}",
-                code=SEQ_TOO_FAR,
+                SEQ_TOO_FAR,
+                "seq.too_far",
+                seq=seq,
+                last=self.last_seq,
+                most=self.last_seq + MAX_SEQ_JUMP,
             )
 
     @event("Answered")

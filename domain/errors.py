@@ -18,7 +18,7 @@ SEQ_TOO_FAR = "seq_too_far"
 class DomainError(Exception):
     """Base class of everything the domain refuses. ``key`` and ``params``: what it says
     this time, by a key of ``domain.refusals.MESSAGES`` and the parameters its template names
-    (None and empty for a refusal worded in English only)."""
+    (None and empty for a refusal worded in English only: the app's 401)."""
 
     code = "R-CMD-3"
 
@@ -63,21 +63,21 @@ class SetupError(Worded):
     """A table or game set-up that is not allowed (R-SEAT-*)."""
 
 
-class Forbidden(DomainError):
-    """The sender may not do this: not the host, no seat here, not an auditor."""
+class Forbidden(Worded):
+    """The sender may not do this: not the host, no seat here, not an auditor (HTTP 403).
+    ``Forbidden(code, key, **params)``, worded as any refusal (``domain.refusals``)."""
 
 
-class Conflict(DomainError):
+class Conflict(Worded):
     """A request that collides with what is recorded (HTTP 409); ``code`` says how: a stale
     command or a used sequence number (``STALE``, R-CMD-1), a lost race (``RACE_LOST``), a
-    taken name (``NAME_TAKEN``), a sequence number too far ahead (``SEQ_TOO_FAR``)."""
-
-    def __init__(self, message: str, *, code: str) -> None:
-        super().__init__(code, message)
+    taken name (``NAME_TAKEN``), a sequence number too far ahead (``SEQ_TOO_FAR``).
+    ``Conflict(code, key, **params)``."""
 
 
-class NotFound(DomainError):
-    """No table or deal with that id (or not at that step)."""
+class NotFound(Worded):
+    """No table or deal with that id (or not at that step): code ``not_found``.
+    ``NotFound(key, **params)``."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__("not_found", message)
+    def __init__(self, key: str, /, **params: Param) -> None:
+        super().__init__("not_found", key, **params)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 #: A parameter's value: a number, a word or card code (None where the state has none), or a
@@ -177,6 +178,117 @@ MESSAGES: Final[dict[str, str]] = {
     "game.deal_not_over": "the current deal is not over",
     "game.stop_not_playing": "only a game in play can be stopped (it is {status})",
     "game.dealer_sits_out": "seat {seat} does not play the first deal",
+    # --- who may do it (``Forbidden``, HTTP 403: R-CMD-2, R-SEAT-3, R-VIEW-*, the codes of
+    # docs/rules/common.md) ---
+    "session.csrf": "a request signed in by the session cookie that changes something needs the "
+    "header {header}: 1 (or use the bearer token)",
+    "seat.none_here": "you have no seat at this table",
+    "seat.away_played": "seat {seat} is played by {player} while you are away; take it back "
+    "with POST /tables/{{id}}/seats",
+    "host.only": "only the host may do this",
+    "host.next_deal": "only the host may open the next deal (or, while he is away, a player who "
+    "plays his own seat)",
+    "host.rematch_ask": "only the host or a player of this table may ask",
+    "invite.required": "this table is private: its invite code is needed",
+    "invite.invalid": "that is not this table's invite code",
+    "table.no_spectators": "this table allows no spectators: only its host, its players and "
+    "auditors see it",
+    "audit.not_auditor": "auditing needs the auditor role, granted by the operator",
+    "moves.not_seated": "the move menu is for the players seated at this table",
+    "draws.private": "a draw log is private to its player: you have no seat here",
+    "clock.timeout_not_allowed": "only the turn clock (the bots process) times a turn out",
+    "clock.not_timed_out": "seat {seat}'s turn has not timed out: not yours to play",
+    # --- what collides with what is recorded (``Conflict``, HTTP 409: R-CMD-1 and the codes
+    # of docs/rules/common.md) ---
+    "stale.game": "expect.game is the deal's table, {table}, not {believed}: send the table's "
+    "id (the deal view's table)",
+    "stale.deal": "this is deal {deal} of its table, not deal {believed}: send the command to "
+    "the deal it is meant for (the table's current_deal)",
+    "stale.step": "stale command: step is {value}, not {believed}; reload and retry",
+    "stale.turn": "stale command: turn is {value}, not {believed}; reload and retry",
+    "stale.phase": "stale command: phase is {value}, not {believed}; reload and retry",
+    "deal.at_step": "the deal is at step {step}, not {expected}",
+    "seq.used": "sequence number {seq} is used: numbers must grow, your last was {last}",
+    "seq.too_far": "sequence number {seq} is too far ahead: your last was {last}, the next may "
+    "be at most {most}",
+    "seq.other_command": "sequence number {seq} was used for a different command: your last "
+    "was {last}; send a new command under a greater number",
+    "race.game": "another command changed this game first; reload and retry",
+    "race.table": "another request changed this table first; retry",
+    "name.taken": "the name {name!r} is taken",
+    "clock.timed_out": "seat {seat}'s turn timed out: the basic bot plays the rest of it",
+    "clock.not_run_out": "seat {seat}'s turn clock has not run out",
+    "clock.outage_restart": "seat {seat}'s turn ran through an outage of the server: its clock "
+    "starts again",
+    "clock.out_of_service": "the server is out of service: no turn times out",
+    "game.no_rematch_yet": "the game is {status}: no rematch yet",
+    "seat.away_already": "you are away already: the bot plays your seat",
+    "seat.bot_plays": "the bot plays seat {seat} already",
+    "seat.player_plays": "seat {seat} is played by its player",
+    "seat.own_not_given": "your own seat is not given away: take it back (POST "
+    "/tables/{{id}}/seats)",
+    # --- what does not exist (``NotFound``, HTTP 404: not_found) ---
+    "table.not_found": "no table {id}",
+    "deal.not_found": "no deal {id}",
+    "deal.not_found_at": "no deal {id} at step {step}",
+    "account.not_found": "no account {name!r}",
+    # --- what an audit finds (``Said``: domain/audit; the audit page, docs/web.md) ---
+    "audit.rules_refuse": "the rules refuse {command}: {code} {why}",
+    "audit.rules_cannot_decide": "the rules cannot decide {command}: {error}",
+    "audit.history_ends": "{command} records {decided} events, but the history ends after "
+    "{stored} of them",
+    "audit.other_event": "{command} records {kind} at step {step}, but the store holds "
+    "{stored} with other data",
+    "audit.records_nothing": "{command} records nothing",
+    "audit.no_started": "the history does not begin with the deal's Started event",
+    "audit.started_malformed": "the Started event is malformed: {error}",
+    "audit.dealer_off_table": "the dealer {dealer} is not on the deal's virtual table",
+    "audit.wrong_cutter": "seat {seat} cuts, but the entry's cutter is seat {cutter} (R-DEAL-4)",
+    "audit.not_the_shuffle": "step 2 is {kind}, not the shuffle",
+    "audit.shuffle_no_fold": "the shuffle does not fold: {error}",
+    "audit.event_malformed": "the stored {kind} event is malformed: {error}",
+    "audit.begins_no_command": "a {kind} event begins no command: the rules record it only as "
+    "part of one",
+    "audit.abandon_finished": "a finished deal cannot be abandoned",
+    "audit.abandon_differs": "the abandonment differs from the one the rules record (R-GAME-2)",
+    "audit.change_here": "a change of player that the deal cannot record here",
+    "audit.restart_here": "a turn clock restarted that the deal cannot record here",
+    "audit.unreadable": "the stored event at step {step} cannot be read",
+    "audit.no_shuffle": "the history has no shuffle event",
+    "audit.seed_bits": "the recorded seed has {bits} bits, not 256",
+    "audit.seed_malformed": "the recorded seed is malformed: {error}",
+    "audit.commitment_seed": "the seed recorded at step 2 does not match the commitment "
+    "published at the deal's start ({published} expected, the seed gives {proof})",
+    "audit.commitment_deck": "the prepared deck recorded at step 2 does not match the "
+    "commitment published at the deal's start ({published} expected, the prepared deck gives "
+    "{proof})",
+    "audit.unsigned": "the table's record of this deal carries no signature",
+    "audit.record_unbuildable": "the signed record cannot be rebuilt: {error}",
+    "audit.unknown_key": "signed with key {key}, which this server does not publish",
+    "audit.signature_mismatch": "the signature does not match the table's record of this deal "
+    "(its scores, totals or last chain link were changed after it was signed)",
+    "audit.history_rewritten": "the deal's stored history no longer ends at the chain link the "
+    "server signed (it was rewritten after it was scored)",
+    "audit.started_no_fold": "step 1 (Started) does not fold: {error}",
+    "audit.step_no_fold": "step {step} ({kind}) does not fold: {error}",
+    "audit.nothing_readable": "no stored event of this deal can be read",
+    "history.first_unreadable": "the deal's first event cannot be read",
+    "history.no_fold": "the stored history does not fold to step {step}: {why}",
+    # --- the server's limits and retries (app.rate_limits, app.limits, app.idempotency) ---
+    "limits.rate": (
+        "too many {requests} from this {per} (at most {amount} in {seconds} s): retry in {retry} s"
+    ),
+    "limits.streams": (
+        "{held} live streams already open from this {per} (at most {cap}): close one first"
+    ),
+    "limits.body_too_large": "request body larger than {max_bytes} bytes",
+    "idempotency.reused": (
+        "this Idempotency-Key was used with another request body on this route: send a new "
+        "key for a new request"
+    ),
+    "idempotency.in_progress": (
+        "a request with this Idempotency-Key is still being processed: retry shortly"
+    ),
 }
 
 #: The parameters whose values are English words of a fixed set, by parameter name: the
@@ -195,6 +307,8 @@ WORDS: Final[dict[str, tuple[str, ...]]] = {
         "time a turn out",
     ),
     "kinds": ("natural", "mixed", "natural 7s", "wild"),  # ponytail's kinds of canasta
+    "requests": ("registrations", "commands", "reads"),  # app.rate_limits' kinds
+    "per": ("player", "client address"),  # whom a limit counts
 }
 
 
@@ -220,3 +334,31 @@ def render(key: str, params: Mapping[str, Param] | None = None) -> str:
 def fields(template: str) -> set[str]:
     """The parameter names a template uses."""
     return {name for _text, name, _spec, _conv in string.Formatter().parse(template) if name}
+
+
+@dataclass(frozen=True)
+class Said:
+    """What a report says, worded as a refusal is (a key of ``MESSAGES`` and its params),
+    for what is no refusal: the audit's findings. ``refusal``: the rules' own refusal it
+    quotes (``audit.rules_refuse``), said apart so that a page says it in its language too."""
+
+    key: str
+    params: Mapping[str, Param] = field(default_factory=dict)
+    refusal: Said | None = None
+
+    @property
+    def message(self) -> str:
+        """The English sentence (the template filled in)."""
+        return render(self.key, self.params)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"key": self.key, "params": dict(self.params)}
+        if self.refusal is not None:
+            out["refusal"] = self.refusal.to_dict()
+        return out
+
+
+def said(key: str, /, **params: Param) -> Said:
+    """``Said(key, params)``, checked: KeyError if the key or a parameter is missing."""
+    render(key, params)
+    return Said(key, params)

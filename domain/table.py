@@ -179,9 +179,9 @@ class Table(Aggregate):
         if self.invite is None or player == self.host:
             return
         if invite is None:
-            raise Forbidden(INVITE_REQUIRED, "this table is private: its invite code is needed")
+            raise Forbidden(INVITE_REQUIRED, "invite.required")
         if not hmac.compare_digest(invite, self.invite):
-            raise Forbidden(INVITE_INVALID, "that is not this table's invite code")
+            raise Forbidden(INVITE_INVALID, "invite.invalid")
 
     def rotate_invite(self, player: str, invite: str) -> None:
         """The host replaces the invite code (the old one stops working)."""
@@ -295,11 +295,7 @@ class Table(Aggregate):
         (R-GAME-1): its number, virtual table (R-SEAT-2) and dealer (R-DEAL-2). Who may:
         ``may_open_next_deal``."""
         if not self.may_open_next_deal(player):
-            raise Forbidden(
-                "R-SEAT-3",
-                "only the host may open the next deal (or, while he is away, a player "
-                "who plays his own seat)",
-            )
+            raise Forbidden("R-SEAT-3", "host.next_deal")
         if self.status != PLAYING:
             raise SetupError("R-SEAT-3", "game.not_playing", status=self.status)
         if len(self.deal_scores) < len(self.deals):
@@ -411,9 +407,9 @@ class Table(Aggregate):
     def check_rematch(self, player: str) -> None:
         """A seated player or the host asks for a rematch once the game is over."""
         if not self.participant(player):
-            raise Forbidden("R-SEAT-3", "only the host or a player of this table may ask")
+            raise Forbidden("R-SEAT-3", "host.rematch_ask")
         if self.status not in (FINISHED, STOPPED):
-            raise Conflict(f"the game is {self.status}: no rematch yet", code=GAME_NOT_OVER)
+            raise Conflict(GAME_NOT_OVER, "game.no_rematch_yet", status=self.status)
 
     def open_rematch(self) -> Table:
         """The rematch: a new open table with the same host, entry, player count, options,
@@ -447,7 +443,7 @@ class Table(Aggregate):
 
     def check_host(self, player: str) -> None:
         if player != self.host:
-            raise Forbidden("R-SEAT-3", "only the host may do this")
+            raise Forbidden("R-SEAT-3", "host.only")
 
     # --- absent players (docs/tables.md) -------------------------------------------------
     @property
@@ -501,11 +497,11 @@ class Table(Aggregate):
         the bot now playing it (None before the start)."""
         seat = self.seat_of(player)
         if seat is None:
-            raise Forbidden(NOT_SEATED, "you have no seat at this table")
+            raise Forbidden(NOT_SEATED, "seat.none_here")
         if self.status not in (OPEN, PLAYING):
             raise SetupError("R-SEAT-5", "seat.fixed", status=self.status)
         if self.away(seat):
-            raise Conflict("you are away already: the bot plays your seat", code=SEAT_AWAY)
+            raise Conflict(SEAT_AWAY, "seat.away_already")
         self._seat_left(seat=seat, player=player, freed=self.status == OPEN)
         if self.status == OPEN:
             return seat, None
@@ -524,7 +520,7 @@ class Table(Aggregate):
         if self.status != PLAYING or player is None or bot_level(player) is not None:
             raise SetupError("R-SEAT-5", "seat.no_person", seat=seat)
         if self.away(seat):
-            raise Conflict(f"the bot plays seat {seat} already", code=SEAT_AWAY)
+            raise Conflict(SEAT_AWAY, "seat.bot_plays", seat=seat)
         if reason not in (LEFT, MISSED_TURNS):
             raise ValueError(f"no takeover for {reason!r}")
         by = stand_in_name(seat, player)
@@ -556,12 +552,9 @@ class Table(Aggregate):
         if not 0 <= seat < self.players:
             raise SetupError("R-SEAT-5", "seat.no_such", seat=seat)
         if not self.away(seat):
-            raise Conflict(f"seat {seat} is played by its player", code=SEAT_NOT_VACANT)
+            raise Conflict(SEAT_NOT_VACANT, "seat.player_plays", seat=seat)
         if self.seats[seat] == host:
-            raise Conflict(
-                "your own seat is not given away: take it back (POST /tables/{id}/seats)",
-                code=HOST_SEAT,
-            )
+            raise Conflict(HOST_SEAT, "seat.own_not_given")
         if bot_level(player) is not None or player in self.seats:
             raise SetupError("R-SEAT-5", "seat.cannot_give", player=player)
         previous = self.seats[seat]

@@ -27,7 +27,7 @@ from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 
-from app.application import CanastaApp, error_body
+from app.application import CanastaApp, refusal_body
 from app.deps import AuditorDep
 from app.replica import DealStore, TableStore
 from app.schemas import ErrorOut
@@ -35,7 +35,8 @@ from app.schemas_views import AuditReplay, DealAudit, TableAudit
 from domain.audit import AuditReport, TableAuditReport, audit_deal, audit_table, fold, kind_of
 from domain.audit.signatures import sign_deal_report
 from domain.deal import Deal
-from domain.errors import NotFound
+from domain.errors import Conflict, NotFound
+from domain.refusals import said
 from domain.table import Table
 from projections.visibility import Viewer, deal_view, event_view
 
@@ -69,7 +70,7 @@ def deal_events(canasta: CanastaApp, deal_id: UUID) -> tuple[list[Any], int | No
     events, unreadable = stored_events(canasta, deal_id)
     if unreadable == 1 or (events and isinstance(events[0], Deal.Started)):
         return events, unreadable
-    raise NotFound(f"no deal {deal_id}")
+    raise NotFound("deal.not_found", id=str(deal_id))
 
 
 def deal_report(canasta: CanastaApp, deal_id: UUID) -> AuditReport:
@@ -114,7 +115,7 @@ def table_report(canasta: CanastaApp, table_id: UUID) -> TableAuditReport:
     """Every deal the table opened, audited, and the table's record of their scores."""
     table_events, _ = stored_events(canasta, table_id)
     if not table_events or not isinstance(table_events[0], Table.Created):
-        raise NotFound(f"no table {table_id}")
+        raise NotFound("table.not_found", id=str(table_id))
     deals: dict[str, list[Any]] = {}
     unreadable: dict[str, int] = {}
     for event in table_events:
@@ -147,7 +148,12 @@ def history(events: list[Any]) -> dict[str, Any]:
     which the hash chain covers, included), the seed or prepared deck, the deck as shuffled,
     the stock after the cut, the cards dealt, and every hand at the end."""
     if not events:
-        return {"events": [], "fold_error": "no stored event of this deal can be read"}
+        nothing = said("audit.nothing_readable")
+        return {
+            "events": [],
+            "fold_error": nothing.message,
+            "worded": {"fold_error": nothing.to_dict()},
+        }
     final = fold(events)
     started = events[0]
     st = final.state
@@ -187,6 +193,7 @@ def history(events: list[Any]) -> dict[str, Any]:
         out["final"] = None
     out["folded_to"] = final.step  # the step "hands" and "final" show (the last, unless
     out["fold_error"] = final.error  # a stored event does not fold: then why)
+    out["worded"] = {"fold_error": final.why.to_dict()} if final.why else {}
     out["events"] = [_event_out(e, st) for e in events] if st is not None else []
     return out
 
@@ -241,12 +248,13 @@ def audit_replay(
     fold that far (the audit report says why)."""
     events, _ = deal_events(canasta, deal_id)
     if not events:
-        return JSONResponse(error_body("R-HIST-1", "the deal's first event cannot be read"), 409)
+        unread = Conflict("R-HIST-1", "history.first_unreadable")
+        return JSONResponse(refusal_body(unread), 409)
     step = min(step, int(events[-1].originator_version))
     folded = fold(events, upto=step)
     if folded.state is None or folded.step < step:
-        message = f"the stored history does not fold to step {step}: {folded.error}"
-        return JSONResponse(error_body("R-HIST-1", message), 409)
+        short = Conflict("R-HIST-1", "history.no_fold", step=step, why=folded.error)
+        return JSONResponse(refusal_body(short), 409)
     view = deal_view(folded.state, _AUDITOR)
     view.update(
         id=str(deal_id),

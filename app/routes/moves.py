@@ -28,7 +28,7 @@ def moves(deal_id: UUID, canasta: CanastaDep, account: AccountDep) -> MovesOut:
     st = deal.state
     if account.name not in st.player_ids:
         refuse_away(canasta.get_table(UUID(st.table_id)), st.player_ids, account.name)
-        raise Forbidden("R-CMD-2", "the move menu is for the players seated at this table")
+        raise Forbidden("R-CMD-2", "moves.not_seated")
     seat = st.player_ids.index(account.name)
     return moves_out(
         menu(st, seat),

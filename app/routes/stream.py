@@ -56,11 +56,12 @@ With a read replica (``app.replica``) a stream reads the deal and its events fro
 once it holds the step the stream resumes after (else from the primary), its follower
 reads the new events from the replica too, and a step found missing is read from wherever
 holds it (the replica after a short wait, else the primary): the order and the redaction are
-the same whichever store answers. A stream stops when the client disconnects, and when uvicorn is asked to exit (its ``should_exit`` flag), so that
+the same whichever store answers. A stream signed in by a session cookie stops once the
+session is signed out or expired (``SESSION_CHECK_SECONDS``, docs/browsers.md). A stream stops when the client disconnects, and when uvicorn is asked to exit (its ``should_exit`` flag), so that
 open streams never hold a shutdown up; clients then reconnect, to this or another process.
 
 Past 500 lines on purpose: 60 of them are this description of the streams' protocol, which
-clients read here and in docs/api.md; the code itself is about 470.
+clients read here and in docs/api.md; the code itself is about 500.
 """
 
 from __future__ import annotations
@@ -83,13 +84,14 @@ from fastapi.responses import StreamingResponse
 from fastapi.sse import format_sse_event
 
 from app.application import CanastaApp
-from app.deps import MaybeAccount
+from app.deps import Caller, MaybeAccount
 from app.fanout import Delivered, EventHub, Subscription
 from app.metrics import STREAM_CATCHUPS
 from app.replica import DealStore, Reads, ReadsDep, TableStore
 from app.routes.deals import ViewAs, follower_of
 from app.routes.stream_docs import sse_response
 from app.schemas_events import DealEventView, TableEventView
+from app.sessions import SessionWatch, session_watch
 from app.watch import WATCH_DEAL, WATCH_TABLE
 from domain.clock import deadline
 from domain.deal import Deal
@@ -107,6 +109,9 @@ RETRY_MILLISECONDS = 1000
 POLL_THREADS = 4
 #: A waiting stream looks at least this often whether its client left or the server exits.
 WAKE_SECONDS = 1.0
+#: A stream signed in by a session cookie reads at most this often whether the session still
+#: signs its player in: one signed out (or expired) ends the stream within about this long.
+SESSION_CHECK_SECONDS = 2.0
 
 #: A deal's last event is one of these; so is a game's (a game over may still record its
 #: rematch, once: ``RematchOpened`` then ends the table's stream too).
@@ -250,7 +255,15 @@ async def deal_stream(
         show,
         DEAL_FINAL_KINDS,
         heartbeat_events=heartbeat == "event",
+        signed_in=_session_check(request, account),
     )
+
+
+def _session_check(request: Request, account: Caller | None) -> SessionWatch | None:
+    """The stream's session, if a session cookie signed it in (``app.sessions``)."""
+    if account is None:
+        return None
+    return session_watch(request.app.state.canasta, account.name, account.session)
 
 
 async def _resumable(reads: Reads, store: CanastaApp, aggregate_id: UUID, start: int) -> CanastaApp:
@@ -308,6 +321,7 @@ async def table_stream(
     request: Request,
     store: TableStore,
     reads: ReadsDep,
+    account: MaybeAccount,
     last_event_id: LastEventId = None,
     after: After = 0,
     heartbeat: HeartbeatAs = "comment",
@@ -336,6 +350,7 @@ async def table_stream(
         lambda event, _: table_event_view(event),
         GAME_FINAL_KINDS,
         heartbeat_events=heartbeat == "event",
+        signed_in=_session_check(request, account),
     )
 
 
@@ -388,6 +403,7 @@ def _stream(
     final_kinds: frozenset[str],
     *,
     heartbeat_events: bool = False,
+    signed_in: SessionWatch | None = None,
 ) -> StreamingResponse:
     """``viewer_of_event(event)``: who the requester is for this event (it is given every
     event in order, so it may follow the requester's seat); ``show(event, viewer)``: the
@@ -395,7 +411,11 @@ def _stream(
     for every stream of this process. ``final``: the step of the final event if it was
     recorded when the stream opened (``final_step``). ``heartbeat_events``: heartbeats as
     ``event: heartbeat`` messages, one at the start too (``?heartbeat=event``), else as
-    comments."""
+    comments. ``signed_in``: for a stream signed in by a session cookie, its session: the
+    stream closes, before it sends anything more, once the session is closed by this process
+    (asked before every write) or no longer signs its player in (signed out elsewhere,
+    expired: read at most every ``SESSION_CHECK_SECONDS``); the client's reconnection is then
+    answered as any new request, a spectator's or 401."""
     heartbeat = _seconds(request, "stream_heartbeat_seconds")
     beat = (
         format_sse_event(event="heartbeat", data_str=json.dumps({"seconds": heartbeat}))
@@ -453,6 +473,19 @@ def _stream(
 
         sub, batch = await anyio.to_thread.run_sync(subscribe_and_read, limiter=limiter)
         sub.tick_every(min(WAKE_SECONDS, heartbeat))
+        session_due = time.monotonic() + SESSION_CHECK_SECONDS
+
+        async def session_ended() -> bool:
+            nonlocal session_due
+            if signed_in is None:
+                return False
+            if signed_in.closed_here():
+                return True
+            if time.monotonic() < session_due:
+                return False
+            session_due = time.monotonic() + SESSION_CHECK_SECONDS
+            return not await anyio.to_thread.run_sync(signed_in.signs_in, limiter=limiter)
+
         try:
             if on_replica and sub.history is None:
                 # the replica once it holds what the hub has passed
@@ -473,6 +506,8 @@ def _stream(
                         chunk.append(shown)
                     event = item.event if isinstance(item, Delivered) else item
                     ended = ended or type(event).__name__ in final_kinds
+                if chunk and await session_ended():
+                    return
                 if chunk:  # what came together goes out together: one write
                     yield b"".join(chunk)
                     quiet_since = time.monotonic()
@@ -490,7 +525,7 @@ def _stream(
                 if not delivered:
                     # Idle: has the client gone? (While events flow, the response notices a
                     # client gone when it writes.) Is a heartbeat due?
-                    if await request.is_disconnected():
+                    if await request.is_disconnected() or await session_ended():
                         return
                     if time.monotonic() - quiet_since >= heartbeat:
                         yield beat

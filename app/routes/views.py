@@ -306,7 +306,7 @@ def draw_log(
     deal = canasta.get_deal(deal_id)
     player_ids = deal.state.player_ids
     if account.name not in player_ids:
-        raise Forbidden("R-VIEW-3", "a draw log is private to its player: you have no seat here")
+        raise Forbidden("R-VIEW-3", "draws.private")
     seat = player_ids.index(account.name)
     rows = serving(reads, canasta, response, DrawLogProjection).draw_log(deal_id, seat)
     # Read after the rows, the history holds every step they name.

@@ -55,7 +55,7 @@ class AccountService(AppCore):
         try:
             self._commit(account, claim, issued)
         except IntegrityError:
-            raise Conflict(f"the name {name!r} is taken", code=NAME_TAKEN) from None
+            raise Conflict(NAME_TAKEN, "name.taken", name=name) from None
         return token
 
     def authenticate(self, token: str) -> str | None:
@@ -98,7 +98,7 @@ class AccountService(AppCore):
             if claim is not None:
                 account = self._stored(account_id(claim.name), Account)
         if account is None:
-            raise NotFound(f"no account {name!r}")
+            raise NotFound("account.not_found", name=name)
         return account
 
     def _stored(self, aggregate_id: UUID, kind: type[A]) -> A | None:

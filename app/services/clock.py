@@ -44,13 +44,11 @@ def sender_seat(deal: Deal, player: str, command: Command | None) -> int:
     state = deal.state
     if player in state.player_ids:
         if isinstance(command, TimeOut):
-            raise Forbidden(
-                TIMEOUT_NOT_ALLOWED, "only the turn clock (the bots process) times a turn out"
-            )
+            raise Forbidden(TIMEOUT_NOT_ALLOWED, "clock.timeout_not_allowed")
         return state.player_ids.index(player)
     seat = stand_in_seat(player, state)
     if seat is None:
-        raise Forbidden("R-CMD-2", "you have no seat at this table")
+        raise Forbidden("R-CMD-2", "seat.none_here")
     return seat
 
 
@@ -69,29 +67,23 @@ def check_clock(
     state = deal.state
     if player in state.player_ids:  # a person (or a seated bot)
         if seat in state.timed_out:
-            raise Conflict(
-                f"seat {seat}'s turn timed out: the basic bot plays the rest of it",
-                code=TURN_TIMED_OUT,
-            )
+            raise Conflict(TURN_TIMED_OUT, "clock.timed_out", seat=seat)
         return
     if isinstance(command, TimeOut):
         seconds = turn_seconds()
         due = deadline(deal.turn_since, seconds, state)
         now = now or datetime.now(UTC)
         if due is None or now < due:
-            raise Conflict(f"seat {seat}'s turn clock has not run out", code=CLOCK_NOT_DUE)
+            raise Conflict(CLOCK_NOT_DUE, "clock.not_run_out", seat=seat)
         alive, outage_seconds = service()
         if alive is None:
             return
         if restart_due(deal.turn_since, seconds, state, alive.up_since) is not None:
-            raise Conflict(
-                f"seat {seat}'s turn ran through an outage of the server: its clock starts again",
-                code=CLOCK_NOT_DUE,
-            )
+            raise Conflict(CLOCK_NOT_DUE, "clock.outage_restart", seat=seat)
         if alive.out_of_service(now, outage_seconds):
-            raise Conflict("the server is out of service: no turn times out", code=CLOCK_NOT_DUE)
+            raise Conflict(CLOCK_NOT_DUE, "clock.out_of_service")
     elif seat not in state.timed_out:
-        raise Forbidden("R-CMD-2", f"seat {seat}'s turn has not timed out: not yours to play")
+        raise Forbidden("R-CMD-2", "clock.not_timed_out", seat=seat)
 
 
 class ClockService(TableService):
@@ -104,7 +96,7 @@ class ClockService(TableService):
         deal moved meanwhile (the caller looks again)."""
         deal = self.get_deal(deal_id)
         if deal.version != step:
-            raise Conflict(f"the deal is at step {deal.version}, not {step}", code=RACE_LOST)
+            raise Conflict(RACE_LOST, "deal.at_step", step=deal.version, expected=step)
         alive = self.liveness.read()
         if alive is None:
             return None

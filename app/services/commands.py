@@ -43,6 +43,7 @@ from domain.errors import (
     NotFound,
     RuleViolation,
 )
+from domain.refusals import Said
 from domain.state import OVER
 from domain.table import Table
 from projections.visibility import Viewer, event_view
@@ -50,6 +51,14 @@ from projections.visibility import Viewer, event_view
 
 def error_body(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
+
+
+def said_body(code: str, words: Said) -> dict[str, Any]:
+    """An error body worded by key (``domain.refusals``) for what is no domain refusal (the
+    server's limits and retries): its English message, key and parameters."""
+    body = error_body(code, words.message)
+    body["error"] |= {"key": words.key, "params": dict(words.params)}
+    return body
 
 
 def refusal_body(error: DomainError) -> dict[str, Any]:
@@ -84,9 +93,10 @@ class Expected:
             phase=st.phase,
         )
 
-    def mismatch(self, deal: Deal) -> str | None:
-        """Why the command is stale, or None. (On every command: compares the fields as
-        they are, without building ``now``'s UUID unless the game is checked.)"""
+    def mismatch(self, deal: Deal) -> Conflict | None:
+        """Why the command is stale (R-CMD-1, worded by key), or None. (On every command:
+        compares the fields as they are, without building ``now``'s UUID unless the game is
+        checked.)"""
         st = deal.state
         value: object
         for name, believed, value in (
@@ -101,18 +111,23 @@ class Expected:
             if name == "game":
                 value = UUID(st.table_id)
                 if believed != value:  # never stale: a deal's table never changes
-                    return (
-                        f"expect.game is the deal's table, {value}, not {believed}: "
-                        "send the table's id (the deal view's table)"
-                    )
+                    return Conflict(STALE, "stale.game", table=str(value), believed=str(believed))
             if name == "deal" and believed != value:  # never stale either: a deal keeps its number
-                return (
-                    f"this is deal {value} of its table, not deal {believed}: send the command "
-                    "to the deal it is meant for (the table's current_deal)"
-                )
+                return Conflict(STALE, "stale.deal", deal=st.number, believed=self.deal)
             if believed != value:
-                return f"stale command: {name} is {value}, not {believed}; reload and retry"
+                return Conflict(
+                    STALE, STALE_KEYS[name], value=as_param(value), believed=as_param(believed)
+                )
         return None
+
+
+#: The refusal's key of a stale command, by the field of ``expect`` that is behind.
+STALE_KEYS = {"step": "stale.step", "turn": "stale.turn", "phase": "stale.phase"}
+
+
+def as_param(value: object) -> int | str | None:
+    """A field of ``expect`` as a refusal's parameter: a number, a word, or None."""
+    return value if value is None or isinstance(value, int | str) else str(value)
 
 
 @dataclass(frozen=True)
@@ -129,11 +144,11 @@ class Undecided(Exception):
 
 
 class Stale(Exception):
-    """The sender's ``expect`` does not match the deal (R-CMD-1)."""
+    """The sender's ``expect`` does not match the deal (R-CMD-1): ``refusal`` says how."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, refusal: Conflict) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal
 
 
 class CommandService(AppCore):
@@ -149,7 +164,7 @@ class CommandService(AppCore):
         ``version`` is the step the next command must expect)."""
         deal = self.get_deal(deal_id)
         if expected_step is not None and expected_step != deal.version:
-            raise Conflict(f"the deal is at step {deal.version}, not {expected_step}", code=STALE)
+            raise Conflict(STALE, "deal.at_step", step=deal.version, expected=expected_step)
         deal.execute(self._seat_of(deal, player, command), command)
         self._save(*self._with_table(deal, cache_only=False))
         return deal
@@ -186,7 +201,7 @@ class CommandService(AppCore):
             except Stale as stale:
                 if not fresh:
                     continue  # perhaps only this process's copy is behind
-                return self._refuse(log, seq, digest, 409, error_body(STALE, stale.message))
+                return self._refuse(log, seq, digest, 409, refusal_body(stale.refusal))
             except Conflict as conflict:
                 if not fresh and conflict.code == SEQ_TOO_FAR:
                     continue  # a cached log may be behind: its last seq lower than the store's
@@ -266,9 +281,7 @@ class CommandService(AppCore):
         if first is not None:
             if first["digest"] != digest:
                 raise Conflict(  # a refused command used its number too (R-CMD-1)
-                    f"sequence number {seq} was used for a different command: your last was "
-                    f"{log.last_seq}; send a new command under a greater number",
-                    code=STALE,
+                    STALE, "seq.other_command", seq=seq, last=log.last_seq
                 )
             return Answer(first["status"], first["body"], replayed=True), None
         log.check_new(seq)  # greater than the last, and not too far ahead
@@ -356,7 +369,7 @@ class CommandService(AppCore):
         from the store what the process has not cached."""
         deal = self._get(deal_id, None, "deal", fresh=fresh)
         if not isinstance(deal, Deal):
-            raise NotFound(f"no deal {deal_id}")
+            raise NotFound("deal.not_found", id=str(deal_id))
         seat = self._seat_of(deal, player, command)  # a person's, or a stand-in's (the clock)
         return deal, seat, self._command_log(deal.state.table_id, player, fresh=fresh)
 

@@ -35,6 +35,9 @@ from domain.table import Table
 
 logger = logging.getLogger(__name__)
 
+#: The refusal's key when an aggregate of this kind is not in the store (``_get``'s ``what``).
+MISSING = {"table": "table.not_found", "deal": "deal.not_found"}
+
 
 class RandomSource(Protocol):
     """Where chance comes from; its results are recorded in events (R-DEAL-1/3)."""
@@ -148,13 +151,13 @@ class AppCore(Application[UUID]):
     def get_table(self, table_id: UUID) -> Table:
         table = self._get(table_id, None, "table")
         if not isinstance(table, Table):
-            raise NotFound(f"no table {table_id}")
+            raise NotFound("table.not_found", id=str(table_id))
         return table
 
     def get_deal(self, deal_id: UUID, version: int | None = None) -> Deal:
         deal = self._get(deal_id, version, "deal")
         if not isinstance(deal, Deal):
-            raise NotFound(f"no deal {deal_id}")
+            raise NotFound("deal.not_found", id=str(deal_id))
         return deal
 
     def _get(
@@ -165,8 +168,9 @@ class AppCore(Application[UUID]):
         try:
             return self._read(aggregate_id, version, fresh=fresh)
         except AggregateNotFoundError:
-            at = "" if version is None else f" at step {version}"
-            raise NotFound(f"no {what} {aggregate_id}{at}") from None
+            if version is not None:
+                raise NotFound("deal.not_found_at", id=str(aggregate_id), step=version) from None
+            raise NotFound(MISSING[what], id=str(aggregate_id)) from None
 
     def _read(self, aggregate_id: UUID, version: int | None = None, *, fresh: bool = True) -> Any:
         """``repository.get`` under the aggregate's read lock.
@@ -259,9 +263,7 @@ class AppCore(Application[UUID]):
         try:
             self._commit(*aggregates)
         except IntegrityError:
-            raise Conflict(
-                "another command changed this game first; reload and retry", code=RACE_LOST
-            ) from None
+            raise Conflict(RACE_LOST, "race.game") from None
 
     def _commit(self, *aggregates: Any) -> None:
         """Save the aggregates' new events in one transaction, shared with the commands of

@@ -17,7 +17,7 @@ from uuid import UUID
 from app.services.clock import check_clock
 from app.services.commands import CommandService, Expected, refusal_body
 from domain.commands import Command
-from domain.errors import STALE, Conflict, DomainError, RuleViolation
+from domain.errors import Conflict, DomainError, RuleViolation
 from projections.dry_run import dry_run_view
 
 
@@ -47,7 +47,7 @@ class DryRunService(CommandService):
                 self._command_log(deal.state.table_id, player).check_new(seq)
             stale = expected.mismatch(deal)
             if stale is not None:
-                raise Conflict(stale, code=STALE)
+                raise stale
             check_clock(
                 deal, player, seat, command, lambda: self._turn_seconds(deal), self.service_alive
             )

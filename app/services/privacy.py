@@ -55,8 +55,6 @@ class PrivacyService(AppCore):
         except IntegrityError:  # another request opened it (or changed the table) first
             table = self.get_table(table_id)
             if table.rematch is None:
-                raise Conflict(
-                    "another request changed this table first; retry", code=RACE_LOST
-                ) from None
+                raise Conflict(RACE_LOST, "race.table") from None
             return UUID(table.rematch), False
         return new.id, True

@@ -43,11 +43,7 @@ def refuse_away(table: Table, player_ids: Sequence[str], player: str) -> None:
     refusal, R-CMD-2)."""
     seat = table.seat_of(player)
     if seat is not None and seat < len(player_ids) and player_ids[seat] != player:
-        raise Forbidden(
-            SEAT_NOT_YOURS,
-            f"seat {seat} is played by {table.plays(seat)} while you are away; "
-            "take it back with POST /tables/{id}/seats",
-        )
+        raise Forbidden(SEAT_NOT_YOURS, "seat.away_played", seat=seat, player=table.plays(seat))
 
 
 def _now() -> str:

@@ -4,7 +4,9 @@
 // on demand; the first broken link is highlighted and scrolled into view. Anyone else sees
 // the server's refusal (401: sign in; 403: not an auditor).
 
-import { $, api, cardElement, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, t, whoAmI } from "./common.js";
+import {
+  $, api, cardElement, detailOf, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, spokenText, t, whoAmI,
+} from "./common.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, scoresText, seatName } from "./words.js";
 
@@ -71,6 +73,19 @@ function cardsDetails(title, cards) {
   );
 }
 
+// What the audit found, in the page's language: the message's key and params (`worded`, as a
+// refusal's: docs/api.md) filled into the page's template; the rules' refusal it quotes said
+// in the page's language too. Else (an English page, a key the page does not know) the
+// server's English message.
+function said(worded, field, english) {
+  const found = worded?.[field];
+  if (!found?.key) return english ?? "";
+  const params = { ...(found.params ?? {}) };
+  const quoted = found.refusal ? detailOf({ key: found.refusal.key, params: found.refusal.params ?? {} }) : null;
+  if (quoted !== null) params.why = quoted;
+  return detailOf({ key: found.key, params }) ?? english ?? "";
+}
+
 function json(value) {
   return element("pre", { class: "record" }, JSON.stringify(value, null, 2));
 }
@@ -94,7 +109,7 @@ function signatureCheck(report) {
     case "valid":
       return check(true, t("audit_signature_valid", { key }));
     case "forged":
-      return check(false, t("audit_signature_forged", { message: report.signature_message ?? "" }));
+      return check(false, t("audit_signature_forged", { message: said(report.worded, "signature_message", report.signature_message) }));
     case "unknown_key":
       return check(false, t("audit_signature_unknown_key", { key }));
     case "unsigned":
@@ -127,10 +142,10 @@ function showVerdict() {
       : check(false, t("audit_chain_broken", { step: report.first_broken_step })),
     report.commitment_ok
       ? check(true, t(report.stacked ? "audit_commitment_ok_stacked" : "audit_commitment_ok"))
-      : check(false, t("audit_commitment_failed", { message: report.commitment_message ?? "" })),
+      : check(false, t("audit_commitment_failed", { message: said(report.worded, "commitment_message", report.commitment_message) })),
     report.rules_ok
       ? check(true, t("audit_rules_ok", { count: report.commands }))
-      : check(false, t("audit_rules_failed", { step: report.first_mismatch_step, message: report.message ?? "" })),
+      : check(false, t("audit_rules_failed", { step: report.first_mismatch_step, message: said(report.worded, "message", report.message) })),
   ];
   const signature = signatureCheck(report);
   if (signature) checks.push(signature);
@@ -201,7 +216,7 @@ function brokenNote(step) {
   if (report.first_broken_step === step) note.append(element("p", { text: t("audit_chain_breaks_here") }));
   if (audit.unreadable_step === step) note.append(element("p", { text: t("audit_unreadable", { step }) }));
   if (report.first_mismatch_step === step) {
-    note.append(element("p", { text: t("audit_rules_disagree_here", { message: report.message ?? "" }) }));
+    note.append(element("p", { text: t("audit_rules_disagree_here", { message: said(report.worded, "message", report.message) }) }));
     if (report.command) {
       note.append(element("p", {}, t("audit_command"), " ", element("code", { text: report.command })));
     }
@@ -232,7 +247,7 @@ function eventRow(record, broken, next = null, who = names, previous = null) {
       "div",
       { class: "event-head" },
       element("span", { class: "step-no", text: t("audit_step", { step }) }),
-      element("span", { class: "words", text: describeEvent(record, who, next, previous) }),
+      element("span", { class: "words" }, ...spokenText(describeEvent(record, who, next, previous))),
       at && !Number.isNaN(at.getTime())
         ? element("time", { datetime: record.at, class: "muted", text: at.toLocaleTimeString() })
         : "",
@@ -243,7 +258,9 @@ function eventRow(record, broken, next = null, who = names, previous = null) {
   const details = element(
     "details",
     {},
-    element("summary", { text: t("audit_details") }),
+    // Named with its step for a screen reader: Tab went through a row of summaries all named
+    // "The stored record and every hand at this step".
+    element("summary", { text: t("audit_details"), "aria-label": `${t("audit_details")} (${t("audit_step", { step })})` }),
     json(record),
     state,
   );
@@ -268,7 +285,9 @@ function showHistory() {
   }
   $("audit-events").replaceChildren(...rows);
   $("fold-error").hidden = !audit.fold_error;
-  $("fold-error").textContent = audit.fold_error ? t("audit_fold_error", { message: audit.fold_error }) : "";
+  $("fold-error").textContent = audit.fold_error
+    ? t("audit_fold_error", { message: said(audit.worded, "fold_error", audit.fold_error) })
+    : "";
 }
 
 function firstBrokenRow() {

@@ -283,9 +283,11 @@ export async function whoAmI() {
 // The header's "Signed in as ann" (#who), or that nobody is (`signedOutKey`), on the table,
 // replay and audit pages, said again in the language the reader switches to; beside it the
 // header's "Back to the lobby" (#to-lobby), as on the table page.
+// `signedOutKey` null: nothing is said of a visitor, the line hidden (the lobby, whose account
+// panel speaks to him).
 export function showWho(name, signedOutKey = "header_signed_out") {
-  $("who").hidden = false;
-  showSaid($("who"), () => [name ? t("signed_in_as", { name }) : t(signedOutKey)]);
+  $("who").hidden = !name && signedOutKey === null;
+  showSaid($("who"), () => (name ? [t("signed_in_as", { name })] : signedOutKey ? [t(signedOutKey)] : []));
 }
 
 // --- seats ------------------------------------------------------------------------------------
@@ -302,6 +304,13 @@ export function botNote(table, index) {
 // audit): a bot's with its level, "bot:basic:1 (bot, basic)"; null for a free seat.
 export function seatNames(table) {
   return (table?.seats ?? []).map((name, seat) => (name === null ? null : name + botNote(table, seat)));
+}
+
+// The players of a side of the table, named as its seats are (seatNames): "ann, bot:basic:1
+// (bot, basic)" (the table page's "The game" panel, its winners, its score table's titles).
+export function sideNames(table, side) {
+  const names = seatNames(table);
+  return (table?.sides?.[side] ?? []).map((seat) => names[seat]).join(", ");
 }
 
 // --- the DOM ----------------------------------------------------------------------------------
@@ -384,6 +393,27 @@ export function cardName(code) {
   return t("card_of_deck", { card: name, deck: card.deck });
 }
 
+// A face as cards print it in words ("Q♥", "10♣", "★"), and the suits by their symbols.
+const PRINTED_FACE = /(10|[2-9AKQJ])([♠♥♦♣])|[★☆]/g;
+const SUIT_CODES = Object.fromEntries(Object.entries(SUIT_SYMBOLS).map(([code, symbol]) => [symbol, code]));
+
+// Words as printed ("bob discarded Q♥.") with each card by its spoken name, for a screen reader
+// ("bob discarded queen of hearts."): it read the symbols as they came, or not at all.
+export function spokenFaces(text) {
+  return String(text).replace(PRINTED_FACE, (face, rank, suit) => {
+    if (!rank) return t(face === t("joker_short_BJ") ? "joker_BJ" : "joker_LJ");
+    return t("card_name", { rank: t(`rank_${rank}`), suit: t(`suit_${SUIT_CODES[suit]}`) });
+  });
+}
+
+// The nodes that show `text` as printed and give a screen reader its spoken words (the
+// printed words hidden from it, the spoken ones from the eye); the text alone if it names no card.
+export function spokenText(text) {
+  const spoken = spokenFaces(text);
+  if (spoken === text) return [text];
+  return [element("span", { "aria-hidden": "true", text }), element("span", { class: "visually-hidden", text: spoken })];
+}
+
 export function isWild(code) {
   const card = parseCard(code);
   return card.joker || card.rank === "2";
@@ -403,6 +433,9 @@ export function cardElement(code, { tag = "span", attributes = {} } = {}) {
   if (card.rank === "3") classes.push(isRed(code) ? "red-three" : "black-three");
   const node = element(tag, {
     class: classes.join(" "),
+    // A card that is no button is an image named by its spoken name: a bare span's label is
+    // not read (the pile's top, the red threes, a hand while it is not his turn were silent).
+    role: tag === "button" ? null : "img",
     "aria-label": cardName(code),
     title: cardName(code),
     ...attributes,

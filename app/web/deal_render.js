@@ -188,10 +188,13 @@ function threesKey(variant, prefix) {
 // A meld in words: its rank and size, its wild cards, its canasta and, once a capped meld is
 // complete, that it takes no more cards; in modern_american a natural canasta also closes its
 // rank to both sides (R-MA-MELD-2), which the page says, since a mixed one does not.
-export function meldLabel(meld, variant = null) {
+// `spoken`: for a screen reader, "ace: a meld of 3 cards · 1 wild", where the page prints
+// "A ×3 · 1 wild" (read "A times 3").
+export function meldLabel(meld, variant = null, spoken = false) {
   const kind = canastaKind(meld);
-  const rank = meld.rank === "W" ? t("meld_wild") : meld.rank === "3" ? t("meld_black_threes") : rankText(meld.rank);
-  const parts = [t("meld_of", { rank, count: meld.cards.length })];
+  const printed = spoken ? t(`rank_${meld.rank}`) : rankText(meld.rank);
+  const rank = meld.rank === "W" ? t("meld_wild") : meld.rank === "3" ? t("meld_black_threes") : printed;
+  const parts = [t(spoken ? "meld_spoken" : "meld_of", { rank, count: meld.cards.length })];
   const wilds = meld.cards.filter(isWild).length;
   if (wilds && meld.rank !== "W") parts.push(t("meld_wilds", { count: wilds }));
   if (kind) parts.push(t(`meld_canasta_${kind}`));
@@ -209,7 +212,8 @@ function meldItem(meld, side, index, onMeldClick, variant) {
   if (meld.closed) onMeldClick = null;
   const tag = onMeldClick ? "button" : "div";
   const box = element(tag, {
-    class: `meld${kind ? ` canasta canasta-${kind}` : ""}`, "aria-label": label, role: onMeldClick ? null : "group",
+    class: `meld${kind ? ` canasta canasta-${kind}` : ""}`, "aria-label": meldLabel(meld, variant, true),
+    role: onMeldClick ? null : "group",
   });
   if (onMeldClick) {
     box.type = "button";
@@ -271,7 +275,8 @@ function handSection(view, { selectable, selected, onCardToggle }) {
       const card = cardElement(code, { tag: selectable ? "button" : "span", attributes });
       if (selectable && onCardToggle) card.addEventListener("click", () => onCardToggle(code));
       group.append(index > 0 ? card : element("span", { class: "group-head" },
-        element("span", { class: "group-label", text: `${rankText(rank)} ×${codes.length}` }), card));
+        // Printed for the eye ("K ×3"); a screen reader has each card's name.
+        element("span", { class: "group-label", "aria-hidden": "true", text: `${rankText(rank)} ×${codes.length}` }), card));
     });
     groups.append(group);
   }

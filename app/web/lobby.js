@@ -4,7 +4,7 @@
 // POST /players and POST /sessions.
 
 import {
-  $, Refused, api, apiOnce, botNote, element, rulesLink, setUpLanguage, t, whoAmI,
+  $, Refused, api, apiOnce, botNote, element, rulesLink, setUpLanguage, showWho, t, whoAmI,
 } from "./common.js";
 import { botControls, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
@@ -44,7 +44,7 @@ function translate() {
   for (const option of $("create-clock").options) {
     option.text = option.value ? t("clock_seconds", { seconds: option.value }) : t("clock_off");
   }
-  showWho();
+  showAccount();
 }
 
 // Runs an action from a form or button: messages cleared first, a refusal shown, the lists
@@ -65,10 +65,11 @@ async function act(action) {
 
 // --- signing up and in --------------------------------------------------------------------------
 
-function showWho() {
-  $("who").hidden = me === null;
+// "Signed in as ..." as on every page (common.js), nothing for a visitor; and the account's
+// controls: the forms to sign up or in for a visitor, the rest for a player.
+function showAccount() {
+  showWho(me, null);
   $("sign-out").hidden = me === null;
-  $("who").textContent = me === null ? "" : t("signed_in_as", { name: me });
   $("account").hidden = me !== null;
   $("create").hidden = me === null;
   $("join-private").hidden = me === null;
@@ -77,13 +78,13 @@ function showWho() {
 
 async function findWho() {
   me = await whoAmI(); // null: no session, or it ended: signed out
-  showWho();
+  showAccount();
 }
 
 // Opens a browser session with the token; from here on the cookie stands for it.
 async function signIn(token) {
   me = (await api("POST", "/sessions", { token })).name;
-  showWho();
+  showAccount();
 }
 
 // What a name may be (R-CMD-2, domain/accounts.py's NAME_PATTERN: tests/web/test_sign_up_name.py
@@ -126,7 +127,7 @@ async function signOut() {
   await act(async () => {
     await api("DELETE", "/sessions");
     me = null;
-    showWho();
+    showAccount();
     notice("signed_out");
   });
 }

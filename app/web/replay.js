@@ -3,7 +3,7 @@
 // (GET /deals/{id}/replay?step=N: a seated player his own hand, anyone else the public table).
 // The step is in the address (?step=N), so a link opens at that step.
 
-import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, signedIn, t } from "./common.js";
+import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, signedIn, spokenFaces, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, secretStep } from "./words.js";
@@ -69,6 +69,7 @@ async function show(n) {
   $("next").disabled = $("last").disabled = step === last;
   if (focused?.disabled) slider.focus(); // a button that ends its way keeps the keyboard here
   $("words").textContent = t("replay_words", { step, words: wordsAt(step) });
+  $("words-said").textContent = spokenFaces($("words").textContent);
   history.replaceState(null, "", `${location.pathname}?step=${step}`);
   for (const item of $("step-list").children) {
     const button = item.querySelector("button");
@@ -111,7 +112,8 @@ function fillStepList() {
   const list = $("step-list");
   list.replaceChildren();
   for (let n = 1; n <= last; n += 1) {
-    const button = element("button", { type: "button", class: "link-button" }, t("replay_words", { step: n, words: wordsAt(n) }));
+    const words = t("replay_words", { step: n, words: wordsAt(n) });
+    const button = element("button", { type: "button", class: "link-button", "aria-label": spokenFaces(words) }, words);
     button.addEventListener("click", () => show(n));
     list.append(element("li", { "data-step": n }, button));
   }

@@ -27,7 +27,7 @@ import { $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, unreach
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
 import { seatName } from "./words.js";
-import { logItem } from "./table_log.js";
+import { announce, logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { playing } from "./table_play.js";
 import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
@@ -36,6 +36,7 @@ import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
 import {
   answered, handOnScreen, keepInPlace, keepRoom, keepRoomForPanels, place, placeError, showError,
+  showHandAbovePanel,
 } from "./table_layout.js";
 
 const DEAL_KINDS = [
@@ -63,9 +64,11 @@ const state = {
   selected: new Set(),
   events: [], // the log's events, in order
   lastStep: 0, // the last deal step the log shows
+  heardFrom: Infinity, // the deal's step when the page opened it: later events are spoken (#said)
   sentStep: 0, // the step of this player's last accepted command in the deal
   seatInDoubt: false, // his seat timed out or changed player since the view was read
   busy: false,
+  turn: undefined, // the deal and step kind of his turn last drawn (showHandAbovePanel), null: not his
   invite: null, // a private table's new invite code, got on this page (its host only)
   dealSource: null, // the streams followed (live.js)
   tableSource: null,
@@ -174,6 +177,13 @@ function render() {
     renderMoves({
       menu, view, names: names(), selected: state.selected, busy: state.busy, play, clear: clearSelection,
     });
+  }
+  // The start of his turn, or its play once he drew: his hand in sight above the move panel.
+  // Not at the page's first drawing: he arrives at its top (who plays, whose turn).
+  const turn = menu?.moves.length ? `${state.dealId}:${menu.phase}` : null;
+  if (view && turn !== state.turn) {
+    if (turn !== null && state.turn !== undefined) showHandAbovePanel();
+    state.turn = turn;
   }
   const status = statusText();
   if ($("status").textContent !== status) $("status").textContent = status; // announced once
@@ -309,6 +319,7 @@ function onDealEvent(message) {
     log.append(logItem(event, names[names.length - 1], state.events[state.events.length - 2]));
     logShown();
   }
+  if (event.step > state.heardFrom) announce(log.lastElementChild);
   if (following) log.scrollTop = log.scrollHeight;
   refresh();
 }
@@ -376,9 +387,11 @@ async function openDeal(dealId) {
   state.events = [];
   state.lastStep = 0;
   state.sentStep = 0;
+  state.heardFrom = Infinity;
   $("log").replaceChildren();
   logShown();
   await refresh();
+  state.heardFrom = state.view?.step ?? 0; // what the stream brings up to here is not news
   followDeal(dealId);
 }
 

@@ -3,7 +3,7 @@
 // shown only to the host (the table's `host` against GET /sessions/current); the server refuses them from
 // anybody else anyway (R-SEAT-3).
 
-import { $, botNote, confirmation, element, redraw, t } from "./common.js";
+import { $, botNote, confirmation, element, redraw, sideNames, t } from "./common.js";
 import { standsInForHost, teamsFor } from "./host.js";
 import { inviteLink } from "./private.js";
 
@@ -70,10 +70,6 @@ function renderInvite(state, act) {
     $("invite-link").focus();
     $("invite-link").select();
   }
-}
-
-function sideNames(table, side) {
-  return (table.sides?.[side] ?? []).map((seat) => table.seats[seat]).join(", ");
 }
 
 function totalsTable(table) {

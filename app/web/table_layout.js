@@ -72,3 +72,20 @@ export function keepRoomForPanels() {
   for (const panel of [$("moves"), $("log-panel")]) new ResizeObserver(keepRoom).observe(panel);
   window.addEventListener("resize", keepRoom);
 }
+
+// On a phone, at the start of the player's turn (and when his draw is done: his new cards), his
+// hand and the move panel that stays at the bottom of the screen are both in sight: the page
+// scrolls the hand just above the panel (its top, if it is taller than the room there). The
+// page used to stay where it was, the hand under the panel or below it, and he scrolled to find
+// his cards before every move (tests/web/test_accessibility.py).
+export function showHandAbovePanel() {
+  const hand = document.getElementById("hand");
+  const panel = $("moves");
+  if (!hand || panel.hidden || getComputedStyle(panel).position !== "sticky") return;
+  const box = hand.getBoundingClientRect();
+  // A little room between them, so that the hand's lower edge shows above the panel's shadow.
+  const gap = 8;
+  const room = window.innerHeight - panel.offsetHeight - gap;
+  if (box.top >= 0 && box.bottom <= room + gap) return; // already in sight above the panel
+  window.scrollBy(0, box.height <= room ? box.bottom - room : box.top);
+}

@@ -3,7 +3,7 @@
 // Only kinds of move the menu lists are offered; every composed meld or take is checked with
 // the dry run before the page sends it (table_play.js `play`).
 
-import { $, Refused, cardText, element, isWild, parseCard, rankText, t } from "./common.js";
+import { $, Refused, cardText, element, isWild, parseCard, rankText, spokenFaces, t } from "./common.js";
 import { seatName } from "./words.js";
 
 const byType = (menu, type) => (menu?.moves ?? []).filter((move) => move.type === type);
@@ -188,7 +188,9 @@ function suggestionLabel(move, menu) {
 }
 
 function button(text, move, onClick, extra = {}) {
-  const node = element("button", { type: "button", text, ...extra });
+  // A suggestion's cards spoken by name for a screen reader ("Meld: queen of hearts ...").
+  const spoken = spokenFaces(text);
+  const node = element("button", { type: "button", text, "aria-label": spoken === text ? null : spoken, ...extra });
   node.dataset.move = move;
   node.addEventListener("click", onClick);
   return node;

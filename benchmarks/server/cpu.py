@@ -124,4 +124,8 @@ def process_role(pid: int) -> str:
         return "multiprocessing resource tracker"
     if "/postgres " in title or title.endswith("/postgres"):
         return "postmaster"
+    if "app.cli project" in title:
+        return "read models (canasta project)"
+    if "uvicorn" in title:
+        return "uvicorn supervisor"
     return "main process"

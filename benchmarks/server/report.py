@@ -150,6 +150,16 @@ def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
             for k in ("server", "postgres", "load_generator")
         )
     )
+    server_detail = cpu.get("cores_by_process", {}).get("server")
+    if server_detail:
+        # cores_by_process is per second of the window; per command: x wall / accepted.
+        per_command = cpu["wall_s"] / max(1, load["commands_accepted"]) * 1e3
+        print(
+            "  the server's CPU per accepted command by process: "
+            + ", ".join(
+                f"{k} {v * per_command:.3f} ms" for k, v in server_detail.items() if v >= 0.001
+            )
+        )
     if "read_models_caught_up_s" in load:
         caught_up = load["read_models_caught_up_s"]
         print(

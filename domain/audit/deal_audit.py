@@ -9,6 +9,7 @@ from domain.audit.replay import check_rules
 from domain.audit.report import AuditReport, Mismatch
 from domain.audit.stored import StoredEvent
 from domain.events import DealAbandoned, DealScored
+from domain.refusals import Said, said
 
 
 def audit_deal(
@@ -26,12 +27,13 @@ def audit_deal(
     broken = broken_link(events)
     if unreadable_step is not None and (broken is None or unreadable_step < broken):
         broken = unreadable_step
-    ok_commitment, commitment_message, stacked = check_commitment(deal_id, events)
+    ok_commitment, commitment_said, stacked = check_commitment(deal_id, events)
     mismatch, commands = check_rules(events)
     if mismatch is None and unreadable_step is not None:
-        mismatch = Mismatch(
-            unreadable_step, f"the stored event at step {unreadable_step} cannot be read"
-        )
+        mismatch = Mismatch(unreadable_step, said("audit.unreadable", step=unreadable_step))
+    worded: dict[str, Said] = {"message": mismatch.said} if mismatch else {}
+    if commitment_said is not None:
+        worded["commitment_message"] = commitment_said
     scored = [e for e in events if isinstance(e, DealScored)]
     final_scores = None
     if scored:
@@ -47,7 +49,7 @@ def audit_deal(
         chain_ok=broken is None,
         first_broken_step=broken,
         commitment_ok=ok_commitment,
-        commitment_message=commitment_message,
+        commitment_message=commitment_said.message if commitment_said else None,
         rules_ok=mismatch is None,
         first_mismatch_step=mismatch.step if mismatch else None,
         message=mismatch.message if mismatch else None,
@@ -59,4 +61,5 @@ def audit_deal(
         complete=complete,
         end_reason=end_reason,
         final_scores=final_scores,
+        worded=worded,
     )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from domain.audit.stored import StoredEvent, kind_of
 from domain.chain import first_broken_link
 from domain.events import DeckShuffled, DeckStacked
+from domain.refusals import Said, said
 from domain.shuffle import commitment, stacked_commitment
 
 
@@ -29,10 +30,10 @@ def broken_link(events: Sequence[StoredEvent]) -> int | None:
 # --- (b) the commitment -------------------------------------------------------------------
 
 
-def check_commitment(deal_id: str, events: Sequence[StoredEvent]) -> tuple[bool, str | None, bool]:
-    """(ok, message, stacked)."""
+def check_commitment(deal_id: str, events: Sequence[StoredEvent]) -> tuple[bool, Said | None, bool]:
+    """(ok, why not, stacked)."""
     if len(events) < 2:
-        return False, "the history has no shuffle event", False
+        return False, said("audit.no_shuffle"), False
     published = getattr(events[0], "commitment", None)
     deck_event = events[1]
     kind = kind_of(deck_event)
@@ -40,22 +41,17 @@ def check_commitment(deal_id: str, events: Sequence[StoredEvent]) -> tuple[bool,
         if isinstance(deck_event, DeckShuffled):
             seed = bytes.fromhex(deck_event.seed)
             if len(seed) != 32:
-                return False, f"the recorded seed has {len(seed) * 8} bits, not 256", False
+                return False, said("audit.seed_bits", bits=len(seed) * 8), False
             proof = commitment(deal_id, seed)
             stacked = False
         elif isinstance(deck_event, DeckStacked):
             proof = stacked_commitment(deal_id, list(deck_event.order))
             stacked = True
         else:
-            return False, f"step 2 is {kind}, not the shuffle", False
+            return False, said("audit.not_the_shuffle", kind=kind), False
     except (TypeError, ValueError, AttributeError) as exc:
-        return False, f"the recorded seed is malformed: {exc}", kind == "DeckStacked"
+        return False, said("audit.seed_malformed", error=str(exc)), kind == "DeckStacked"
     if proof != published:
-        what = "prepared deck" if stacked else "seed"
-        return (
-            False,
-            f"the {what} recorded at step 2 does not match the commitment published at the "
-            f"deal's start ({published} expected, the {what} gives {proof})",
-            stacked,
-        )
+        key = "audit.commitment_deck" if stacked else "audit.commitment_seed"
+        return False, said(key, published=str(published), proof=proof), stacked
     return True, None, stacked

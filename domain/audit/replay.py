@@ -57,6 +57,7 @@ from domain.events import (
     TurnClockRestarted,
     TurnTimedOut,
 )
+from domain.refusals import Said, said
 from domain.state import DealState
 from domain.variants import get_variant
 
@@ -89,7 +90,7 @@ def _meld_run(events: Sequence[StoredEvent], i: int, seat: object) -> list[MeldL
 Candidate = tuple[Any, Command]
 
 
-def _candidates(events: Sequence[StoredEvent], i: int) -> list[Candidate] | str:
+def _candidates(events: Sequence[StoredEvent], i: int) -> list[Candidate] | Said:
     """The commands stored event ``i`` can begin, largest first; or why it begins none."""
     event = events[i]
     kind = kind_of(event)
@@ -136,7 +137,7 @@ def _candidates(events: Sequence[StoredEvent], i: int) -> list[Candidate] | str:
         return [(seat, PickUpPonytail())]
     if isinstance(event, TurnTimedOut):  # the turn clock (docs/tables.md): the rules only
         return [(seat, TimeOut(event.on_step))]  # check the seat; the time is the recorder's
-    return f"a {kind} event begins no command: the rules record it only as part of one"
+    return said("audit.begins_no_command", kind=kind)
 
 
 def _try(
@@ -148,16 +149,22 @@ def _try(
     try:
         decided = rules.decide(state, seat, command)
     except RuleViolation as refusal:
+        quoted = Said(refusal.key, refusal.params) if refusal.key else None
+        why = Said(
+            "audit.rules_refuse",
+            dict(command=label, code=refusal.code, why=refusal.message),
+            quoted,
+        )
         return Mismatch(
             start,
-            f"the rules refuse {label}: {refusal.code} {refusal.message}",
+            why,
             stored=describe(events[i]),
             command=label,
         )
     except Exception as exc:  # data no legal history could hold (an unknown card, ...)
         return Mismatch(
             start,
-            f"the rules cannot decide {label}: {type(exc).__name__}: {exc}",
+            said("audit.rules_cannot_decide", command=label, error=f"{type(exc).__name__}: {exc}"),
             stored=describe(events[i]),
             command=label,
         )
@@ -168,8 +175,12 @@ def _try(
             last = events[-1].originator_version
             return Mismatch(
                 last + 1,
-                f"{label} records {len(decided)} events, but the history ends after "
-                f"{len(events) - i} of them",
+                said(
+                    "audit.history_ends",
+                    command=label,
+                    decided=len(decided),
+                    stored=len(events) - i,
+                ),
                 expected=as_decided(last + 1, kind, data),
                 command=label,
             )
@@ -178,14 +189,17 @@ def _try(
             step = stored.originator_version
             return Mismatch(
                 step,
-                f"{label} records {kind} at step {step}, but the store holds "
-                f"{kind_of(stored)} with other data",
+                said(
+                    "audit.other_event", command=label, kind=kind, step=step, stored=kind_of(stored)
+                ),
                 expected=as_decided(step, kind, data),
                 stored=describe(stored),
                 command=label,
             )
     if not decided:
-        return Mismatch(start, f"{label} records nothing", stored=describe(events[i]))
+        return Mismatch(
+            start, said("audit.records_nothing", command=label), stored=describe(events[i])
+        )
     return len(decided)
 
 
@@ -193,30 +207,32 @@ def _setup(events: Sequence[StoredEvent]) -> DealState | Mismatch:
     """The state after ``Started`` and the shuffle (steps 1 and 2), or why there is none."""
     started = events[0] if events else None
     if not isinstance(started, Deal.Started):
-        return Mismatch(1, "the history does not begin with the deal's Started event")
+        return Mismatch(1, said("audit.no_started"))
     try:
         state = initial_state(started)
     except Exception as exc:
-        return Mismatch(1, f"the Started event is malformed: {exc!r}")
+        return Mismatch(1, said("audit.started_malformed", error=repr(exc)))
     if state.dealer not in state.order:
-        return Mismatch(1, f"the dealer {state.dealer} is not on the deal's virtual table")
+        return Mismatch(1, said("audit.dealer_off_table", dealer=state.dealer))
     try:
         cutter = get_variant(state.variant).cutter(state.order, state.dealer)
     except DomainError as exc:
-        return Mismatch(1, exc.message, stored=describe(started))
+        assert exc.key is not None  # every refusal of the domain is worded by key
+        return Mismatch(1, Said(exc.key, exc.params), stored=describe(started))
     if state.cutter != cutter:
-        message = f"seat {state.cutter} cuts, but the entry's cutter is seat {cutter} (R-DEAL-4)"
-        return Mismatch(1, message, stored=describe(started))
+        why = said("audit.wrong_cutter", seat=state.cutter, cutter=cutter)
+        return Mismatch(1, why, stored=describe(started))
     if len(events) < 2:
         return state
     deck_event = events[1]
     kind = kind_of(deck_event)
     if not isinstance(deck_event, (DeckShuffled, DeckStacked)):
-        return Mismatch(2, f"step 2 is {kind}, not the shuffle", stored=describe(deck_event))
+        return Mismatch(2, said("audit.not_the_shuffle", kind=kind), stored=describe(deck_event))
     try:
         state.apply(typed(deck_event))
     except Exception as exc:
-        return Mismatch(2, f"the shuffle does not fold: {exc!r}", stored=describe(deck_event))
+        why = said("audit.shuffle_no_fold", error=repr(exc))
+        return Mismatch(2, why, stored=describe(deck_event))
     return state
 
 
@@ -239,9 +255,9 @@ def _moves(events: Sequence[StoredEvent], i: int) -> list[Move] | Mismatch:
     try:
         candidates = _candidates(events, i)
     except Exception as exc:  # a field missing or of the wrong type
-        message = f"the stored {kind_of(event)} event is malformed: {exc!r}"
-        return Mismatch(event.originator_version, message, stored=describe(event))
-    if isinstance(candidates, str):
+        why = said("audit.event_malformed", kind=kind_of(event), error=repr(exc))
+        return Mismatch(event.originator_version, why, stored=describe(event))
+    if isinstance(candidates, Said):
         return Mismatch(event.originator_version, candidates, stored=describe(event))
     return list(candidates)
 
@@ -251,12 +267,12 @@ def _abandon(state: DealState, events: Sequence[StoredEvent], i: int) -> int | M
     step = event.originator_version
     decided = rules.abandon(state)
     if not decided:
-        return Mismatch(step, "a finished deal cannot be abandoned", stored=describe(event))
+        return Mismatch(step, said("audit.abandon_finished"), stored=describe(event))
     kind, data = decided[0].kind, decided[0].data()
     if canonical(data) != canonical(event_data(event)):
         return Mismatch(
             step,
-            "the abandonment differs from the one the rules record (R-GAME-2)",
+            said("audit.abandon_differs"),
             expected=as_decided(step, kind, data),
             stored=describe(event),
         )
@@ -275,8 +291,7 @@ def _change(state: DealState, events: Sequence[StoredEvent], i: int) -> int | Mi
         or not isinstance(player, str)
         or state.player_ids[seat] == player
     ):
-        message = "a change of player that the deal cannot record here"
-        return Mismatch(event.originator_version, message, stored=describe(event))
+        return Mismatch(event.originator_version, said("audit.change_here"), stored=describe(event))
     return 1
 
 
@@ -294,8 +309,9 @@ def _restart(state: DealState, events: Sequence[StoredEvent], i: int) -> int | M
     except (TypeError, ValueError):
         ordered = False
     if not ordered or seat is None or seat != state.to_act or seat in state.timed_out:
-        message = "a turn clock restarted that the deal cannot record here"
-        return Mismatch(event.originator_version, message, stored=describe(event))
+        return Mismatch(
+            event.originator_version, said("audit.restart_here"), stored=describe(event)
+        )
     return 1
 
 

@@ -6,16 +6,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.refusals import Said
+
 
 @dataclass(frozen=True)
 class Mismatch:
     """Where re-applying the rules first disagreed with the stored history."""
 
     step: int
-    message: str
+    said: Said  # why, worded by key (``domain.refusals``)
     expected: dict[str, Any] | None = None  # what the rules record at this step
     stored: dict[str, Any] | None = None  # what the store holds at this step
     command: str | None = None  # the rebuilt command, as ``seat N: Command(...)``
+
+    @property
+    def message(self) -> str:
+        return self.said.message
 
 
 #: The verdicts on a deal's signature (``domain.audit.signatures``); the first two fail it.
@@ -51,6 +57,9 @@ class AuditReport:
     signature_key_id: str | None = None
     signature_message: str | None = None  # why the verdict is not "valid"
     signed_record: dict[str, Any] | None = None  # the table's record of it, as stored
+    #: The key and params of each message above (``message``, ``commitment_message``,
+    #: ``signature_message``), for a page to say it in its language (docs/api.md, "Audit").
+    worded: dict[str, Said] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -97,6 +106,7 @@ class AuditReport:
             "signature_key_id": self.signature_key_id,
             "signature_message": self.signature_message,
             "signed_record": self.signed_record,
+            "worded": {name: said.to_dict() for name, said in self.worded.items()},
         }
 
 

@@ -32,6 +32,7 @@ from domain.audit.report import (
     AuditReport,
 )
 from domain.audit.stored import StoredEvent, kind_of
+from domain.refusals import Said, said
 from domain.seal import Verifier, record_message
 
 #: The fields of a table's record of a deal that its signature covers (with the table, the
@@ -43,8 +44,13 @@ RECORD_FIELDS = ("final_link", "scores", "totals", "key_id", "signature")
 class SignatureCheck:
     verdict: str
     key_id: str | None = None
-    message: str | None = None
+    said: Said | None = None  # why the verdict is not "valid"
     record: dict[str, Any] | None = None  # the signed record as stored (``RECORD_FIELDS``)
+
+    @property
+    def message(self) -> str | None:
+        """Why, in English."""
+        return self.said.message if self.said else None
 
 
 def check_record(
@@ -72,9 +78,7 @@ def _verdict(
     signature = getattr(record, "signature", "") or ""
     key_id = getattr(record, "key_id", "") or ""
     if not signature:
-        return SignatureCheck(
-            SIGNATURE_UNSIGNED, None, "the table's record of this deal carries no signature"
-        )
+        return SignatureCheck(SIGNATURE_UNSIGNED, None, said("audit.unsigned"))
     try:
         message = record_message(
             table_id,
@@ -87,28 +91,26 @@ def _verdict(
         verified = verifier.verify(str(key_id), message, str(signature))
     except Exception as exc:  # a field missing or of the wrong type
         return SignatureCheck(
-            SIGNATURE_FORGED, str(key_id), f"the signed record cannot be rebuilt: {exc!r}"
+            SIGNATURE_FORGED, str(key_id), said("audit.record_unbuildable", error=repr(exc))
         )
     if verified is None:
         return SignatureCheck(
             SIGNATURE_UNKNOWN_KEY,
             str(key_id),
-            f"signed with key {key_id}, which this server does not publish",
+            said("audit.unknown_key", key=str(key_id)),
         )
     if not verified:
         return SignatureCheck(
             SIGNATURE_FORGED,
             str(key_id),
-            "the signature does not match the table's record of this deal (its scores, "
-            "totals or last chain link were changed after it was signed)",
+            said("audit.signature_mismatch"),
         )
     last = getattr(history[-1], "chain", None) if history else None
     if last != record.final_link:
         return SignatureCheck(
             SIGNATURE_FORGED,
             str(key_id),
-            "the deal's stored history no longer ends at the chain link the server signed "
-            "(it was rewritten after it was scored)",
+            said("audit.history_rewritten"),
         )
     return SignatureCheck(SIGNATURE_VALID, str(key_id), None)
 
@@ -127,12 +129,19 @@ def find_record(table_events: Sequence[StoredEvent], deal_id: str) -> tuple[Any,
     return None
 
 
+def worded_with(worded: dict[str, Said], name: str, why: Said | None) -> dict[str, Said]:
+    """``worded`` with ``name`` said by ``why`` (or without it)."""
+    out = {key: value for key, value in worded.items() if key != name}
+    return out if why is None else {**out, name: why}
+
+
 def with_signature(report: AuditReport, check: SignatureCheck) -> AuditReport:
     return dataclasses.replace(
         report,
         signature=check.verdict,
         signature_key_id=check.key_id,
         signature_message=check.message,
+        worded=worded_with(report.worded, "signature_message", check.said),
         signed_record=check.record,
     )
 

@@ -14,6 +14,7 @@ from eventsourcing.domain import DomainEventProtocol
 from domain.chain import event_data
 from domain.deal import Deal
 from domain.deal_events import DealEvent, from_data
+from domain.refusals import Said, said
 from domain.state import DealState
 from domain.variants import get_variant
 
@@ -80,7 +81,12 @@ class Folded:
 
     state: DealState | None
     step: int
-    error: str | None = None  # why folding stopped before the requested step
+    why: Said | None = None  # why folding stopped before the requested step
+
+    @property
+    def error(self) -> str | None:
+        """Why, in English."""
+        return self.why.message if self.why else None
 
 
 def fold(events: Sequence[StoredEvent], upto: int | None = None) -> Folded:
@@ -89,11 +95,11 @@ def fold(events: Sequence[StoredEvent], upto: int | None = None) -> Folded:
     Folding trusts nothing: an event that does not fold stops it, with the reason."""
     started = events[0] if events else None
     if not isinstance(started, Deal.Started):
-        return Folded(None, 0, "the history does not begin with the deal's Started event")
+        return Folded(None, 0, said("audit.no_started"))
     try:
         state = initial_state(started)
     except Exception as exc:  # a malformed Started event
-        return Folded(None, 0, f"step 1 (Started) does not fold: {exc!r}")
+        return Folded(None, 0, said("audit.started_no_fold", error=repr(exc)))
     step = 1
     for event in events[1:]:
         if upto is not None and step >= upto:
@@ -101,6 +107,7 @@ def fold(events: Sequence[StoredEvent], upto: int | None = None) -> Folded:
         try:
             state.apply(typed(event))
         except Exception as exc:
-            return Folded(state, step, f"step {step + 1} ({kind_of(event)}) does not fold: {exc!r}")
+            why = said("audit.step_no_fold", step=step + 1, kind=kind_of(event), error=repr(exc))
+            return Folded(state, step, why)
         step += 1
     return Folded(state, step)

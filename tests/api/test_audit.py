@@ -14,6 +14,7 @@ every command over HTTP; a seeded random legal player chooses the commands.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import subprocess
@@ -203,6 +204,24 @@ def test_the_auditor_sees_the_seed_every_hand_the_stock_and_a_clean_report_r_vie
 
 
 # --- the operator's tool -------------------------------------------------------------------
+
+
+def test_a_configured_auditor_name_no_account_holds_is_warned_of_at_each_start(
+    sqlite_client: Callable[..., TestClient], caplog: pytest.LogCaptureFixture
+) -> None:
+    """``CANASTA_AUDITORS`` names accounts: a name nobody has registered yet goes to the first
+    visitor who registers it (every hand, the stock). The operator is warned at each start
+    until the account exists."""
+    caplog.set_level(logging.WARNING, logger="app.main")
+    http = sqlite_client(auditors=[AUDITOR, "ann"])
+    register_player(http, "ann")
+    warned = [r.getMessage() for r in caplog.records if "CANASTA_AUDITORS" in r.getMessage()]
+    assert len(warned) == 2 and repr(AUDITOR) in warned[0] and "'ann'" in warned[1], warned
+    visitor = register_player(http, AUDITOR)  # what the warning is about
+    assert http.get("/me", headers=visitor).json()["roles"] == ["auditor"]
+    caplog.clear()
+    sqlite_client(auditors=[AUDITOR, "ANN"])  # both registered now (any case)
+    assert not [r for r in caplog.records if "CANASTA_AUDITORS" in r.getMessage()]
 
 
 def test_grant_auditor_on_the_command_line_gives_the_role_to_a_running_server(

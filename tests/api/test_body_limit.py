@@ -28,6 +28,8 @@ def _chunks(data: bytes) -> Iterator[bytes]:
 def _too_large(response: httpx.Response) -> None:
     assert response.status_code == 413, response.text
     assert response.json()["error"]["code"] == "body_too_large"
+    assert response.json()["error"]["key"] == "limits.body_too_large"
+    assert response.json()["error"]["params"]["max_bytes"] > 0
 
 
 def test_a_body_above_the_limit_is_413_and_changes_nothing(uvicorn_server: Any) -> None:

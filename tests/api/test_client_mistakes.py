@@ -151,6 +151,8 @@ def test_a_command_for_another_deal_is_told_which_deal_this_is_r_cmd_1(
         "code": "R-CMD-1",
         "message": "this is deal 1 of its table, not deal 2: send the command to the deal it "
         "is meant for (the table's current_deal)",
+        "key": "stale.deal",
+        "params": {"deal": 1, "believed": 2},
     }
 
 
@@ -171,6 +173,8 @@ def test_a_corrected_command_under_a_refused_one_s_number_is_told_the_last_numbe
         "code": "R-CMD-1",
         "message": f"sequence number {used} was used for a different command: your last was "
         f"{used}; send a new command under a greater number",
+        "key": "seq.other_command",
+        "params": {"seq": used, "last": used},
     }
 
 

@@ -78,6 +78,7 @@ def test_the_same_key_with_another_body_is_refused(http: TestClient) -> None:
     other = http.post("/tables", json={**TABLE, "players": 4}, headers=same)
     assert other.status_code == 422
     assert other.json()["error"]["code"] == "idempotency_key_reused"
+    assert other.json()["error"]["key"] == "idempotency.reused"  # said in a page's language
     assert created(canasta_of(http)) == 1
 
 
@@ -139,6 +140,7 @@ def assert_done_once(answers: list[Any]) -> None:
     assert all(a.json() == done[0].json() for a in replayed)
     for answer in waiting:
         assert answer.json()["error"]["code"] == "idempotency_key_in_progress"
+        assert answer.json()["error"]["key"] == "idempotency.in_progress"
         assert answer.headers["Retry-After"] == "1"
 
 
@@ -227,6 +229,31 @@ def test_the_session_cookie_and_the_token_share_the_accounts_keys(http: TestClie
     assert by_cookie.status_code == 201 and by_cookie.headers[REPLAYED] == "true"
     assert by_cookie.json() == first.json()
     http.cookies.clear()
+
+
+def test_the_key_is_the_account_the_route_serves_whatever_headers_repeat(
+    http: TestClient,
+) -> None:
+    """A request whose headers repeat (two ``Authorization`` headers, two ``Cookie`` headers)
+    is served by the route as the first token, or as the session all its cookies name; its
+    key is that account's, and a retry is done once (read otherwise, the key was nobody's
+    and the retry made a second table)."""
+    ann = register_player(http, "ann")
+    twice = [("Authorization", ann["Authorization"]), ("Authorization", "Bearer made-up-one")]
+    same = list(key().items())
+    first = http.post("/tables", json=TABLE, headers=twice + same)
+    again = http.post("/tables", json=TABLE, headers=twice + same)
+    assert first.status_code == again.status_code == 201, again.text
+    assert again.headers.get(REPLAYED) == "true" and again.json() == first.json()
+    session = http.post("/sessions", headers=ann).cookies["canasta_session"]
+    http.cookies.clear()
+    cookies = [("Cookie", f"canasta_session={session}"), ("Cookie", "theme=dark")]
+    other = [*cookies, ("X-Canasta-CSRF", "1"), *key().items()]
+    first = http.post("/tables", json=TABLE, headers=other)
+    again = http.post("/tables", json=TABLE, headers=other)
+    assert first.status_code == again.status_code == 201, again.text
+    assert again.headers.get(REPLAYED) == "true" and again.json() == first.json()
+    assert created(canasta_of(http)) == 2
 
 
 def test_a_malformed_key_is_refused_before_anything(http: TestClient) -> None:

@@ -93,8 +93,13 @@ def test_a_start_up_that_fails_once_the_read_models_started_leaves_nothing_runni
 ) -> None:
     threads, connections = app_threads(), sessions(migrated_postgres_url)
     # A read replica without the read models' tables stops the start-up (docs/scaling.md):
-    # by then the read models' leader has started on the primary.
+    # by then the read models' leader has started on the primary. (One without any schema
+    # is refused before anything starts, tests/app/test_startup_refusals.py: this one says
+    # it has the migrations, an alembic_version alone.)
     with own_database(migrated_postgres_url, "canasta_unmigrated") as (unmigrated, _):
+        with psycopg.connect(unmigrated, autocommit=True) as conn:
+            conn.execute("CREATE TABLE alembic_version (version_num varchar(32) PRIMARY KEY)")
+            conn.execute("INSERT INTO alembic_version VALUES ('0009')")
         failing = create_app(
             settings_for(migrated_postgres_url, tmp_path, read_database_url=unmigrated)
         )

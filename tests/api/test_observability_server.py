@@ -60,6 +60,30 @@ def test_json_log_lines_carry_each_requests_id(uvicorn_server: Callable[..., Any
     assert any("request_id" not in line for line in lines)
 
 
+@pytest.mark.parametrize(
+    ("log_format", "args"),
+    [("text", ()), ("json", ("--workers", "2", "--log-config", "app/log_json.json"))],
+)
+def test_an_invitation_link_s_code_never_reaches_the_log(
+    log_format: str, args: tuple[str, ...], uvicorn_server: Callable[..., Any]
+) -> None:
+    """The web pages' older invitation links (``/?invite=<table id>:<code>``) send the code
+    in the address, which uvicorn's access line wrote whole: anybody reading the log could
+    take a seat at the private table, whose code the store keeps only as a hash."""
+    server = uvicorn_server(env={"CANASTA_LOG_FORMAT": log_format}, log_level="info", args=args)
+    with httpx.Client(base_url=server.url) as http:
+        game = open_table(http, ("ann", "bob"), start=False, table={"private": True})
+        link = f"{game.table}:{game.invite}"
+        for address in (f"/?invite={link}", f"/?lang=en&INVITE={link}&x=1"):
+            assert http.get(address).status_code == 200
+    server.stop()
+    log = server.log()
+    assert game.invite is not None and game.invite not in log
+    hidden = [line for line in log.splitlines() if "invite=(hidden)" in line.lower()]
+    assert len(hidden) == 2, log
+    assert "&x=1" in hidden[1]  # the rest of the address stays
+
+
 def test_with_workers_and_the_log_config_every_line_is_json_the_parents_too(
     uvicorn_server: Callable[..., Any],
 ) -> None:
@@ -177,3 +201,23 @@ def test_a_worker_without_the_multiprocess_directory_says_so(tmp_path: Path) -> 
     server.start()
     server.stop()
     assert server.log().count("PROMETHEUS_MULTIPROC_DIR is not set") == 2, server.log()
+
+
+def test_a_multiprocess_directory_that_is_not_there_is_made_not_a_crash(tmp_path: Path) -> None:
+    """`PROMETHEUS_MULTIPROC_DIR` naming a directory not made yet (a typo, a /run emptied by
+    a reboot, the shell lines of docs/operations.md without their mkdir): the server makes it
+    and both workers count there. Before, every worker died at import with a traceback
+    (FileNotFoundError: .../counter_PID.db) and uvicorn started new ones for ever."""
+    prometheus_dir = tmp_path / "run" / "metrics"
+    server = Server(
+        tmp_path, workers=2, extra_env={"PROMETHEUS_MULTIPROC_DIR": str(prometheus_dir)}
+    )
+    try:
+        server.start()
+        assert httpx.get(server.url + "/metrics", timeout=10).status_code == 200
+        writers = {path.name.rsplit("_", 1)[1] for path in prometheus_dir.glob("counter_*.db")}
+        assert len(writers) == 2, f"both workers count there: {writers}"
+    finally:
+        server.stop()
+    assert "Traceback" not in server.log()
+    assert f"made the directory PROMETHEUS_MULTIPROC_DIR={prometheus_dir}" in server.log()

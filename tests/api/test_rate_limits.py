@@ -25,6 +25,7 @@ from app.main import create_app
 from app.rate_limits import ProcessCounters, address_key
 from app.settings import Settings
 from domain import commands as c
+from domain.refusals import render
 from tests.support.http import Headers, open_table, register_player
 
 LIMITS_ON = {"CANASTA_RATE_LIMITS": "true"}
@@ -70,8 +71,13 @@ def assert_limited(response: httpx.Response, code: str = "rate_limited") -> int:
     """429, the error body with ``code``, and ``Retry-After`` in whole seconds; returns it."""
     assert response.status_code == 429, response.text
     assert response.json()["error"]["code"] == code, response.text
-    assert response.json()["error"]["message"]
+    error = response.json()["error"]
+    # Worded by key (docs/api.md, "Errors"): the pages say it in their language from these.
+    assert error["key"] == ("limits.rate" if code == "rate_limited" else "limits.streams")
+    assert error["message"] == render(error["key"], error["params"])
     retry_after = int(response.headers["Retry-After"])
+    if code == "rate_limited":
+        assert error["params"]["retry"] == retry_after
     assert 1 <= retry_after <= 3600
     return retry_after
 
@@ -180,22 +186,30 @@ def test_streams_over_the_cap_are_refused_per_client_and_others_still_stream(
     asyncio.run(_streams(server.url, f"/tables/{game.table}/stream", player))
 
 
+async def stream_opened(
+    http: httpx.AsyncClient, stack: AsyncExitStack, url: str, headers: Any, readers: list[Any]
+) -> httpx.Response:
+    """``GET url`` as a stream held open in ``stack``: once open, its first bytes read and
+    its reader kept in ``readers`` (a reader dropped would close it); a refusal read whole."""
+    response = await stack.enter_async_context(http.stream("GET", url, headers=headers))
+    if response.status_code == 200:  # open: its first bytes arrive
+        readers.append(response.aiter_bytes())
+        await anext(readers[-1])
+    else:
+        await response.aread()
+    return response
+
+
 async def _streams(base_url: str, url: str, player: Headers) -> None:
     async with (
         httpx.AsyncClient(base_url=base_url, timeout=30) as http,
         AsyncExitStack() as anonymous,
         AsyncExitStack() as signed_in,
     ):
-        readers = []  # kept: a reader dropped would close its stream
+        readers: list[Any] = []  # kept: a reader dropped would close its stream
 
         async def open_stream(stack: AsyncExitStack, headers: Headers) -> httpx.Response:
-            response = await stack.enter_async_context(http.stream("GET", url, headers=headers))
-            if response.status_code == 200:  # open: its first bytes arrive
-                readers.append(response.aiter_bytes())
-                await anext(readers[-1])
-            else:
-                await response.aread()
-            return response
+            return await stream_opened(http, stack, url, headers, readers)
 
         for _ in range(3):
             assert (await open_stream(anonymous, {})).status_code == 200
@@ -218,6 +232,42 @@ async def _streams(base_url: str, url: str, player: Headers) -> None:
             while (await open_stream(again, player)).status_code != 200:
                 assert time.monotonic() < deadline, "a closed stream still counted"
                 await asyncio.sleep(0.1)
+
+
+def test_a_made_up_session_cookie_the_route_ignores_buys_no_streams_beyond_the_cap(
+    uvicorn_server: Any,
+) -> None:
+    """The cap counts a stream as the route serves it: a cookie header that names a made-up
+    session and then an empty one (``canasta_session=x1; canasta_session=``), or a made-up
+    session in a ``Cookie`` header the route reads over with another, is an anonymous
+    spectator's stream, counted per address. Counted per made-up session instead, an
+    anonymous client opened as many streams as it liked."""
+    server = uvicorn_server(env={**LIMITS_ON, "CANASTA_MAX_STREAMS_PER_ADDRESS": "2"})
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        game = open_table(http, start=False)
+    asyncio.run(_made_up_sessions(server.url, f"/tables/{game.table}/stream"))
+
+
+async def _made_up_sessions(base_url: str, url: str) -> None:
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http, AsyncExitStack() as open_:
+        readers: list[Any] = []  # kept: a reader dropped would close its stream
+
+        async def open_stream(headers: list[tuple[str, str]]) -> httpx.Response:
+            return await stream_opened(http, open_, url, headers, readers)
+
+        for n in range(2):
+            opened = await open_stream(
+                [("Cookie", f"canasta_session=made-up-{n}; canasta_session=")]
+            )
+            assert opened.status_code == 200, opened.text  # served as a spectator
+        for n in range(2, 6):
+            one_header = [("Cookie", f"canasta_session=made-up-{n}; canasta_session=")]
+            assert_limited(await open_stream(one_header), "too_many_streams")
+            two_headers = [
+                ("Cookie", f"canasta_session=made-up-{n}"),
+                ("Cookie", "canasta_session="),
+            ]
+            assert_limited(await open_stream(two_headers), "too_many_streams")
 
 
 def test_with_the_limits_off_nothing_is_refused(make_client: Callable[..., TestClient]) -> None:

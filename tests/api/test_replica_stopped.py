@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
+from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
@@ -40,6 +41,7 @@ def test_reads_and_ready_answer_promptly_from_the_primary_once_the_replica_stops
     replica: Replica,
     relayed: tuple[Relay, str],
     open_game: Callable[..., Game],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     relay, replica_url = relayed
     http = make_client(
@@ -61,6 +63,7 @@ def test_reads_and_ready_answer_promptly_from_the_primary_once_the_replica_stops
     assert moved(before, counted, served, read="aggregate", store="replica") == 1
 
     relay.cut()  # the replica's server stops
+    caplog.set_level("WARNING", logger="app.replica")
 
     # A load balancer's probe (often with a 1 s timeout) sees a ready process at once.
     ready, took = timed(lambda: http.get("/ready"))
@@ -69,6 +72,12 @@ def test_reads_and_ready_answer_promptly_from_the_primary_once_the_replica_stops
     first, took = timed(lambda: http.get(f"/deals/{deal}", headers=ann))
     assert first.status_code == 200 and first.json()["step"] == step
     assert took < FAILED_CHECK_SECONDS, f"the first read after the stop took {took:.1f}s"
+    # the log names the replica and the driver's reason, not only "OperationalError"
+    said = [r.getMessage() for r in caplog.records if r.name == "app.replica"]
+    assert said, "the replica's failure is not logged"
+    where = urlsplit(replica_url)
+    assert said[0].startswith(f"read replica PostgreSQL {where.hostname}:{where.port}/")
+    assert "Error: " in said[0] and "docs/scaling.md" in said[0], said[0]
     began = time.monotonic()
     for path in (f"/deals/{deal}", f"/deals/{deal}/events", f"/tables/{game.table}/scores"):
         answer, took = timed(lambda path=path: http.get(path, headers=ann))  # type: ignore[misc]
@@ -83,6 +92,9 @@ def test_reads_and_ready_answer_promptly_from_the_primary_once_the_replica_stops
     assert again.status_code == 200 and again.json()["step"] == step
     assert took < FAILED_CHECK_SECONDS, f"a read 5 s after the stop took {took:.1f}s"
     assert took_ready < 1.0, f"/ready took {took_ready:.1f}s"
+    # one line for the failure, not one at each check of the replica while it fails
+    said = [r.getMessage() for r in caplog.records if r.name == "app.replica"]
+    assert len(said) == 1, said
     now = scrape(http)
     assert moved(counted, now, served, read="aggregate", store="primary") >= 4
     assert moved(counted, now, served, read="aggregate", store="replica") == 0
@@ -99,3 +111,5 @@ def test_reads_and_ready_answer_promptly_from_the_primary_once_the_replica_stops
         assert time.monotonic() < deadline, "the replica was still left aside after 15 s"
         time.sleep(0.5)
     assert http.get("/ready").json()["replica_behind"] == 0
+    said = [r.getMessage() for r in caplog.records if r.name == "app.replica"]
+    assert "answers again after" in said[-1], said

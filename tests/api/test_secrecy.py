@@ -94,6 +94,9 @@ from tests.support.log_watch import LogWatch
 #: sweeps at the start and end of every deal, after its cut (the hands are dealt) and after
 #: its first pile taken).
 FULL_SWEEP_EVERY = 60
+#: The refusals worded by key (domain/refusals.py): a rule's, who may (403), what collides
+#: (409), what is missing (404); a 401 or a 422 is worded in English only.
+WORDED_STATUSES = (400, 403, 404, 409)
 #: A deal still going after this many commands is taken not to end (random deals need a few
 #: hundred at most).
 MAX_COMMANDS_PER_DEAL = 5000
@@ -468,7 +471,7 @@ class SecrecyGame:
             exempt=exempt,
         )
         self.check(what, sender, r.text, ledger=self.ledger, is_json=True, exempt=exempt)
-        if r.status_code == 400:
+        if r.status_code in WORDED_STATUSES:
             self.check_params(what, sender, error, exempt)
         self.ledger.sync(self.canasta)
         assert self.ledger.version == before, f"{self.where} {what} changed the deal (R-CMD-3)"
@@ -478,8 +481,8 @@ class SecrecyGame:
     def check_params(
         self, what: str, sender: Viewer, error: dict[str, Any], exempt: frozenset[str]
     ) -> None:
-        """A rule's refusal carries its key and parameters (docs/api.md, "Errors"), the
-        English message is that key's template filled with them, and they name no card but
+        """A refusal (a rule's 400, an outsider's 403, a stale or reused number's 409) carries
+        its key and parameters (docs/api.md, "Errors"), the English message is that key's template filled with them, and they name no card but
         the sender's own command's, his hand's and the public table's."""
         key, params = error.get("key"), error.get("params")
         assert key in MESSAGES and isinstance(params, dict), f"{self.where} {what}: {error}"
@@ -488,7 +491,7 @@ class SecrecyGame:
         seat = self.ledger.seat_of(sender)
         seen = set(exempt) | self.ledger.public() | self.ledger.own(seat)
         assert named <= seen, f"{self.where} {what}: params name {sorted(named - seen)}"
-        self.stats["refusals with key and params"] += 1
+        self.stats[f"refusals with key and params ({error.get('code')})"] += 1
 
     def compare_refusals(self) -> None:
         """A card in another seat's hand and a card in the stock are refused alike: the
@@ -827,6 +830,9 @@ def test_no_response_stream_error_or_log_shows_a_viewer_a_hidden_card_or_the_see
     TOTALS.update(game.stats)
     assert game.stats["deals played"] >= 1
     assert game.stats["log lines scanned"] > 0, "no log record was captured: is caplog attached?"
+    # A stale command's and a reused number's 409 carry their key and params too, checked.
+    stale = game.stats["refused stale (409)"] + game.stats["refused reused_seq (409)"]
+    assert game.stats["refusals with key and params (R-CMD-1)"] == stale, game.stats
 
 
 def test_the_checks_report_a_planted_hidden_card_seed_and_log_line_r_view_1_r_view_4(

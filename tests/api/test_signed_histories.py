@@ -14,9 +14,12 @@ import base64
 import json
 import os
 import random
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
-from app.signing import SigningKeyError
+from app.signing import RACY_NS, SigningKeyError
 from tests.api.test_audit import AUDITOR, canasta_of, new_game, run_cli
 from tests.support.forgery import forge_postgres, forge_sqlite
 from tests.support.http import free_port, state_reader
@@ -253,3 +256,110 @@ def test_a_malformed_key_file_is_refused_with_its_path(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, signing_key_file=bad)
     with pytest.raises(SigningKeyError, match=str(bad)), TestClient(create_app(settings)):
         pass
+
+
+def test_a_retired_key_written_or_edited_in_place_is_published_by_the_running_server(
+    tmp_path: Path, clients: Callable[..., TestClient]
+) -> None:
+    """A running server follows its retired keys' files, not only the folder: a file written
+    by a shell's redirect (created empty, then filled: `canasta keys public OLD > DIR/old.json`,
+    the rotation by hand) and a file edited in place later are both taken up without a
+    restart. Before 4 December 2026 only the folder was looked at, which a file's content
+    changes not: a server that looked while the file was empty never published the key, and
+    an edit was never seen."""
+    keys, retired = tmp_path / "signing-key.json", tmp_path / "retired"
+    old = tmp_path / "old-key.json"
+    for path in (keys, old):
+        made = run_cli("keys", "new", "--out", str(path), env={})
+        assert made.returncode == 0, made.stderr
+    public = run_cli("keys", "public", str(old), env={})
+    assert public.returncode == 0, public.stderr
+    old_id = json.loads(public.stdout)["key_id"]
+    retired.mkdir()
+    http = clients(signing_key_file=keys, retired_keys_dir=retired)
+
+    def published() -> dict[str, Any]:
+        answer = http.get("/.well-known/canasta-keys")
+        assert answer.status_code == 200
+        return {k["key_id"]: k for k in answer.json()["keys"]}
+
+    assert old_id not in published()
+    with open(retired / "old.json", "w") as redirect:  # the shell opens it: empty
+        assert old_id not in published()  # read empty: the keys as they were
+        redirect.write(public.stdout)
+    assert published()[old_id]["current"] is False
+
+    # an operator corrects its `until` in an editor, a while later (past RACY_NS)
+    time.sleep(RACY_NS / 1e9 + 0.2)
+    document = json.loads(public.stdout)
+    document["until"] = "2026-12-01T00:00:00+00:00"
+    with open(retired / "old.json", "r+") as edited:
+        edited.write(json.dumps(document))
+        edited.truncate()
+    assert published()[old_id]["until"] == "2026-12-01T00:00:00+00:00"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving files away takes root")
+def test_a_rotation_run_as_root_leaves_the_new_files_to_the_key_files_owner(
+    tmp_path: Path,
+) -> None:
+    """docs/deployment.md: the key file belongs to the servers' user, and `canasta keys rotate`
+    runs as root; the new key file (0600) and the retired key go to that user, or the running
+    servers could not read them and would sign on with the old key."""
+    keys, retired = tmp_path / "signing-key.json", tmp_path / "retired-keys"
+    assert run_cli("keys", "new", "--out", str(keys), env={}).returncode == 0
+    nobody = (65534, 65534)
+    os.chown(keys, *nobody)
+    rotated = run_cli("keys", "rotate", env={"CANASTA_SIGNING_KEY_FILE": str(keys)})
+    assert rotated.returncode == 0, rotated.stderr
+    (kept,) = retired.glob("*.json")
+    for path in (keys, retired, kept):
+        assert (path.stat().st_uid, path.stat().st_gid) == nobody, path
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o600
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another user's key file takes root to make")
+@pytest.mark.parametrize("closed", ["file", "directory"])
+def test_a_key_file_the_process_may_not_read_says_to_give_it_to_its_user(closed: str) -> None:
+    """A key file made as root and not handed to the servers' user (or in a directory they
+    may not enter): the refusal says so in one line (it said to make a new one, which `canasta
+    keys new` refuses as the file exists; in a closed directory, a traceback)."""
+    folder = Path(tempfile.mkdtemp(prefix="canasta-keys-", dir="/tmp"))
+    try:
+        keys = folder / "signing-key.json"
+        assert run_cli("keys", "new", "--out", str(keys), env={}).returncode == 0
+        os.chmod(folder, 0o700 if closed == "directory" else 0o755)
+        listed = subprocess.run(
+            [
+                *("runuser", "-u", "nobody", "--", "env", f"CANASTA_SIGNING_KEY_FILE={keys}"),
+                *(str(Path(sys.executable).parent / "canasta"), "keys", "list"),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        shutil.rmtree(folder)
+    assert listed.returncode == 2, listed.stderr
+    assert "Traceback" not in listed.stderr
+    assert "Permission denied (give it to the user this process runs as" in listed.stderr
+    assert "canasta keys new" not in listed.stderr
+
+
+def test_an_audit_of_the_whole_store_without_the_key_says_the_signatures_went_unchecked(
+    tmp_path: Path, clients: Callable[..., TestClient]
+) -> None:
+    """docs/operations.md, "Backup and restore": a restored store audited without the key
+    file (forgotten on the command line) passes, but says that the signatures were not
+    checked and how to check them, rather than a bare "all ok"."""
+    http = clients(auditors=[AUDITOR])
+    game = new_game(http, seed=7)
+    assert audit_of(http, game, game.deal_id)[0]["signature"] == "valid"
+    kept = tmp_path / "signing-key.json"
+    assert kept.exists()
+    kept.rename(tmp_path.parent / f"{tmp_path.name}-key.json")  # the audit finds no key
+    cli = run_cli("audit", "--all", env={"CANASTA_DATA_DIR": str(tmp_path)})
+    assert cli.returncode == 0, cli.stderr
+    assert "1 tables, 1 deals audited: all ok" in cli.stdout
+    assert "signatures of 1 deals unchecked" in cli.stdout
+    assert "CANASTA_SIGNING_KEY_FILE" in cli.stdout

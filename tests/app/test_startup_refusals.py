@@ -80,12 +80,15 @@ def test_settings_it_cannot_use_are_one_line_each_and_the_workers_stop(tmp_path:
         CANASTA_LOG_FORMAT="yaml",
         CANASTA_POSTGRES_POOL_SIZE="ten",
         CANASTA_READ_DATABASE_URL="postgresql://canasta:s3cret@replica.example/canasta",
+        CANASTA_RATE_LIMIT_READS="lots",
     )
     said = refusals(log)
     assert 1 <= len(said) <= 2, log  # each worker that started says it, then uvicorn stops
     line = said[0]
     assert "CANASTA_LOG_FORMAT: Input should be 'text' or 'json'" in line
     assert "CANASTA_POSTGRES_POOL_SIZE: Input should be a valid integer" in line
+    # what to write, not the library's "couldn't parse rate limit string"
+    assert "CANASTA_RATE_LIMIT_READS: not a rate: write e.g. 20/second;600/minute" in line
     assert "s3cret" not in log  # a setting's value is never repeated: it may hold a password
 
 
@@ -104,6 +107,44 @@ def test_a_database_that_does_not_answer_is_said_at_once(tmp_path: Path) -> None
     assert "Connection refused" in line
     assert "s3cret" not in log
     assert took < 20, "not the pool's 30 s wait"
+
+
+@pytest.mark.postgres
+def test_a_read_replica_that_does_not_answer_or_has_no_schema_is_one_line(
+    migrated_postgres_url: str, tmp_path: Path
+) -> None:
+    """docs/scaling.md: the read models' tables are looked up on the replica at start-up, so
+    it must answer then, with the schema. Before: a traceback of the pool's timeout in every
+    worker, or of the missing tables, with no word of the setting to fix."""
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    key = str(key_file(tmp_path))
+    code, log, _ = start(
+        tmp_path,
+        DATABASE_URL=migrated_postgres_url,
+        CANASTA_SIGNING_KEY_FILE=key,
+        CANASTA_READ_DATABASE_URL=f"postgresql://canasta:s3cret@127.0.0.1:{port}/canasta",
+    )
+    (line,) = refusals(log)
+    assert code != 0
+    assert (
+        f"the read replica PostgreSQL 127.0.0.1:{port}/canasta (CANASTA_READ_DATABASE_URL)" in line
+    )
+    assert "does not answer" in line and "Connection refused" in line
+    assert "unset CANASTA_READ_DATABASE_URL" in line
+    assert "s3cret" not in log
+
+    elsewhere = migrated_postgres_url.rsplit("/", 1)[0] + "/postgres"  # answers, no schema
+    code, log, _ = start(
+        tmp_path,
+        DATABASE_URL=migrated_postgres_url,
+        CANASTA_SIGNING_KEY_FILE=key,
+        CANASTA_READ_DATABASE_URL=elsewhere,
+    )
+    (line,) = refusals(log)
+    assert code != 0
+    assert "has no schema: it is not a streaming replica of the migrated primary" in line
 
 
 @pytest.mark.postgres
@@ -129,14 +170,25 @@ def test_a_database_without_its_schema_or_with_an_older_one_names_the_migration(
 
 @pytest.mark.postgres
 @pytest.mark.parametrize(
-    "command", [["audit", "--all"], ["grant-auditor", "ann"], ["revoke-auditor", "ann"], ["bots"]]
+    "command",
+    [
+        ["audit", "--all"],
+        ["grant-auditor", "ann"],
+        ["revoke-auditor", "ann"],
+        ["bots"],
+        ["project"],
+        ["rebuild-read-models"],
+    ],
 )
 def test_the_operator_commands_on_a_database_without_its_schema_name_the_migration(
     empty_postgres_url: str, tmp_path: Path, command: list[str]
 ) -> None:
-    """``canasta audit`` (grant-auditor, revoke-auditor, bots) pointed at a database nobody
-    migrated: one line, as the server says it, and exit 2; not a traceback of the first
-    query's "relation canasta_events does not exist"."""
+    """``canasta audit`` (grant-auditor, revoke-auditor, bots, project, rebuild-read-models)
+    pointed at a database nobody migrated: one line, as the server says it, and exit 2; not a
+    traceback of the first query's "relation canasta_events does not exist" (project and
+    rebuild-read-models said "cannot open the read models ...: the read model 'discard_log'
+    has no tables ..." with the query's text under it, and, for a database that does not
+    answer, only "couldn't get a connection after 3.00 sec")."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CANASTA_")}
     env.update(DATABASE_URL=empty_postgres_url, CANASTA_SIGNING_KEY_FILE=str(key_file(tmp_path)))
     canasta = Path(sys.executable).parent / "canasta"

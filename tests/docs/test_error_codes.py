@@ -9,7 +9,7 @@ Where a code comes from:
   ``Conflict``, ``NotFound``, ``Unauthenticated``, ... every subclass of ``DomainError``):
   its code is the call's first argument (or ``code=``), or the class's own fixed code; its
   status is the one ``app.errors`` gives the class;
-- ``error_body("code", ...)`` (the error answers built by hand): the status is the number
+- ``error_body("code", ...)`` and ``said_body(...)`` (the error answers built by hand): the status is the number
   given next to it (``JSONResponse(error_body(...), 409)``), where there is one;
 - a map from HTTP status to code in an exception handler (``{404: "not_found", ...}``) and
   its ``.get(..., "default")``.
@@ -30,10 +30,13 @@ import app.main  # noqa: F401  (imports every module that defines a refusal)
 from app.errors import status_of
 from domain import errors as domain_errors
 from domain.errors import DomainError
+from domain.refusals import MESSAGES, fields
 from tests.docs.test_docs import CODE_DIRS, REPO, RULE_ID, defined_ids
 
 TABLE_DOC = REPO / "docs" / "rules" / "common.md"
 STATUSES = range(100, 600)
+#: A refusal's key whose template takes no parameters (to build a ``NotFound``).
+PLAIN_KEY = next(key for key, template in MESSAGES.items() if not fields(template))
 
 
 @dataclass(frozen=True)
@@ -104,8 +107,9 @@ def _from_call(
     named: dict[str, str],
 ) -> list[Sent]:
     name = _name(call.func)
-    if name == "error_body":
-        code = _literal(call.args[0] if call.args else None)
+    if name in ("error_body", "said_body"):  # said_body: worded by key (domain.refusals)
+        first = call.args[0] if call.args else None
+        code = _literal(first) or _named_code(first, named)
         return [Sent(code, _status_next_to(call, parents), where)] if code else []
     if name not in classes or (name == "DomainError" and not call.args):
         return []
@@ -121,7 +125,10 @@ def _from_call(
         instance = cls.__new__(cls)
         DomainError.__init__(instance, code, "")
     else:
-        instance = cls("")  # type: ignore[call-arg]
+        try:
+            instance = cls("")  # type: ignore[call-arg]
+        except KeyError:  # worded by key (NotFound): a key whose template takes no params
+            instance = cls(PLAIN_KEY)  # type: ignore[call-arg]
     return [Sent(instance.code, status_of(instance), where)]
 
 

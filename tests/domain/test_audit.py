@@ -28,6 +28,7 @@ from domain.audit import AuditReport, audit_deal, audit_table, fold, kind_of
 from domain.cards import CARDS, full_deck
 from domain.chain import GENESIS, event_data, link
 from domain.legal import legal_command, seat_to_act
+from domain.refusals import render
 from domain.shuffle import stacked_commitment
 from domain.table import Table
 
@@ -315,6 +316,12 @@ def test_a_resigned_discard_of_a_card_not_held_fails_the_rules_at_that_step_r_cm
         assert report.first_mismatch_step == i + 1
         assert "R-CMD-3" in (report.message or "") and other in (report.message or "")
         assert report.stored is not None and report.stored["card"] == other
+        # Worded by key too, for the audit page's languages, the rules' refusal quoted apart.
+        worded = report.to_dict()["worded"]["message"]
+        assert worded["key"] == "audit.rules_refuse"
+        assert worded["params"]["code"] == "R-CMD-3"
+        assert report.message == render("audit.rules_refuse", worded["params"])
+        assert worded["refusal"] == {"key": "hand.not_held", "params": {"card": other}}
 
 
 def test_a_resigned_swap_for_another_held_card_fails_the_rules_later_r_hist_1(
@@ -361,6 +368,7 @@ def test_truncating_the_end_passes_the_chain_but_fails_the_rules(game: Game) -> 
     assert report.chain_ok and not report.rules_ok
     assert report.first_mismatch_step == len(events)  # the DealScored the rules record
     assert "history ends" in (report.message or "")
+    assert report.to_dict()["worded"]["message"]["key"] == "audit.history_ends"
 
 
 def test_a_wrong_seed_fails_the_commitment_r_deal_3(game: Game) -> None:

@@ -1,6 +1,8 @@
 """The refusals' catalogue (domain/refusals.py; docs/api.md, "Errors"): every key a refusal is
 raised with is in it, with the parameters its template names, and every key in it is raised
-somewhere (none orphaned). Fast: reads the source, raises nothing."""
+somewhere (none orphaned). That holds for every refusal the domain and the app raise: the
+rules' (400), and who may do it (403), what collides (409), what does not exist (404). Fast:
+reads the source, raises nothing."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from domain.commands import ACTIONS
-from domain.errors import RuleViolation, SetupError
+from domain.errors import STALE, Conflict, Forbidden, NotFound, RuleViolation, SetupError
 from domain.refusals import MESSAGES, WORDS, fields, render
 from domain.variants.ponytail import CANASTA_KINDS
 
@@ -19,7 +21,19 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*(ROOT / "domain").rglob("*.py"), *(ROOT / "app").rglob("*.py")])
 CATALOGUE = ROOT / "domain" / "refusals.py"
 #: The constructors that take a key: (name, the key's position among the arguments).
-KEYED = {"RuleViolation": 1, "SetupError": 1, "Lack": 2, "WildLimit": 3}
+KEYED = {
+    "RuleViolation": 1,
+    "SetupError": 1,
+    "Forbidden": 1,
+    "Conflict": 1,
+    "NotFound": 0,
+    "Lack": 2,
+    "WildLimit": 3,
+    "said": 0,
+    "Said": 0,
+}
+#: The refusals whose other keyword arguments are their template's parameters.
+WORDED = ("RuleViolation", "SetupError", "Forbidden", "Conflict", "NotFound", "said")
 
 
 def trees() -> list[tuple[Path, ast.AST]]:
@@ -38,7 +52,10 @@ def keyed_calls() -> list[tuple[str, ast.Call]]:
 
 
 def test_the_scan_finds_the_raise_sites() -> None:
-    assert len(keyed_calls()) > 120
+    calls = [call for _where, call in keyed_calls()]
+    assert len(calls) > 160
+    forbidden_conflict_not_found = WORDED[2:5]
+    assert sum(getattr(c.func, "id", "") in forbidden_conflict_not_found for c in calls) > 35
 
 
 def test_every_key_raised_is_in_the_catalogue_with_its_parameters() -> None:
@@ -46,11 +63,13 @@ def test_every_key_raised_is_in_the_catalogue_with_its_parameters() -> None:
         assert isinstance(call.func, ast.Name)
         position = KEYED[call.func.id]
         key = call.args[position] if len(call.args) > position else None
-        assert not isinstance(key, ast.JoinedStr), f"{where}: a message, not a key"
+        if call.func.id in WORDED:  # a key and nothing else: no message in English alone
+            assert key is not None and len(call.args) == position + 1, f"{where}: no key"
+        assert not isinstance(key, ast.JoinedStr | ast.BinOp), f"{where}: a message, not a key"
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             continue  # a key chosen at run time: its candidates are string constants below
         assert key.value in MESSAGES, f"{where}: {key.value!r} is not in domain/refusals.py"
-        if call.func.id in ("RuleViolation", "SetupError"):
+        if call.func.id in WORDED:
             named = {k.arg for k in call.keywords if k.arg is not None}
             expected = fields(MESSAGES[key.value])
             assert named == expected, f"{where}: {key.value} takes {sorted(expected)}"
@@ -86,6 +105,31 @@ def test_the_english_message_is_the_template_filled_in() -> None:
     )
     with pytest.raises(KeyError):
         RuleViolation("R-CMD-3", "no.such.key")
+
+
+def test_who_may_what_collides_and_what_is_missing_are_worded_the_same_way() -> None:
+    """403, 409 and 404 carry a key and params too; their English message is as it was."""
+    host = Forbidden("R-SEAT-3", "host.only")
+    assert (str(host), host.key, host.params) == (
+        "R-SEAT-3: only the host may do this",
+        "host.only",
+        {},
+    )
+    stale = Conflict(STALE, "stale.step", value=12, believed=11)
+    assert (stale.code, stale.message, stale.params) == (
+        "R-CMD-1",
+        "stale command: step is 12, not 11; reload and retry",
+        {"value": 12, "believed": 11},
+    )
+    taken = Conflict("name_taken", "name.taken", name="ann")
+    assert taken.message == "the name 'ann' is taken"
+    missing = NotFound("deal.not_found_at", id="d-1", step=9)
+    assert (missing.code, missing.message) == ("not_found", "no deal d-1 at step 9")
+    away = Forbidden("seat_not_yours", "seat.away_played", seat=2, player="bot:basic:2:for:ann")
+    assert away.message == (
+        "seat 2 is played by bot:basic:2:for:ann while you are away; take it back with "
+        "POST /tables/{id}/seats"
+    )
 
 
 def test_the_words_are_the_domains_own() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,30 @@ def test_the_rebuild_uses_the_settings_of_the_environment(tmp_path: Path) -> Non
             assert all(rows == [] for rows in rm.dump().values())
     finally:
         app.close()
+
+
+def test_rebuild_read_models_refuses_while_another_process_runs_them(
+    settings: Settings, app: CanastaApp
+) -> None:
+    """docs/operations.md: the rebuild is maintenance with every server stopped. One left
+    running (here a process that leads the read models, as a server or `canasta project`
+    does) would project beside the rebuild and leave the read models incomplete: the rebuild
+    refuses, says what to stop, and changes nothing (it used to warn and go on)."""
+    play(app, 53, "classic", 2)
+    with ReadModels(settings, app=app) as leader:
+        leader.start()
+        wait = 0
+        while not leader.is_leading and wait < 300:
+            time.sleep(0.05)
+            wait += 1
+        assert leader.is_leading
+        leader.catch_up()
+        before = leader.dump()
+        done = run_cli("rebuild-read-models", env=store_env(settings))
+        assert done.returncode == 2, done.stdout
+        assert "another process runs them" in done.stderr
+        assert "Stop every server, `canasta project` and `canasta bots`" in done.stderr
+        assert "rebuilding" not in done.stdout
+        assert leader.dump() == before
+    done = run_cli("rebuild-read-models", env=store_env(settings))  # stopped: it runs
+    assert done.returncode == 0, done.stderr

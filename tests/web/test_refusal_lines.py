@@ -293,7 +293,8 @@ def test_the_replay_s_and_the_audit_s_refusals_are_said_again_in_the_language_sw
     new_context: NewContext, http: httpx.Client
 ) -> None:
     """The audit refuses a player who is no auditor (R-VIEW-4); the replay, a deal that does
-    not exist (not_found: no rule, the server's message). Who is signed in is said again too."""
+    not exist (not_found: no rule; its detail by key, ``deal.not_found``). Who is signed in is
+    said again too."""
     game = open_table(http, ["pia", "quin"])
     context = new_context()
     table_page(context, game.headers["pia"], game.table)  # signs the browser in
@@ -303,8 +304,8 @@ def test_the_replay_s_and_the_audit_s_refusals_are_said_again_in_the_language_sw
     replay = context.new_page()
     replay.goto("/deals/00000000-0000-4000-8000-000000000000/replay")
     refused = replay.locator("#refused-text")
-    expect(refused).to_contain_text("(not_found)")
-    message = re.sub(r"^Refused: (.*) \(not_found\)$", r"\1", refused.inner_text())
+    nowhere = "00000000-0000-4000-8000-000000000000"
+    expect(refused).to_have_text(f"Refused: no deal {nowhere} (not_found)")
     for lang in ("zh", "ru"):
         in_language(audit, lang)
         expect(audit.locator("#refused-text .refusal-rule")).to_have_text(
@@ -312,6 +313,7 @@ def test_the_replay_s_and_the_audit_s_refusals_are_said_again_in_the_language_sw
         )
         expect(audit.locator("#who")).to_have_text(said(lang, "signed_in_as", name="pia"))
         in_language(replay, lang)
+        message = worded(lang, "deal.not_found", id=nowhere)
         expect(refused).to_have_text(said(lang, "error", message=message, code="not_found"))
         expect(replay.locator("#who")).to_have_text(said(lang, "signed_in_as", name="pia"))
     screenshot(audit, "refusal-audit-switched-ru", full_page=False)

@@ -324,17 +324,18 @@ def test_the_audit_is_refused_to_a_non_auditor_and_to_a_signed_out_visitor(
     expect(open_page(context, path).get_by_role("alert")).to_contain_text("(R-VIEW-4)")
 
 
-def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
-    new_context: NewContext, web_server: Backend, played: Played
-) -> None:
+def tampered(web_server: Backend, played: Played, prefix: str) -> tuple[Game, int, str]:
+    """A deal played on a stacked deck (the same deal every run) whose third discard is then
+    rewritten in the SQLite file, as an intruder would, to a card another seat held: the
+    game, the step rewritten and the card it now names."""
     with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
-        # A stacked deck: the same deal every run, with a third discard to tamper with.
-        game = play(web_server, http, "t", seed=3, stacked=True)
-        auditor = played.auditor
+        game = play(web_server, http, prefix, seed=3, stacked=True)
         db = Path(web_server.settings.sqlite_path)
         version, state = sqlite_row(db, game.deal_id, "CardDiscarded", 3)
         before = http.get(
-            f"/audit/deals/{game.deal_id}/replay", params={"step": version - 1}, headers=auditor
+            f"/audit/deals/{game.deal_id}/replay",
+            params={"step": version - 1},
+            headers=played.auditor,
         ).json()
     other = next(
         card
@@ -343,7 +344,14 @@ def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
         for card in hand
     )
     sqlite_tamper(db, game.deal_id, version, json.dumps({**state, "card": other}).encode())
+    return game, version, other
 
+
+def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
+    new_context: NewContext, web_server: Backend, played: Played
+) -> None:
+    game, version, other = tampered(web_server, played, "t")
+    auditor = played.auditor
     context = new_context()
     sign_in(context, auditor)
     page = open_page(context, f"/audit/deals/{game.deal_id}")
@@ -378,6 +386,42 @@ def test_a_tampered_event_fails_the_verdict_and_its_step_is_highlighted(
     expect(page.locator("#audit-events li.broken")).to_be_in_viewport()
     screenshot(page, "audit-tampered-phone", full_page=False)
     assert page.evaluate(FITS), page.evaluate("() => document.scrollingElement.scrollWidth")
+
+
+def test_a_tampered_event_s_audit_is_said_in_chinese(
+    new_context: NewContext, web_server: Backend, played: Played
+) -> None:
+    """What the audit found was the server's English on every page: "按规则重新判定：第9步
+    不一致：the rules refuse seat 1: ...: R-CMD-3 you do not hold K♠", "所存事件无法继续折叠：
+    step 9 (CardDiscarded) does not fold: ...". Each finding now comes with its key and
+    params (``worded``), and the page says it, and the rules' refusal it quotes, in Chinese;
+    the state at that step, which the store cannot fold to (409 R-HIST-1), too."""
+    game, version, other = tampered(web_server, played, "z")
+    context = new_context()
+    sign_in(context, played.auditor)
+    page = open_page(context, f"/audit/deals/{game.deal_id}")
+    checks = page.locator("#checks")
+    expect(checks).to_contain_text("the rules refuse")  # English first
+    page.locator("#lang").select_option("zh")
+    expect(page.locator("html")).to_have_attribute("lang", "zh")
+    expect(checks).to_contain_text(f"按规则重新判定：第{version}步不一致：规则拒绝 seat ")
+    expect(checks).to_contain_text(f"R-CMD-3 你手里没有 {card_text(other)}")
+    broken = page.locator("#audit-events li.broken")
+    expect(broken).to_contain_text(f"R-CMD-3 你手里没有 {card_text(other)}")
+    fold_error = page.locator("#fold-error")
+    expect(fold_error).to_contain_text(
+        f"所存事件无法继续折叠：第 {version} 步（CardDiscarded）无法折叠："
+    )
+    for shown in (checks, broken.locator(".broken-note"), fold_error):
+        expect(shown).not_to_contain_text("the rules refuse")
+        expect(shown).not_to_contain_text("does not fold")
+        expect(shown).not_to_contain_text("you do not hold")
+    # The state at the broken step: the store does not fold to it (409 R-HIST-1).
+    broken.locator("details summary").click()
+    state_box = broken.locator(".state")
+    expect(state_box).to_contain_text("（R-HIST-1）")
+    expect(state_box).to_contain_text(f"存储的历史记录无法折叠到第 {version} 步：")
+    screenshot(page, "audit-tampered-zh", full_page=False)
 
 
 # --- the words ----------------------------------------------------------------------------------

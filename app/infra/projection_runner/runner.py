@@ -299,6 +299,12 @@ class ReadModels:
         PostgreSQL."""
         return postgres_pool(self._factory)
 
+    def lease(self) -> Lease:
+        """A new handle on this database's lease, for a maintenance command that must run
+        alone (``canasta rebuild-read-models``): while it holds it, no server or ``canasta
+        project`` runs the projections, and if one holds it, it cannot take it."""
+        return self._lease()
+
     def _lease(self) -> Lease:
         """This database's lease (see the module's docstring)."""
         factory = self._factory

@@ -1,0 +1,298 @@
+"""The pages for a player who plays with the keyboard only or with a screen reader, and on a
+phone (docs/web.md, "Accessibility"), as such a player met them: on a phone the move panel
+covered his hand when his turn came."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import Backend
+from tests.support.http import register_player
+from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
+from tests.web.deals import classic_four, play_step, start_table
+from tests.web.pages import open_page, sign_in, table_page
+from tests.web.practice import play_moves, start_practice, wait_until_quiet
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+AUDITOR = "aldo"
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    """This module's server deals stacked decks (tests/web/deals.py); ``aldo`` audits."""
+    yield from stacked_decks_server(tmp_path_factory, "accessibility", CANASTA_AUDITORS=AUDITOR)
+
+
+#: In the page: is the whole hand on the screen, above the move panel that stays at its bottom?
+HAND_ABOVE_PANEL = """() => {
+  const hand = document.getElementById("hand")?.getBoundingClientRect();
+  const panel = document.getElementById("moves").getBoundingClientRect();
+  return !!hand && hand.top >= 0 && hand.bottom <= panel.top + 0.5 && panel.bottom <= innerHeight + 0.5;
+}"""
+
+
+def practice_page(
+    new_context: NewContext, http: httpx.Client, name: str, **options: Any
+) -> tuple[Page, str]:
+    """``name``'s practice game against the basic bot, on his table page (a new context with
+    ``options``); and its first deal's id."""
+    headers = register_player(http, name)
+    table, deal = start_practice(http, headers)
+    return table_page(new_context(**options), headers, table), deal
+
+
+def his_draw(page: Page) -> None:
+    """Waits for the player's draw (cutting first if the deal asks him to)."""
+    cut = page.locator('#moves [data-move="cut"]')
+    draw = page.locator('#moves [data-move="draw"]')
+    expect(cut.or_(draw)).to_be_visible()
+    if cut.is_visible():
+        cut.click()
+    expect(draw).to_be_visible()
+
+
+def test_on_a_phone_his_hand_and_the_move_panel_are_both_in_sight_when_his_turn_comes(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    page, _ = practice_page(new_context, http, "pia", viewport=PHONES["upright"], **TOUCH)
+    his_draw(page)
+    # Drawn: his two new cards and the panel's play step in sight together.
+    page.locator('#moves [data-move="draw"]').tap()
+    discard = page.locator('#moves [data-move="discard"]')
+    expect(discard).to_be_visible()
+    page.wait_for_function(HAND_ABOVE_PANEL)
+    screenshot(page, "phone-turn-hand-in-sight-play", full_page=False)
+    page.locator("#hand button[data-card]").last.tap()
+    discard.tap()
+    # While the bot plays he looks at the top of the page (the seats, the pile). When his turn
+    # comes his hand is in sight above the panel: he had to scroll past the deal to find his
+    # cards, under the panel, at every turn.
+    page.evaluate("() => window.scrollTo(0, 0)")
+    expect(page.locator('#moves [data-move="draw"]')).to_be_visible()
+    page.wait_for_function(HAND_ABOVE_PANEL)
+    screenshot(page, "phone-turn-hand-in-sight", full_page=False)
+
+
+#: A card's face as the page prints it ("Q♥", "10♣", "★"): never what a screen reader is given.
+GLYPHS = re.compile(r"[♠♥♦♣★☆]")
+#: A card as a screen reader is given it: an image named "queen of hearts, deck 2".
+SPOKEN_CARD = re.compile(r'img "(\w+ of \w+|big joker|little joker), deck \d"')
+#: In the page: the live regions around the log, if any (a region read out as it changes).
+LIVE_AROUND_LOG = """() => !!document.getElementById("log")
+  .closest('[aria-live]:not([aria-live=off]), [role=log], [role=status], [role=alert]')"""
+
+
+def test_a_screen_reader_hears_the_moves_made_since_he_opened_the_page_in_words(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    headers = register_player(http, "ray")
+    table, deal = start_practice(http, headers)
+    play_moves(http, headers, deal, 4)  # the deal under way before he opens the page
+    quiet = wait_until_quiet(http, headers, deal)
+    page = table_page(new_context(), headers, table)
+    expect(page.locator(f"#log li[data-step='{quiet}']")).to_be_attached()
+    # The log is not read out: opening the page read every line of the deal so far (and a
+    # switch of language read them all again). Only what happens from now on is spoken.
+    assert not page.evaluate(LIVE_AROUND_LOG)
+    said = page.locator("#said p")
+    expect(said).to_have_count(0)
+    # His log's lines give a screen reader the cards' names, not the symbols printed.
+    dealt = page.locator("#log li[data-kind=CardsDealt]")
+    expect(dealt).to_contain_text("Your cards:")
+    assert GLYPHS.search(dealt.inner_text().split("Your cards:")[1])
+    spoken = dealt.aria_snapshot()
+    assert "Your cards:" in spoken and " of " in spoken and not GLYPHS.search(spoken), spoken
+    # A move now (his, then the bot's): said once each, in words.
+    play_moves(http, headers, deal, 2)
+    expect(said.first).to_be_attached()
+    lines = said.all_inner_texts()
+    assert lines and not any(GLYPHS.search(line) for line in lines), lines
+    assert len(lines) <= 4, lines  # the latest few, never the whole log
+    # The pile's top and the cards of his hand, as the replay shows them (no buttons there):
+    # each an image named by its card; they were silent (a bare label on a span is not read).
+    events = http.get(f"/deals/{deal}/events", headers=headers).json()
+    started = next(e["step"] for e in events if e["kind"] == "PlayStarted")
+    replay = new_context()
+    sign_in(replay, headers)
+    shown = open_page(replay, f"/deals/{deal}/replay?step={started}")
+    expect(shown.locator(f"#deal .deal[data-step='{started}'] .pile .card").first).to_be_attached()
+    pile = shown.locator("#deal .pile").aria_snapshot()
+    assert SPOKEN_CARD.search(pile), pile
+    hand = shown.locator("#deal #hand").aria_snapshot()
+    assert len(SPOKEN_CARD.findall(hand)) >= 11, hand
+    # The step's words are spoken too.
+    expect(shown.locator("#words-said")).not_to_be_empty()
+    assert not GLYPHS.search(shown.locator("#words-said").inner_text())
+
+
+#: In the page (JavaScript put at the start of a function): a colour's contrast with another
+#: (WCAG's ratio), and the background behind a node, the first opaque one of it or its
+#: ancestors (the pages draw no text over images).
+COLOURS = """
+  const rgb = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const channel = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  const contrast = (one, other) => {
+    const [a, b] = [luminance(one), luminance(other)].sort((x, y) => y - x);
+    return (a + 0.05) / (b + 0.05);
+  };
+  const background = (node) => {
+    for (let at = node; at; at = at.parentElement) {
+      const colour = rgb(getComputedStyle(at).backgroundColor);
+      if (colour.length === 3 || colour[3] === 1) return colour.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+"""
+
+#: In the page: each visible text whose colour stands against its background at less than WCAG
+#: AA's 4.5:1 (3:1 for large text), as [ratio, words, colour, background].
+LOW_CONTRAST = (
+    "() => {"
+    + COLOURS
+    + """
+  const low = [];
+  for (const node of document.querySelectorAll("body *")) {
+    const words = [...node.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join("").trim();
+    const box = node.getBoundingClientRect();
+    if (!words || box.width <= 1 || box.height <= 1 || !node.checkVisibility()) continue;
+    const style = getComputedStyle(node);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    const ratio = contrast(rgb(style.color), background(node));
+    if (ratio < (large ? 3 : 4.5)) low.push([ratio.toFixed(2), words.slice(0, 40), style.color, background(node).join(",")]);
+  }
+  return low;
+}"""
+)
+
+
+def test_the_table_s_words_stand_out_from_their_background(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    page, deal = practice_page(new_context, http, "cam")
+    his_draw(page)
+    page.locator('#moves [data-move="draw"]').click()
+    # His play step, nothing selected yet: Meld and Discard are there, not yet to be pressed.
+    # Their grey read 2.6:1, white on grey: a player with low sight could not tell what they were.
+    expect(page.locator('#moves [data-move="discard"]')).to_be_disabled()
+    assert page.evaluate(LOW_CONTRAST) == []
+    screenshot(page, "table-contrast", full_page=False)
+    lobby = open_page(new_context(), "/")
+    assert lobby.evaluate(LOW_CONTRAST) == []
+    # The replay's first step: First and Previous cannot be pressed there.
+    replay = open_page(page.context, f"/deals/{deal}/replay?step=1")
+    expect(replay.get_by_role("button", name="Previous")).to_be_disabled()
+    assert replay.evaluate(LOW_CONTRAST) == []
+
+
+#: In the page: what has the focus ("body" when it is lost), and whether the ring drawn around
+#: it (the outline, or the ring of a box-shadow) stands out from what is behind it at 3:1.
+FOCUS = (
+    "() => {"
+    + COLOURS
+    + """
+  const node = document.activeElement;
+  if (!node || node === document.body) return { at: "body", ring: 0 };
+  const behind = background(node.parentElement);
+  const style = getComputedStyle(node);
+  const rings = [];
+  if (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2) rings.push(rgb(style.outlineColor));
+  if (style.boxShadow !== "none") rings.push(rgb(style.boxShadow).slice(0, 3));
+  const at = node.id || node.dataset.move || (node.dataset.card ? "card" : node.tagName);
+  return { at, inMoves: !!node.closest("#moves"), ring: Math.max(0, ...rings.map((ring) => contrast(ring, behind))) };
+}"""
+)
+
+
+#: In the page: from now on, ``window.heard`` gathers each line added to the spoken log.
+HEARD = """() => {
+  window.heard = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) window.heard.push(node.textContent);
+  }).observe(document.getElementById("said"), { childList: true });
+}"""
+
+
+def tab_to(page: Page, selector: str, back: bool = False) -> None:
+    """Tab (or Shift+Tab) until the focus is on an element that matches ``selector``."""
+    for _ in range(80):
+        if page.evaluate(f"() => !!document.activeElement?.matches({selector!r})"):
+            return
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+    pytest.fail(f"Tab never reached {selector}: {page.evaluate(FOCUS)}")
+
+
+def test_a_turn_by_keyboard_alone_keeps_the_focus_in_sight_and_says_the_move(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    page, _ = practice_page(new_context, http, "kai")
+    cut = page.locator('#moves [data-move="cut"]')
+    draw = page.locator('#moves [data-move="draw"]')
+    expect(cut.or_(draw)).to_be_visible()
+    if cut.is_visible():
+        tab_to(page, '#moves [data-move="cut"]')
+        page.keyboard.press("Enter")
+    expect(draw).to_be_visible()
+    tab_to(page, '#moves [data-move="draw"]')
+    # The ring around the focused button: amber on white read 1.9:1, hard to find.
+    focus = page.evaluate(FOCUS)
+    assert focus["ring"] >= 3, focus
+    page.keyboard.press("Enter")
+    discard = page.locator('#moves [data-move="discard"]')
+    expect(discard).to_be_visible()
+    focus = page.evaluate(FOCUS)
+    assert focus["at"] == "moves" or focus["inMoves"], focus  # never lost to the page
+    # Back into his hand (it comes just before the panel), a card chosen with Space.
+    tab_to(page, "#hand button[data-card]", back=True)
+    focus = page.evaluate(FOCUS)
+    assert focus["ring"] >= 3, focus
+    card = page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    page.keyboard.press("Space")
+    expect(page.locator("#hand button[aria-pressed=true]")).to_have_count(1)
+    tab_to(page, '#moves [data-move="discard"]')
+    page.evaluate(HEARD)
+    page.keyboard.press("Enter")
+    # His discard is said in words ("kai discarded queen of hearts."), in the spoken log, once.
+    said = f"kai discarded {card.rsplit(',', 1)[0]}."
+    page.wait_for_function("said => window.heard.includes(said)", arg=said)
+    heard = page.evaluate("() => window.heard")
+    assert heard.count(said) == 1 and not any(GLYPHS.search(line) for line in heard), heard
+    focus = page.evaluate(FOCUS)
+    assert focus["at"] != "body", focus
+    screenshot(page, "table-keyboard-discarded", full_page=False)
+
+
+def test_melds_and_the_audit_s_steps_are_named_in_words(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    deal = classic_four()
+    game = start_table(http, deal)
+    for step in deal.steps:
+        play_step(http, game, step)
+        if step.kind == "meld":
+            break
+    page = open_page(new_context(), f"/tables/{game.table}")
+    meld = page.locator("#deal [data-meld]").first
+    expect(meld).to_contain_text(re.compile(r"^\S+ ×\d"))  # printed "A ×3"
+    # Spoken "ace: a meld of 3 cards", not "A times 3"; the hand's "K ×3" the same way.
+    sides = page.locator("#deal .sides")
+    expect(sides).to_match_aria_snapshot("- group /\\w+. a meld of \\d+ cards.*/")
+    assert "×" not in sides.aria_snapshot()
+    auditor = register_player(http, AUDITOR)
+    context = new_context()
+    sign_in(context, auditor)
+    audit = open_page(context, f"/audit/deals/{game.deal}")
+    summaries = audit.locator("#audit-events summary")
+    expect(summaries.first).to_be_attached()
+    # Tab went through a row of summaries all named "The stored record and every hand at this
+    # step": each says its step now.
+    names = summaries.evaluate_all("nodes => nodes.map((node) => node.getAttribute('aria-label'))")
+    assert len(set(names)) == len(names) and "(Step 1)" in names[0], names
