@@ -17,11 +17,12 @@ logs) in ``app.routes.views``.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.schemas import ParamValue
 from app.schemas_events import (
     Breakdown,
     Card,
@@ -162,7 +163,9 @@ class WordedOut(Shown):
     refusal it quotes (``audit.rules_refuse``), by its key and params too."""
 
     key: str
-    params: dict[str, Any]
+    params: dict[str, ParamValue] = Field(
+        description="the key's parameters: numbers, words, card codes, steps, lists of them"
+    )
     refusal: WordedOut | None = None
 
 
