@@ -287,7 +287,18 @@ function tableCard(table, details) {
     actions.append(element("a", { class: "button", href: `/tables/${table.id}`, text: t("see_results") }));
   }
   if (actions.childElementCount > 0) card.append(actions);
+  nameAfterTable(actions, heading);
   return element("li", {}, card);
+}
+
+// Every card has its "Open the table", "Watch", "Take a seat"...: a screen reader's list of
+// links and buttons read the same names over and over. Each is named after its table too,
+// its own words first ("Watch: classic table, 4 players, host ann").
+function nameAfterTable(actions, heading) {
+  for (const control of actions.querySelectorAll("a, button")) {
+    const own = control.textContent.trim();
+    if (own && !control.hasAttribute("aria-label")) control.setAttribute("aria-label", `${own}: ${heading}`);
+  }
 }
 
 // What a table's card shows, as text: a card whose text is unchanged is kept as it is.

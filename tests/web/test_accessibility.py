@@ -296,3 +296,23 @@ def test_melds_and_the_audit_s_steps_are_named_in_words(
     # step": each says its step now.
     names = summaries.evaluate_all("nodes => nodes.map((node) => node.getAttribute('aria-label'))")
     assert len(set(names)) == len(names) and "(Step 1)" in names[0], names
+
+
+def test_the_lobby_s_buttons_and_links_are_named_after_their_table(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """A screen reader's list of buttons read "Take a seat, Take a seat": each is named
+    after its table too, its visible words first (so a spoken command finds it)."""
+    for host in ("hanna", "hugo"):
+        headers = register_player(http, host)
+        created = http.post("/tables", json={"entry": "classic", "players": 4}, headers=headers)
+        assert created.status_code == 201, created.text
+    visitor = register_player(http, "vera")
+    page = open_page(sign_in(new_context(), visitor), "/")
+    seats = page.get_by_role("button", name=re.compile(r"^Take a seat: "))
+    expect(seats).to_have_count(2)
+    names = {seats.nth(i).get_attribute("aria-label") for i in range(2)}
+    assert names == {
+        "Take a seat: Classic table of 4, host hanna",
+        "Take a seat: Classic table of 4, host hugo",
+    }
