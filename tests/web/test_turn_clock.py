@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
-from tests.web.conftest import NewContext
+from tests.web.conftest import NewContext, screenshot
 from tests.web.pages import open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
@@ -91,3 +91,50 @@ def test_a_player_whose_missed_turns_make_him_away_is_not_asked_his_move_menu(
     expect(page.locator("#leave-seat")).to_be_visible()
     expect(page.locator("#hand [data-card]").first).to_be_visible()
     assert refused == [], refused
+
+
+def test_a_move_that_loses_the_race_with_the_clock_says_the_time_ran_out(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """fay clicks Draw in the last moment: the timeout is recorded first, so her move is
+    refused as decided on an older step. Her page says that her time ran out and the bot plays
+    her turn, not that it "was behind (a move was made from another tab or device)", and does
+    not ask her to choose her move again: it is not hers any more."""
+    url = web_server.server.url
+    tokens = [httpx.post(f"{url}/players", json={"name": n}).json()["token"] for n in ("eo", "fay")]
+    eo, fay = ({"Authorization": f"Bearer {token}"} for token in tokens)
+    body = {"entry": "classic", "players": 2, "turn_seconds": 3}
+    table = httpx.post(f"{url}/tables", json=body, headers=eo).json()["id"]
+    for seat, who in enumerate((eo, fay)):
+        httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
+    never = httpx.put(f"{url}/tables/{table}/missed-turns", json={"limit": 0}, headers=eo)
+    assert never.is_success, never.text
+    context = new_context()
+    assert context.request.post("/sessions", headers=fay).ok
+    page = context.new_page()
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    deal = httpx.post(f"{url}/tables/{table}/start", headers=eo).json()["deal"]
+    # Nobody plays: the clock moves the deal on to fay's turn (her cut, if she cuts, too).
+    draw = page.locator("#moves [data-move=draw]")
+    expect(draw).to_be_visible(timeout=60_000)
+    # Her Draw is held on its way until the clock has timed her turn out.
+    held: list[Route] = []
+    page.route(f"**/deals/{deal}/commands", lambda route: held.append(route))
+    step = httpx.get(f"{url}/deals/{deal}").json()["step"]
+    draw.click()
+
+    def timed_out() -> bool:
+        events = httpx.get(f"{url}/deals/{deal}/events", params={"after": step}).json()
+        return any(e["kind"] == "TurnTimedOut" and e["seat"] == 1 for e in events)
+
+    for _ in range(100):
+        if held and timed_out():
+            break
+        page.wait_for_timeout(200)
+    assert held and timed_out()
+    held[0].continue_()
+    error = page.locator("#error")
+    expect(error).to_contain_text("Your time ran out: the basic bot plays the rest of your turn.")
+    expect(error).not_to_contain_text("another tab")
+    screenshot(page, "table-clock-race-lost")
