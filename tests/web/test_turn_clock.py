@@ -84,7 +84,16 @@ def test_a_player_whose_missed_turns_make_him_away_is_not_asked_his_move_menu(
     expect(page.locator("body[data-ready=true]")).to_be_attached()
     # Neither plays: whoever cuts and plays first, di misses two turns in a row in time.
     assert httpx.post(f"{url}/tables/{table}/start", headers=cy).is_success
-    expect(page.locator("#take-back")).to_be_visible(timeout=30_000)
+    # He did not leave: his page says why he is away (it said only "You are away"), together
+    # with his Take my seat back (looked at each frame: the bots may end the deal soon after).
+    page.wait_for_function(
+        """text => document.getElementById("take-back")?.checkVisibility()
+            && document.getElementById("status").textContent === text""",
+        arg="Your time ran out on your turns, so you are away: the bot plays your seat until you "
+        "take it back (Who plays).",
+        timeout=30_000,
+    )
+    expect(page.locator("#take-back")).to_be_visible()
     page.wait_for_load_state("networkidle")
     assert refused == [], refused
     page.locator("#take-back").click()
