@@ -5,13 +5,14 @@ when a player stalls, the server's bot runner times his turn out and the page's 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 from playwright.sync_api import Route, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
-from tests.web.conftest import NewContext, screenshot
+from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
 from tests.web.pages import open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
@@ -147,3 +148,29 @@ def test_a_move_that_loses_the_race_with_the_clock_says_the_time_ran_out(
     expect(error).to_contain_text("Your time ran out: the basic bot plays the rest of your turn.")
     expect(error).not_to_contain_text("another tab")
     screenshot(page, "table-clock-race-lost")
+
+
+def test_a_device_whose_clock_is_behind_counts_the_turn_down_from_the_server_s_time(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """A spectator's phone whose clock is five minutes slow: the page counts the 60-second
+    turn down from the server's time (its answers' Date), not from the phone's (it showed
+    some 360 s left of a 60-second turn)."""
+    url = web_server.server.url
+    tokens = [httpx.post(f"{url}/players", json={"name": n}).json()["token"] for n in ("gus", "hy")]
+    gus, hy = ({"Authorization": f"Bearer {token}"} for token in tokens)
+    body = {"entry": "classic", "players": 2, "turn_seconds": 60}
+    table = httpx.post(f"{url}/tables", json=body, headers=gus).json()["id"]
+    for seat, who in enumerate((gus, hy)):
+        httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
+    assert httpx.post(f"{url}/tables/{table}/start", headers=gus).status_code == 201
+    context = new_context(viewport=PHONES["upright"], locale="ru-RU", **TOUCH)
+    context.clock.install(time=datetime.now(UTC) - timedelta(minutes=5))
+    page = context.new_page()
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    clock = page.get_by_role("timer")
+    expect(clock).to_contain_text("на ход осталось")
+    left = int(clock.get_attribute("data-left") or "-1")
+    assert 45 <= left <= 60, left
+    screenshot(page, "phone-clock-slow-device")
