@@ -27,6 +27,21 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     yield from running(backend)
 
 
+Headers = dict[str, str]
+
+
+def clocked_table(url: str, names: tuple[str, str], seconds: int) -> tuple[str, Headers, Headers]:
+    """A table of two with a clock of ``seconds`` a turn, the first of ``names`` its host in
+    seat 0, the other in seat 1, not started yet: its id and the two players' headers."""
+    tokens = [httpx.post(f"{url}/players", json={"name": n}).json()["token"] for n in names]
+    host, other = ({"Authorization": f"Bearer {token}"} for token in tokens)
+    body = {"entry": "classic", "players": 2, "turn_seconds": seconds}
+    table = httpx.post(f"{url}/tables", json=body, headers=host).json()["id"]
+    for seat, who in enumerate((host, other)):
+        httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
+    return table, host, other
+
+
 def test_the_host_chooses_the_clock_and_the_table_page_counts_down(
     new_context: NewContext, web_server: Backend
 ) -> None:
@@ -70,12 +85,7 @@ def test_a_player_whose_missed_turns_make_him_away_is_not_asked_his_move_menu(
     following the deal, never asks the menu it is then refused (403 seat_not_yours, an error
     in the browser's console); he takes the seat back and plays."""
     url = web_server.server.url
-    tokens = [httpx.post(f"{url}/players", json={"name": n}).json()["token"] for n in ("cy", "di")]
-    cy, di = ({"Authorization": f"Bearer {token}"} for token in tokens)
-    body = {"entry": "classic", "players": 2, "turn_seconds": 2}
-    table = httpx.post(f"{url}/tables", json=body, headers=cy).json()["id"]
-    for seat, who in enumerate((cy, di)):
-        httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
+    table, cy, di = clocked_table(url, ("cy", "di"), 2)
     context = new_context()
     assert context.request.post("/sessions", headers=di).ok
     page = context.new_page()
@@ -111,12 +121,7 @@ def test_a_move_that_loses_the_race_with_the_clock_says_the_time_ran_out(
     her turn, not that it "was behind (a move was made from another tab or device)", and does
     not ask her to choose her move again: it is not hers any more."""
     url = web_server.server.url
-    tokens = [httpx.post(f"{url}/players", json={"name": n}).json()["token"] for n in ("eo", "fay")]
-    eo, fay = ({"Authorization": f"Bearer {token}"} for token in tokens)
-    body = {"entry": "classic", "players": 2, "turn_seconds": 3}
-    table = httpx.post(f"{url}/tables", json=body, headers=eo).json()["id"]
-    for seat, who in enumerate((eo, fay)):
-        httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
+    table, eo, fay = clocked_table(url, ("eo", "fay"), 3)
     never = httpx.put(f"{url}/tables/{table}/missed-turns", json={"limit": 0}, headers=eo)
     assert never.is_success, never.text
     context = new_context()
@@ -157,12 +162,7 @@ def test_a_device_whose_clock_is_behind_counts_the_turn_down_from_the_server_s_t
     turn down from the server's time (its answers' Date), not from the phone's (it showed
     some 360 s left of a 60-second turn)."""
     url = web_server.server.url
-    tokens = [httpx.post(f"{url}/players", json={"name": n}).json()["token"] for n in ("gus", "hy")]
-    gus, hy = ({"Authorization": f"Bearer {token}"} for token in tokens)
-    body = {"entry": "classic", "players": 2, "turn_seconds": 60}
-    table = httpx.post(f"{url}/tables", json=body, headers=gus).json()["id"]
-    for seat, who in enumerate((gus, hy)):
-        httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
+    table, gus, _ = clocked_table(url, ("gus", "hy"), 60)
     assert httpx.post(f"{url}/tables/{table}/start", headers=gus).status_code == 201
     context = new_context(viewport=PHONES["upright"], locale="ru-RU", **TOUCH)
     context.clock.install(time=datetime.now(UTC) - timedelta(minutes=5))
