@@ -72,6 +72,7 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
   } catch {
     throw new Refused(0, "network", () => t("network_error"));
   }
+  noteServerTime(answer.headers.get("Date"));
   const data = answer.status === 204 ? null : await answer.json().catch(() => null);
   if (!answer.ok) {
     // A reverse proxy's own answer while the server is down or restarting (502, 503, 504
@@ -92,6 +93,25 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
     throw new Refused(answer.status, error.code, error.message, error);
   }
   return data;
+}
+
+// How far the server's clock is ahead of this device's, in ms, from its answers' Date header
+// (whole seconds: taken as the middle of its second): a device whose clock is off would
+// otherwise count a turn clock's deadline down from its own wrong time (a phone a few minutes
+// behind showed "360 s left" of a 60-second turn). Differences under 1.5 s are the header's
+// rounding and the network's delay, not the device's clock: left alone.
+let serverAhead = 0;
+
+function noteServerTime(date) {
+  const server = Date.parse(date ?? "");
+  if (Number.isNaN(server)) return;
+  const ahead = server + 500 - Date.now();
+  serverAhead = Math.abs(ahead) > 1500 ? ahead : 0;
+}
+
+// The server's time now, as well as this page can tell (see serverAhead), in ms.
+export function serverNow() {
+  return Date.now() + serverAhead;
 }
 
 // A request that a double tap or a lost answer could repeat (a new table, a practice game, an

@@ -119,7 +119,8 @@ function statusText() {
   const mine = table?.seats.indexOf(state.me) ?? -1;
   if (watching && mine >= 0 && view.sitting_out.includes(mine)) return t("table_status_sitting_out");
   if (watching && mine >= 0 && table.playing?.[mine]?.away && view.id === table.current_deal) {
-    return t("table_status_away"); // a bot plays his seat until he takes it back
+    // a bot plays his seat until he takes it back; after his missed turns, the page says why
+    return t(table.playing[mine].reason === "missed_turns" ? "table_status_away_missed" : "table_status_away");
   }
   if (!watching && menu?.moves.length) return t("table_status_your_move");
   const asked = view.question && view.question.answer === null;

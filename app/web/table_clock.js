@@ -3,7 +3,7 @@
 // server, not this page, decides when a turn times out), or that his time ran out and the
 // basic bot is playing his turn. Hidden at a table without a clock.
 
-import { $, element, t } from "./common.js";
+import { $, element, serverNow, t } from "./common.js";
 
 let timer = null;
 
@@ -29,7 +29,7 @@ export function renderClock(view, name) {
   const seat = asked ? view.question.partner : view.phase === "cut" ? view.cutter : view.turn;
   const due = Date.parse(view.deadline);
   const tick = () => {
-    const left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
+    const left = Math.max(0, Math.ceil((due - serverNow()) / 1000));
     node.textContent = t("clock_left", { name: name(seat), seconds: left });
     node.dataset.left = String(left);
   };

@@ -246,9 +246,10 @@ export function renderMoves(ctx) {
   const box = $("move-buttons");
   const chosen = [...selected];
   // Drawn again only when something it shows changed: a redraw must not disturb a player
-  // typing in the cut's field.
+  // typing in the cut's field. The seats' names too: "Ask <partner>" names who plays the
+  // partner's seat now, and the table that says so may come after the deal's event.
   const key = JSON.stringify([menu?.step, menu?.next_seq, menu?.moves.length, view.step, chosen, ctx.busy,
-    document.documentElement.lang]);
+    document.documentElement.lang, names]);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   // The move button that has the keyboard focus, or had it before a redraw took it away (its

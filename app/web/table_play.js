@@ -65,8 +65,12 @@ export function playing(state, { render, refresh, refreshTable }) {
     } catch (error) {
       // R-CMD-1: the page was behind (a move from another tab or device, a dropped stream); the
       // refresh below catches it up, and the player says it in his own words, not the rule's.
-      if (error instanceof Refused && error.code === "R-CMD-1") {
-        showError(new Refused(0, "stale", () => t("table_stale")), { move: true });
+      // Lost to his turn clock (the timeout recorded first, or his command came during the
+      // rest of his timed-out turn, turn_timed_out): said so, not "your page was behind".
+      if (error instanceof Refused && (error.code === "R-CMD-1" || error.code === "turn_timed_out")) {
+        const late = error.code === "turn_timed_out" || await timedOutAfter(dealId, menu.step, menu.seat);
+        showError(late ? new Refused(0, "timed_out", () => t("table_timed_out_you"))
+          : new Refused(0, "stale", () => t("table_stale")), { move: true });
       } else showError(error, { move: true });
       // His buttons back at once, even when the refresh below gets no answer either (the server's
       // database away). Not after an accepted command: its menu is spent until the refresh.
@@ -76,6 +80,17 @@ export function playing(state, { render, refresh, refreshTable }) {
       state.busy = false;
     }
     await refresh();
+  }
+
+  // Whether the clock timed out the turn of `seat` after `step` (the deal's events since).
+  async function timedOutAfter(dealId, step, seat) {
+    if (seat === null || seat === undefined) return false;
+    try {
+      const events = await api("GET", `/deals/${dealId}/events?after=${step}`);
+      return events.some((event) => event.kind === "TurnTimedOut" && event.seat === seat);
+    } catch {
+      return false; // the plain refusal, then
+    }
   }
 
   async function hostAction(kind) {

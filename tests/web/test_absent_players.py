@@ -11,7 +11,7 @@ import re
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.support.http import register_player
 from tests.web.conftest import NewContext, screenshot
@@ -127,3 +127,47 @@ def test_the_host_s_typing_in_the_give_field_survives_the_game_going_on(
     page.locator("#give-seat-1").click()
     expect(page.locator("li[data-seat-play='1']")).to_contain_text("jon", timeout=LIVE_MS)
     assert http.get(f"/tables/{table}").json()["playing"][1]["player"] == "jon"
+
+
+def test_the_go_out_question_names_who_plays_the_partner_s_seat_now(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """kim's turn, his "Ask <partner>: may I go out?" on screen: his partner lou leaves, and
+    the host (kim) gives lou's seat to max. The button says each time who plays the seat now
+    (it used to go on naming lou, who no longer had the seat, when the table came after the
+    deal's event)."""
+    kim, lou, mo, ned = (register_player(http, name) for name in ("kim", "lou", "mo", "ned"))
+    register_player(http, "max")
+    table = http.post("/tables", json={"entry": "classic", "players": 4}, headers=kim).json()["id"]
+    for seat, who in enumerate((kim, mo, lou, ned)):  # lou in seat 2: kim's partner
+        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
+    deal = http.post(f"/tables/{table}/start", headers=kim).json()["deal"]
+    page = table_page(new_context(), kim, table)
+    rng = random.Random(5)
+    for _ in range(300):  # the others play until kim has drawn (the question is offered then)
+        menu = http.get(f"/deals/{deal}/moves", headers=kim).json()
+        if any(move["type"] == "ask_partner" for move in menu["moves"]):
+            break
+        if not any(eli_moves(http, who, deal, rng) for who in (kim, mo, lou, ned)):
+            page.wait_for_timeout(100)
+    ask = page.locator("#moves [data-move=ask_partner]")
+    expect(ask).to_have_text("Ask lou: may I go out?", timeout=LIVE_MS)
+
+    assert http.post(f"/tables/{table}/leave", headers=lou).is_success
+    expect(page.locator("li[data-seat-play='2'][data-away='true']")).to_be_visible(timeout=LIVE_MS)
+    expect(ask).to_have_text("Ask lou (away: the basic bot (for lou) plays): may I go out?")
+    # The page learns the change from two streams: the deal's event comes first here (the
+    # table's reads are held back until the move panel has been drawn again for it).
+    held: list[Route] = []
+    page.route(
+        f"**/tables/{table}", lambda route: route.continue_() if held else held.append(route)
+    )
+    drawn = page.locator("#move-buttons").get_attribute("data-key")
+    given = http.post(f"/tables/{table}/seats/2/give", json={"player": "max"}, headers=kim)
+    assert given.is_success, given.text
+    expect(page.locator("#log li[data-kind=SeatPlayerChanged]").last).to_contain_text("max")
+    expect(page.locator("#move-buttons")).not_to_have_attribute("data-key", drawn or "")
+    held[0].continue_()  # the first read held back; the next ones go through
+    expect(page.locator("li[data-seat-play='2']")).to_contain_text("max", timeout=LIVE_MS)
+    expect(ask).to_have_text("Ask max: may I go out?")
+    screenshot(page, "table-ask-given-partner")

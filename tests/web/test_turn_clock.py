@@ -5,13 +5,14 @@ when a player stalls, the server's bot runner times his turn out and the page's 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
-from tests.web.conftest import NewContext
+from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
 from tests.web.pages import open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
@@ -24,6 +25,21 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
         "sqlite", tmp_path_factory.mktemp("clock"), extra_env={"CANASTA_TURN_SECONDS_MIN": "1"}
     )
     yield from running(backend)
+
+
+Headers = dict[str, str]
+
+
+def clocked_table(url: str, names: tuple[str, str], seconds: int) -> tuple[str, Headers, Headers]:
+    """A table of two with a clock of ``seconds`` a turn, the first of ``names`` its host in
+    seat 0, the other in seat 1, not started yet: its id and the two players' headers."""
+    tokens = [httpx.post(f"{url}/players", json={"name": n}).json()["token"] for n in names]
+    host, other = ({"Authorization": f"Bearer {token}"} for token in tokens)
+    body = {"entry": "classic", "players": 2, "turn_seconds": seconds}
+    table = httpx.post(f"{url}/tables", json=body, headers=host).json()["id"]
+    for seat, who in enumerate((host, other)):
+        httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
+    return table, host, other
 
 
 def test_the_host_chooses_the_clock_and_the_table_page_counts_down(
@@ -69,12 +85,7 @@ def test_a_player_whose_missed_turns_make_him_away_is_not_asked_his_move_menu(
     following the deal, never asks the menu it is then refused (403 seat_not_yours, an error
     in the browser's console); he takes the seat back and plays."""
     url = web_server.server.url
-    tokens = [httpx.post(f"{url}/players", json={"name": n}).json()["token"] for n in ("cy", "di")]
-    cy, di = ({"Authorization": f"Bearer {token}"} for token in tokens)
-    body = {"entry": "classic", "players": 2, "turn_seconds": 2}
-    table = httpx.post(f"{url}/tables", json=body, headers=cy).json()["id"]
-    for seat, who in enumerate((cy, di)):
-        httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
+    table, cy, di = clocked_table(url, ("cy", "di"), 2)
     context = new_context()
     assert context.request.post("/sessions", headers=di).ok
     page = context.new_page()
@@ -84,10 +95,82 @@ def test_a_player_whose_missed_turns_make_him_away_is_not_asked_his_move_menu(
     expect(page.locator("body[data-ready=true]")).to_be_attached()
     # Neither plays: whoever cuts and plays first, di misses two turns in a row in time.
     assert httpx.post(f"{url}/tables/{table}/start", headers=cy).is_success
-    expect(page.locator("#take-back")).to_be_visible(timeout=30_000)
+    # He did not leave: his page says why he is away (it said only "You are away"), together
+    # with his Take my seat back (looked at each frame: the bots may end the deal soon after).
+    page.wait_for_function(
+        """text => document.getElementById("take-back")?.checkVisibility()
+            && document.getElementById("status").textContent === text""",
+        arg="Your time ran out on your turns, so you are away: the bot plays your seat until you "
+        "take it back (Who plays).",
+        timeout=30_000,
+    )
+    expect(page.locator("#take-back")).to_be_visible()
     page.wait_for_load_state("networkidle")
     assert refused == [], refused
     page.locator("#take-back").click()
     expect(page.locator("#leave-seat")).to_be_visible()
     expect(page.locator("#hand [data-card]").first).to_be_visible()
     assert refused == [], refused
+
+
+def test_a_move_that_loses_the_race_with_the_clock_says_the_time_ran_out(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """fay clicks Draw in the last moment: the timeout is recorded first, so her move is
+    refused as decided on an older step. Her page says that her time ran out and the bot plays
+    her turn, not that it "was behind (a move was made from another tab or device)", and does
+    not ask her to choose her move again: it is not hers any more."""
+    url = web_server.server.url
+    table, eo, fay = clocked_table(url, ("eo", "fay"), 3)
+    never = httpx.put(f"{url}/tables/{table}/missed-turns", json={"limit": 0}, headers=eo)
+    assert never.is_success, never.text
+    context = new_context()
+    assert context.request.post("/sessions", headers=fay).ok
+    page = context.new_page()
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    deal = httpx.post(f"{url}/tables/{table}/start", headers=eo).json()["deal"]
+    # Nobody plays: the clock moves the deal on to fay's turn (her cut, if she cuts, too).
+    draw = page.locator("#moves [data-move=draw]")
+    expect(draw).to_be_visible(timeout=60_000)
+    # Her Draw is held on its way until the clock has timed her turn out.
+    held: list[Route] = []
+    page.route(f"**/deals/{deal}/commands", lambda route: held.append(route))
+    step = httpx.get(f"{url}/deals/{deal}").json()["step"]
+    draw.click()
+
+    def timed_out() -> bool:
+        events = httpx.get(f"{url}/deals/{deal}/events", params={"after": step}).json()
+        return any(e["kind"] == "TurnTimedOut" and e["seat"] == 1 for e in events)
+
+    for _ in range(100):
+        if held and timed_out():
+            break
+        page.wait_for_timeout(200)
+    assert held and timed_out()
+    held[0].continue_()
+    error = page.locator("#error")
+    expect(error).to_contain_text("Your time ran out: the basic bot plays the rest of your turn.")
+    expect(error).not_to_contain_text("another tab")
+    screenshot(page, "table-clock-race-lost")
+
+
+def test_a_device_whose_clock_is_behind_counts_the_turn_down_from_the_server_s_time(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """A spectator's phone whose clock is five minutes slow: the page counts the 60-second
+    turn down from the server's time (its answers' Date), not from the phone's (it showed
+    some 360 s left of a 60-second turn)."""
+    url = web_server.server.url
+    table, gus, _ = clocked_table(url, ("gus", "hy"), 60)
+    assert httpx.post(f"{url}/tables/{table}/start", headers=gus).status_code == 201
+    context = new_context(viewport=PHONES["upright"], locale="ru-RU", **TOUCH)
+    context.clock.install(time=datetime.now(UTC) - timedelta(minutes=5))
+    page = context.new_page()
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    clock = page.get_by_role("timer")
+    expect(clock).to_contain_text("на ход осталось")
+    left = int(clock.get_attribute("data-left") or "-1")
+    assert 45 <= left <= 60, left
+    screenshot(page, "phone-clock-slow-device")
