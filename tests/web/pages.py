@@ -77,3 +77,10 @@ def open_page(context: BrowserContext, path: str) -> Page:
     page.goto(path)
     expect(page.locator("body[data-ready=true]")).to_be_attached()
     return page
+
+
+def in_language(page: Page, lang: str) -> Page:
+    """Chooses ``lang`` in the page's language menu and waits until the page speaks it."""
+    page.locator("#lang").select_option(lang)
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    return page

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
-from tests.web.pages import open_lobby
+from tests.web.pages import in_language, open_lobby
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -30,12 +30,6 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
         CANASTA_RATE_LIMITS="true",
         CANASTA_RATE_LIMIT_REGISTRATION="2/minute",
     )
-
-
-def in_language(page: Page, lang: str) -> Page:
-    page.locator("#lang").select_option(lang)  # the page's language menu
-    expect(page.locator("html")).to_have_attribute("lang", lang)
-    return page
 
 
 def test_a_visitor_over_the_registration_limit_is_told_so_in_his_language(

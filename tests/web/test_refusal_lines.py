@@ -23,7 +23,7 @@ from app.web_ui import WEB_DIR
 from tests.e2e.conftest import Backend
 from tests.support.http import open_table
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
-from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
+from tests.web.pages import LIVE_MS, in_language, open_lobby, signed_in, table_page
 from tests.web.test_meld_limits import HAND, mia_after_drawing, mias_page, select_and_meld
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -33,12 +33,6 @@ pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server deals stacked decks (tests/web/deals.py)."""
     yield from stacked_decks_server(tmp_path_factory, "refusallines")
-
-
-def in_language(page: Page, lang: str) -> Page:
-    page.locator("#lang").select_option(lang)  # the page's language menu
-    expect(page.locator("html")).to_have_attribute("lang", lang)
-    return page
 
 
 def test_a_refused_initial_meld_is_said_in_chinese(

@@ -13,21 +13,15 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from tests.support.http import open_table, register_player
 from tests.web.conftest import NewContext, screenshot
-from tests.web.pages import LIVE_MS, open_lobby, sign_up, signed_in, table_page
+from tests.web.pages import LIVE_MS, in_language, open_lobby, sign_up, signed_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
 NOWHERE = "00000000-0000-4000-8000-000000000000"
-
-
-def in_language(page: Page, lang: str) -> Page:
-    page.locator("#lang").select_option(lang)  # the page's language menu
-    expect(page.locator("html")).to_have_attribute("lang", lang)
-    return page
 
 
 def test_a_taken_name_is_said_in_chinese(new_context: NewContext, http: httpx.Client) -> None:
