@@ -18,7 +18,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
-from app.idempotency import HEADER, REPLAYED, ROUTES
+from app.idempotency import REPLAYED, ROUTES
+from app.idempotency_keys import HEADER
 from tests.support.http import Headers, register_player
 
 TABLE = {"entry": "classic", "players": 2}

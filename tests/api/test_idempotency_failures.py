@@ -20,7 +20,8 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from app.idempotency import HEADER, IN_PROGRESS, REPLAYED
+from app.idempotency import IN_PROGRESS, REPLAYED
+from app.idempotency_keys import HEADER
 from tests.support.http import register_player
 
 pytestmark = pytest.mark.postgres

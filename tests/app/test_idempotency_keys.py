@@ -1,10 +1,10 @@
-"""How a key's earlier use decides a request (``app.idempotency.claim``) over the keys'
+"""How a key's earlier use decides a request (``app.idempotency_keys.claim``) over the keys'
 store (``app.infra.idempotency_store``): the times involved, which HTTP tests cannot wait
 for (tests/api/test_idempotency.py plays the rest through HTTP)."""
 
 from __future__ import annotations
 
-from app.idempotency import (
+from app.idempotency_keys import (
     STALE_CLAIM_SECONDS,
     Claimed,
     InProgress,

@@ -43,7 +43,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.generation import GenerationMode
 
 from app.application import CanastaApp
-from app.idempotency import HEADER, KEY_PATTERN, MAX_KEY, MIN_KEY
+from app.idempotency_keys import HEADER, KEY_PATTERN, MAX_KEY, MIN_KEY
 from app.main import create_app
 from app.settings import Settings
 from domain.legal import legal_command, seat_to_act
