@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.routes.stream import SESSION_CHECK_SECONDS
+from app.routes.stream_loop import SESSION_CHECK_SECONDS
 from app.sessions import COOKIE, CSRF_HEADER
 from domain import commands as c
 from tests.support.http import Game, open_table
