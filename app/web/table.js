@@ -31,7 +31,7 @@ import { announce, logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { playing } from "./table_play.js";
 import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
-import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
+import { awayNote, clockRuns, logNamesByEvent, renderSeats } from "./seats.js";
 import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
 import {
@@ -122,11 +122,23 @@ function statusText() {
     // a bot plays his seat until he takes it back; after his missed turns, the page says why
     return t(table.playing[mine].reason === "missed_turns" ? "table_status_away_missed" : "table_status_away");
   }
-  if (!watching && menu?.moves.length) return t("table_status_your_move");
+  if (!watching && menu?.moves.length) return `${t("table_status_your_move")}${lastChance(view, table)}`;
   const asked = view.question && view.question.answer === null;
   const seat = asked ? view.question.partner : view.phase === "cut" ? view.cutter : view.turn;
   const waiting = seat === null ? "" : t("table_status_waiting", { name: seatName(seat, names()) });
   return watching ? `${t("table_status_watching")} ${waiting}` : waiting;
+}
+
+// At a table with a clock, the player's warning at the start of his turn when one more
+// timeout hands his seat to the bot (the table's missed_turns_limit, 0: never): " If your time
+// runs out again, ...", from the deal's TurnTimedOut events (clockRuns: his turns missed in a
+// row, as the server counts them); "" otherwise.
+function lastChance(view, table) {
+  const limit = table?.missed_turns_limit ?? 0;
+  if (!limit || !view.deadline || view.timed_out?.includes(view.seat)) return "";
+  const missed = clockRuns(state.events).missed[view.seat] ?? 0;
+  if (missed < limit - 1) return "";
+  return ` ${missed ? t("table_last_chance", { count: missed }) : t("table_last_chance_first")}`;
 }
 
 function render() {

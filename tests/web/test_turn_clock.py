@@ -174,3 +174,70 @@ def test_a_device_whose_clock_is_behind_counts_the_turn_down_from_the_server_s_t
     left = int(clock.get_attribute("data-left") or "-1")
     assert 45 <= left <= 60, left
     screenshot(page, "phone-clock-slow-device")
+
+
+def test_a_player_one_timeout_away_from_the_takeover_is_warned(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """The default limit is two missed turns: once one of gil's turns has timed out, his page
+    says at the start of his next turn that one more timeout hands his seat to the bot (it
+    said only "Your move."); a spectator is not told."""
+    url = web_server.server.url
+    table, hal, gil = clocked_table(url, ("hal", "gil"), 4)
+    context = new_context()
+    assert context.request.post("/sessions", headers=gil).ok
+    page = context.new_page()
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    watcher = new_context().new_page()
+    watcher.goto(f"/tables/{table}")
+    expect(watcher.locator("body[data-ready=true]")).to_be_attached()
+    assert httpx.post(f"{url}/tables/{table}/start", headers=hal).is_success
+    warning = (
+        "Your move. You have missed 1 turn: if your time runs out again, the bot takes your "
+        "seat until you come back."
+    )
+    # Nobody plays: looked at each frame (his next turn lasts 4 s).
+    page.wait_for_function(
+        """text => document.getElementById("status").textContent === text
+            && document.getElementById("clock").checkVisibility()""",
+        arg=warning,
+        timeout=60_000,
+    )
+    screenshot(page, "table-clock-last-chance")
+    assert "takes your seat" not in (watcher.locator("#status").text_content() or "")
+
+
+def test_the_rest_of_a_timed_out_turn_is_said_as_the_bots(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """After "ivy's time ran out", the basic bot plays the rest of her turn: the log of her
+    page, a spectator's and the replay say "the basic bot (for ivy) ..." for those moves (they
+    read "ivy took the pile", as if she made them). The limit is 0: the bot never takes her
+    seat over, and she is never warned that it will."""
+    url = web_server.server.url
+    table, jo, ivy = clocked_table(url, ("jo", "ivy"), 2)
+    never = httpx.put(f"{url}/tables/{table}/missed-turns", json={"limit": 0}, headers=jo)
+    assert never.is_success, never.text
+    context = new_context()
+    assert context.request.post("/sessions", headers=ivy).ok
+    page = context.new_page()
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    watcher = new_context().new_page()
+    watcher.goto(f"/tables/{table}")
+    expect(watcher.locator("body[data-ready=true]")).to_be_attached()
+    deal = httpx.post(f"{url}/tables/{table}/start", headers=jo).json()["deal"]
+    expect(page.locator("#log")).to_contain_text("the basic bot (for ivy) ", timeout=60_000)
+    expect(watcher.locator("#log")).to_contain_text("the basic bot (for ivy) ")
+    # Her own moves are never the bot's: a timed-out line names her, and the bot's after it.
+    lines = page.locator("#log li").all_text_contents()
+    out = next(i for i, line in enumerate(lines) if line.startswith("ivy's time ran out"))
+    assert lines[out + 1].startswith("the basic bot (for ivy) "), lines[out : out + 3]
+    expect(page.locator("#moves [data-move]").first).to_be_visible(timeout=60_000)
+    assert "takes your seat" not in (page.locator("#status").text_content() or "")
+    screenshot(page, "table-clock-stand-in-log")
+    replay = context.new_page()
+    replay.goto(f"/deals/{deal}/replay?step=1")
+    expect(replay.locator("#step-list")).to_contain_text("the basic bot (for ivy) ")
+    screenshot(replay, "replay-clock-stand-in")
