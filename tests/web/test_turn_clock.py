@@ -239,5 +239,8 @@ def test_the_rest_of_a_timed_out_turn_is_said_as_the_bots(
     screenshot(page, "table-clock-stand-in-log")
     replay = context.new_page()
     replay.goto(f"/deals/{deal}/replay?step=1")
+    replay.locator("#steps summary").click()  # "Every step"
     expect(replay.locator("#step-list")).to_contain_text("the basic bot (for ivy) ")
     screenshot(replay, "replay-clock-stand-in")
+    replay.locator("#lang").select_option("ru")
+    expect(replay.locator("#step-list")).to_contain_text("бот «basic» (вместо ivy) ")
