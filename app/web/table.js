@@ -122,23 +122,25 @@ function statusText() {
     // a bot plays his seat until he takes it back; after his missed turns, the page says why
     return t(table.playing[mine].reason === "missed_turns" ? "table_status_away_missed" : "table_status_away");
   }
-  if (!watching && menu?.moves.length) return `${t("table_status_your_move")}${lastChance(view, table)}`;
+  if (!watching && menu?.moves.length) return t("table_status_your_move");
   const asked = view.question && view.question.answer === null;
   const seat = asked ? view.question.partner : view.phase === "cut" ? view.cutter : view.turn;
   const waiting = seat === null ? "" : t("table_status_waiting", { name: seatName(seat, names()) });
   return watching ? `${t("table_status_watching")} ${waiting}` : waiting;
 }
 
-// At a table with a clock, the player's warning at the start of his turn when one more
-// timeout hands his seat to the bot (the table's missed_turns_limit, 0: never): " If your time
-// runs out again, ...", from the deal's TurnTimedOut events (clockRuns: his turns missed in a
-// row, as the server counts them); "" otherwise.
-function lastChance(view, table) {
+// At a table with a clock, the player's warning during his turn when one more timeout hands
+// his seat to the bot (the table's missed_turns_limit, 0: never): "... If your time runs out
+// again, ...", from the deal's TurnTimedOut events (clockRuns: his turns missed in a row, as
+// the server counts them); "" otherwise (and to a spectator).
+function lastChance() {
+  const { view, menu, table } = state;
   const limit = table?.missed_turns_limit ?? 0;
-  if (!limit || !view.deadline || view.timed_out?.includes(view.seat)) return "";
+  if (!limit || !view?.deadline || view.seat === null || !menu?.moves.length) return "";
+  if (view.phase === "over" || view.timed_out?.includes(view.seat)) return "";
   const missed = clockRuns(state.events).missed[view.seat] ?? 0;
   if (missed < limit - 1) return "";
-  return ` ${missed ? t("table_last_chance", { count: missed }) : t("table_last_chance_first")}`;
+  return missed ? t("table_last_chance", { count: missed }) : t("table_last_chance_first");
 }
 
 function render() {
@@ -204,6 +206,11 @@ function render() {
   // A seated player reads the turn clock in his move panel, which stays on a phone's screen
   // while he chooses (table.css); a spectator at the top of the page.
   place($("clock"), !$("moves").hidden, (node) => $("status").after(node));
+  // ... and under it, in sight on a phone too, his warning before the takeover (announced once).
+  const warning = lastChance();
+  if ($("clock").nextElementSibling !== $("last-chance")) $("clock").after($("last-chance"));
+  if ($("last-chance").textContent !== warning) $("last-chance").textContent = warning;
+  $("last-chance").hidden = !warning;
 }
 
 // Each event's line names the seats as they were played then: a seat the bot played for its

@@ -180,11 +180,12 @@ def test_a_player_one_timeout_away_from_the_takeover_is_warned(
     new_context: NewContext, web_server: Backend
 ) -> None:
     """The default limit is two missed turns: once one of gil's turns has timed out, his page
-    says at the start of his next turn that one more timeout hands his seat to the bot (it
-    said only "Your move."); a spectator is not told."""
+    says during his next turn, under the clock in his move panel (in sight on his phone), that
+    one more timeout hands his seat to the bot (it said only "Your move."); a spectator is not
+    told."""
     url = web_server.server.url
     table, hal, gil = clocked_table(url, ("hal", "gil"), 4)
-    context = new_context()
+    context = new_context(viewport=PHONES["upright"], **TOUCH)
     assert context.request.post("/sessions", headers=gil).ok
     page = context.new_page()
     page.goto(f"/tables/{table}")
@@ -194,18 +195,24 @@ def test_a_player_one_timeout_away_from_the_takeover_is_warned(
     expect(watcher.locator("body[data-ready=true]")).to_be_attached()
     assert httpx.post(f"{url}/tables/{table}/start", headers=hal).is_success
     warning = (
-        "Your move. You have missed 1 turn: if your time runs out again, the bot takes your "
-        "seat until you come back."
+        "You have missed 1 turn: if your time runs out again, the bot takes your seat until you "
+        "come back."
     )
     # Nobody plays: looked at each frame (his next turn lasts 4 s).
     page.wait_for_function(
-        """text => document.getElementById("status").textContent === text
-            && document.getElementById("clock").checkVisibility()""",
+        """text => {
+            const node = document.getElementById("last-chance");
+            return node.textContent === text && node.checkVisibility()
+                && node.getAttribute("role") === "status"
+                && node.previousElementSibling.id === "clock"
+                && node.closest("#moves") !== null;
+        }""",
         arg=warning,
         timeout=60_000,
     )
-    screenshot(page, "table-clock-last-chance")
-    assert "takes your seat" not in (watcher.locator("#status").text_content() or "")
+    screenshot(page, "phone-clock-last-chance", full_page=False)
+    assert not watcher.locator("#last-chance").is_visible()
+    assert "takes your seat" not in (watcher.locator("body").text_content() or "")
 
 
 def test_the_rest_of_a_timed_out_turn_is_said_as_the_bots(
@@ -235,7 +242,7 @@ def test_the_rest_of_a_timed_out_turn_is_said_as_the_bots(
     out = next(i for i, line in enumerate(lines) if line.startswith("ivy's time ran out"))
     assert lines[out + 1].startswith("the basic bot (for ivy) "), lines[out : out + 3]
     expect(page.locator("#moves [data-move]").first).to_be_visible(timeout=60_000)
-    assert "takes your seat" not in (page.locator("#status").text_content() or "")
+    assert not page.locator("#last-chance").is_visible()
     screenshot(page, "table-clock-stand-in-log")
     replay = context.new_page()
     replay.goto(f"/deals/{deal}/replay?step=1")
