@@ -134,9 +134,45 @@ export function logNamesByEvent(events, base, standIns = []) {
     if (forWhom) return forWhom[1]; // left or missed turns: the person played until then
     return playerText(`bot:basic:${seat}:for:${first.reason === "taken_back" ? first.player : seatName(seat)}`);
   });
-  return events.map((event) => {
+  const { during } = clockRuns(events);
+  return events.map((event, index) => {
     const names = [...now];
+    // The rest of a timed-out turn is the basic bot's: "the basic bot (for fay) took the pile".
+    if (event.kind !== "end") {
+      for (const seat of during[index]) names[seat] = playerText(`bot:basic:${seat}:for:${seatName(seat, names)}`);
+    }
     if (event.kind === "SeatPlayerChanged") now[event.seat] = named(event.player, event.seat);
     return names;
   });
+}
+
+// The events that end a seat's turn, answer or cut (domain/state.py, DealState._acted).
+const ACTS = new Set(["DeckCut", "PartnerAnswered", "CardDiscarded", "WentOut"]);
+
+// The turn clock in a deal's events (docs/tables.md, "Turn clock"), as the server folds them
+// (DealState.timed_out and .missed): `during`, per event, the seats whose timed-out turn the
+// basic bot is playing when it happens (from the event after the seat's TurnTimedOut to the
+// one that ends that turn, or a change of who plays the seat); `missed`, after the last
+// event, each seat's turns missed in a row in this deal (by seat; a turn played puts it to 0).
+export function clockRuns(events) {
+  let out = new Set();
+  const missed = {};
+  const during = [];
+  for (const event of events) {
+    const seat = event.seat;
+    if (event.kind === "SeatPlayerChanged") {
+      out.delete(seat);
+      missed[seat] = 0;
+    }
+    during.push([...out]);
+    if (event.kind === "TurnTimedOut") {
+      out.add(seat);
+      missed[seat] = (missed[seat] ?? 0) + 1;
+    } else if (ACTS.has(event.kind)) {
+      if (!out.has(seat)) missed[seat] = 0;
+      if (event.kind === "CardDiscarded" || event.kind === "WentOut") out = new Set(); // the turn passes
+      else out.delete(seat);
+    }
+  }
+  return { during, missed };
 }

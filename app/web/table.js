@@ -31,7 +31,7 @@ import { announce, logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { playing } from "./table_play.js";
 import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
-import { awayNote, logNamesByEvent, renderSeats } from "./seats.js";
+import { awayNote, clockRuns, logNamesByEvent, renderSeats } from "./seats.js";
 import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
 import {
@@ -129,6 +129,20 @@ function statusText() {
   return watching ? `${t("table_status_watching")} ${waiting}` : waiting;
 }
 
+// At a table with a clock, the player's warning during his turn when one more timeout hands
+// his seat to the bot (the table's missed_turns_limit, 0: never): "... If your time runs out
+// again, ...", from the deal's TurnTimedOut events (clockRuns: his turns missed in a row, as
+// the server counts them); "" otherwise (and to a spectator).
+function lastChance() {
+  const { view, menu, table } = state;
+  const limit = table?.missed_turns_limit ?? 0;
+  if (!limit || !view?.deadline || view.seat === null || !menu?.moves.length) return "";
+  if (view.phase === "over" || view.timed_out?.includes(view.seat)) return "";
+  const missed = clockRuns(state.events).missed[view.seat] ?? 0;
+  if (missed < limit - 1) return "";
+  return missed ? t("table_last_chance", { count: missed }) : t("table_last_chance_first");
+}
+
 function render() {
   if ($("who").dataset.me !== String(state.me)) { // said again on a language switch (showSaid)
     $("who").dataset.me = String(state.me);
@@ -192,6 +206,11 @@ function render() {
   // A seated player reads the turn clock in his move panel, which stays on a phone's screen
   // while he chooses (table.css); a spectator at the top of the page.
   place($("clock"), !$("moves").hidden, (node) => $("status").after(node));
+  // ... and under it, in sight on a phone too, his warning before the takeover (announced once).
+  const warning = lastChance();
+  if ($("clock").nextElementSibling !== $("last-chance")) $("clock").after($("last-chance"));
+  if ($("last-chance").textContent !== warning) $("last-chance").textContent = warning;
+  $("last-chance").hidden = !warning;
 }
 
 // Each event's line names the seats as they were played then: a seat the bot played for its

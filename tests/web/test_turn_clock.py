@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from playwright.sync_api import Route, expect
+from playwright.sync_api import BrowserContext, Page, Route, expect
 
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
@@ -40,6 +40,16 @@ def clocked_table(url: str, names: tuple[str, str], seconds: int) -> tuple[str, 
     for seat, who in enumerate((host, other)):
         httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
     return table, host, other
+
+
+def table_page(context: BrowserContext, table: str, headers: Headers | None = None) -> Page:
+    """The table page in ``context``, signed in with ``headers`` (None: a spectator's), read."""
+    if headers is not None:
+        assert context.request.post("/sessions", headers=headers).ok
+    page = context.new_page()
+    page.goto(f"/tables/{table}")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    return page
 
 
 def test_the_host_chooses_the_clock_and_the_table_page_counts_down(
@@ -124,11 +134,7 @@ def test_a_move_that_loses_the_race_with_the_clock_says_the_time_ran_out(
     table, eo, fay = clocked_table(url, ("eo", "fay"), 3)
     never = httpx.put(f"{url}/tables/{table}/missed-turns", json={"limit": 0}, headers=eo)
     assert never.is_success, never.text
-    context = new_context()
-    assert context.request.post("/sessions", headers=fay).ok
-    page = context.new_page()
-    page.goto(f"/tables/{table}")
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    page = table_page(new_context(), table, fay)
     deal = httpx.post(f"{url}/tables/{table}/start", headers=eo).json()["deal"]
     # Nobody plays: the clock moves the deal on to fay's turn (her cut, if she cuts, too).
     draw = page.locator("#moves [data-move=draw]")
@@ -174,3 +180,68 @@ def test_a_device_whose_clock_is_behind_counts_the_turn_down_from_the_server_s_t
     left = int(clock.get_attribute("data-left") or "-1")
     assert 45 <= left <= 60, left
     screenshot(page, "phone-clock-slow-device")
+
+
+def test_a_player_one_timeout_away_from_the_takeover_is_warned(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """The default limit is two missed turns: once one of gil's turns has timed out, his page
+    says during his next turn, under the clock in his move panel (in sight on his phone), that
+    one more timeout hands his seat to the bot (it said only "Your move."); a spectator is not
+    told."""
+    url = web_server.server.url
+    table, hal, gil = clocked_table(url, ("hal", "gil"), 4)
+    page = table_page(new_context(viewport=PHONES["upright"], **TOUCH), table, gil)
+    watcher = table_page(new_context(), table)
+    assert httpx.post(f"{url}/tables/{table}/start", headers=hal).is_success
+    warning = (
+        "You have missed 1 turn: if your time runs out again, the bot takes your seat until you "
+        "come back."
+    )
+    # Nobody plays: looked at each frame (his next turn lasts 4 s).
+    page.wait_for_function(
+        """text => {
+            const node = document.getElementById("last-chance");
+            return node.textContent === text && node.checkVisibility()
+                && node.getAttribute("role") === "status"
+                && node.previousElementSibling.id === "clock"
+                && node.closest("#moves") !== null;
+        }""",
+        arg=warning,
+        timeout=60_000,
+    )
+    screenshot(page, "phone-clock-last-chance", full_page=False)
+    assert not watcher.locator("#last-chance").is_visible()
+    assert "takes your seat" not in (watcher.locator("body").text_content() or "")
+
+
+def test_the_rest_of_a_timed_out_turn_is_said_as_the_bots(
+    new_context: NewContext, web_server: Backend
+) -> None:
+    """After "ivy's time ran out", the basic bot plays the rest of her turn: the log of her
+    page, a spectator's and the replay say "the basic bot (for ivy) ..." for those moves (they
+    read "ivy took the pile", as if she made them). The limit is 0: the bot never takes her
+    seat over, and she is never warned that it will."""
+    url = web_server.server.url
+    table, jo, ivy = clocked_table(url, ("jo", "ivy"), 2)
+    never = httpx.put(f"{url}/tables/{table}/missed-turns", json={"limit": 0}, headers=jo)
+    assert never.is_success, never.text
+    page = table_page(new_context(), table, ivy)
+    watcher = table_page(new_context(), table)
+    deal = httpx.post(f"{url}/tables/{table}/start", headers=jo).json()["deal"]
+    expect(page.locator("#log")).to_contain_text("the basic bot (for ivy) ", timeout=60_000)
+    expect(watcher.locator("#log")).to_contain_text("the basic bot (for ivy) ")
+    # Her own moves are never the bot's: a timed-out line names her, and the bot's after it.
+    lines = page.locator("#log li").all_text_contents()
+    out = next(i for i, line in enumerate(lines) if line.startswith("ivy's time ran out"))
+    assert lines[out + 1].startswith("the basic bot (for ivy) "), lines[out : out + 3]
+    expect(page.locator("#moves [data-move]").first).to_be_visible(timeout=60_000)
+    assert not page.locator("#last-chance").is_visible()
+    screenshot(page, "table-clock-stand-in-log")
+    replay = page.context.new_page()
+    replay.goto(f"/deals/{deal}/replay?step=1")
+    replay.locator("#steps summary").click()  # "Every step"
+    expect(replay.locator("#step-list")).to_contain_text("the basic bot (for ivy) ")
+    screenshot(replay, "replay-clock-stand-in")
+    replay.locator("#lang").select_option("ru")
+    expect(replay.locator("#step-list")).to_contain_text("бот «basic» (вместо ivy) ")
