@@ -202,7 +202,7 @@ function render() {
   }
   const status = statusText();
   if ($("status").textContent !== status) $("status").textContent = status; // announced once
-  renderClock(view, (seat) => seatName(seat, names()));
+  renderClock(view, (seat) => seatName(seat, names()), state.table?.turn_seconds);
   // A seated player reads the turn clock in his move panel, which stays on a phone's screen
   // while he chooses (table.css); a spectator at the top of the page.
   place($("clock"), !$("moves").hidden, (node) => $("status").after(node));

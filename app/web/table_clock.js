@@ -7,8 +7,11 @@ import { $, element, serverNow, t } from "./common.js";
 
 let timer = null;
 
-// `view`: the deal view (or null); `name(seat)`: a seat's name as the page shows it.
-export function renderClock(view, name) {
+// `view`: the deal view (or null); `name(seat)`: a seat's name as the page shows it;
+// `most`: the table's turn clock in seconds, which the seconds left never exceed (a turn's
+// deadline is at most that far from now; the server's time, known here to about a second
+// from its Date header, could otherwise show "61 s" of a 60-second turn).
+export function renderClock(view, name, most) {
   const node = $("clock");
   if (timer !== null) {
     clearInterval(timer);
@@ -29,7 +32,7 @@ export function renderClock(view, name) {
   const seat = asked ? view.question.partner : view.phase === "cut" ? view.cutter : view.turn;
   const due = Date.parse(view.deadline);
   const tick = () => {
-    const left = Math.max(0, Math.ceil((due - serverNow()) / 1000));
+    const left = Math.max(0, Math.min(most ?? Infinity, Math.ceil((due - serverNow()) / 1000)));
     node.textContent = t("clock_left", { name: name(seat), seconds: left });
     node.dataset.left = String(left);
   };
