@@ -30,8 +30,16 @@ function known(key, raw) {
 // an absent player (its name is bot:basic:<seat>:for:<player>, docs/tables.md).
 export function playerText(name) {
   const standIn = /^bot:(\w+):\d+:for:(.+)$/.exec(String(name ?? ""));
-  return standIn ? t("event_stand_in", { level: standIn[1], player: standIn[2] }) : String(name ?? "");
+  if (!standIn) return String(name ?? "");
+  const text = t("event_stand_in", { level: standIn[1], player: standIn[2] });
+  if (!t("event_stand_in").startsWith("{")) phrases.add(text); // its first word is the language's
+  return text;
 }
+
+// The stand-ins' phrases said so far: words of the language, not a person's name, so a
+// sentence that begins with one begins with a capital ("The basic bot (for fay) drew a
+// card", "Бот «basic» (вместо fay) ..."), as "Seat 3 ..." does (describeEvent).
+const phrases = new Set();
 
 // The sentence of a deal's change of who plays a seat, by its reason.
 const SEAT_CHANGES = {
@@ -202,7 +210,7 @@ export function describeEvent(event, names = null, next = null, previous = null)
   try {
     const sentence = describe(event, who, names, next, previous);
     // "seat 3 drew a card" starts a sentence: "Seat 3 ..." (a player's name stays as it is).
-    const named = Boolean(names?.[event.seat]);
+    const named = Boolean(names?.[event.seat]) && !phrases.has(who);
     return !named && who && sentence.startsWith(who) ? sentence.charAt(0).toUpperCase() + sentence.slice(1) : sentence;
   } catch {
     // A tampered record may hold anything: say what it claims to be rather than fail.

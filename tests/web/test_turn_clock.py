@@ -219,7 +219,7 @@ def test_the_rest_of_a_timed_out_turn_is_said_as_the_bots(
     new_context: NewContext, web_server: Backend
 ) -> None:
     """After "ivy's time ran out", the basic bot plays the rest of her turn: the log of her
-    page, a spectator's and the replay say "the basic bot (for ivy) ..." for those moves (they
+    page, a spectator's and the replay say "The basic bot (for ivy) ..." for those moves (they
     read "ivy took the pile", as if she made them). The limit is 0: the bot never takes her
     seat over, and she is never warned that it will."""
     url = web_server.server.url
@@ -229,19 +229,20 @@ def test_the_rest_of_a_timed_out_turn_is_said_as_the_bots(
     page = table_page(new_context(), table, ivy)
     watcher = table_page(new_context(), table)
     deal = httpx.post(f"{url}/tables/{table}/start", headers=jo).json()["deal"]
-    expect(page.locator("#log")).to_contain_text("the basic bot (for ivy) ", timeout=60_000)
-    expect(watcher.locator("#log")).to_contain_text("the basic bot (for ivy) ")
+    expect(page.locator("#log")).to_contain_text("The basic bot (for ivy) ", timeout=60_000)
+    expect(watcher.locator("#log")).to_contain_text("The basic bot (for ivy) ")
     # Her own moves are never the bot's: a timed-out line names her, and the bot's after it.
     lines = page.locator("#log li").all_text_contents()
     out = next(i for i, line in enumerate(lines) if line.startswith("ivy's time ran out"))
-    assert lines[out + 1].startswith("the basic bot (for ivy) "), lines[out : out + 3]
+    # A sentence that begins with the stand-in begins with a capital (it is no person's name).
+    assert lines[out + 1].startswith("The basic bot (for ivy) "), lines[out : out + 3]
     expect(page.locator("#moves [data-move]").first).to_be_visible(timeout=60_000)
     assert not page.locator("#last-chance").is_visible()
     screenshot(page, "table-clock-stand-in-log")
     replay = page.context.new_page()
     replay.goto(f"/deals/{deal}/replay?step=1")
     replay.locator("#steps summary").click()  # "Every step"
-    expect(replay.locator("#step-list")).to_contain_text("the basic bot (for ivy) ")
+    expect(replay.locator("#step-list")).to_contain_text("The basic bot (for ivy) ")
     screenshot(replay, "replay-clock-stand-in")
     replay.locator("#lang").select_option("ru")
-    expect(replay.locator("#step-list")).to_contain_text("бот «basic» (вместо ivy) ")
+    expect(replay.locator("#step-list")).to_contain_text("Бот «basic» (вместо ivy) ")
