@@ -60,7 +60,11 @@ class Options(Strict):
 #: A table's turn clock (docs/tables.md, "Turn clock"): seconds a seat has to act, or null.
 TurnSeconds = Annotated[
     Annotated[int, Field(strict=True, ge=1, le=3600), Integral] | None,
-    Field(description="the turn clock: seconds each seat has to act (10 to 3600), null: none"),
+    Field(
+        description="the turn clock: seconds each seat has to act, from the server's minimum "
+        "(CANASTA_TURN_SECONDS_MIN, 10 by default; less is refused as R-SEAT-3) to 3600; "
+        "null: none"
+    ),
 ]
 
 
