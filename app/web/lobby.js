@@ -243,6 +243,10 @@ function tableCard(table, details) {
     const who = name === null
       ? element("span", { class: "free", text: t("free_seat") })
       : `${name}${name === me ? ` (${t("you")})` : ""}${botNote(table, index)}`;
+    // A name too long to sit beside its label whole (up to 32 letters, no space) is broken
+    // anywhere (style.css, .seat-long), from the label's line on: it began on the next line.
+    const whoNode = typeof who === "string" && name.length > 16 && !name.includes(" ")
+      ? element("span", { class: "seat-long", text: who }) : who;
     const side = Object.entries(table.sides ?? {}).find(([, members]) => members.includes(index));
     // Whole, and kept on the line of the word before it (style.css): "· Side A" went onto a
     // line of its own under a long name.
@@ -253,7 +257,8 @@ function tableCard(table, details) {
     const live = table.status === "playing";
     const away = live && (table.away ? table.away.includes(index) : Boolean(table.playing?.[index]?.away));
     const note = away ? [" · ", element("span", { class: "away", text: t("lobby_seat_away") })] : [];
-    const item = element("li", { class: "seat" }, `${label}: `, who, ...note, ...team);
+    // A no-break space after the colon: the label stays on the line of the name's first word.
+    const item = element("li", { class: "seat" }, `${label}:\u00a0`, whoNode, ...note, ...team);
     if (away) item.dataset.away = "true";
     seats.append(item);
   });
