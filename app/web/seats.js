@@ -100,7 +100,11 @@ export function renderSeats(panel, table, me, act) {
       const input = element("input", { id, type: "text", maxlength: "32", autocomplete: "off" });
       const give = element("button", { type: "button", id: `give-seat-${seat}`, text: t("seats_give") });
       give.addEventListener("click", () => act("POST", `/tables/${table.id}/seats/${seat}/give`, { player: input.value.trim() }));
-      buttons.push(element("label", { for: id, text: t("seats_give_label", { number: seat + 1 }) }), input, give);
+      // One group per seat, under the player's own button: the label over its field, and
+      // the button on the field's line (they sat loose in the row of "Leave my seat").
+      buttons.push(element("div", { class: "give-seat" },
+        element("label", { for: id, text: t("seats_give_label", { number: seat + 1 }) }),
+        element("div", { class: "give-row" }, input, give)));
     });
   }
   parts.push(element("div", { class: "actions" }, ...buttons));

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, Route, expect
 
 from tests.support.http import register_player
 from tests.web.conftest import NewContext, screenshot
-from tests.web.pages import LIVE_MS, table_page
+from tests.web.pages import LIVE_MS, in_language, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -171,3 +171,33 @@ def test_the_go_out_question_names_who_plays_the_partner_s_seat_now(
     expect(page.locator("li[data-seat-play='2']")).to_contain_text("max", timeout=LIVE_MS)
     expect(ask).to_have_text("Ask max: may I go out?")
     screenshot(page, "table-ask-given-partner")
+
+
+@pytest.mark.parametrize(("width", "lang"), [(1280, "en"), (360, "ru")])
+def test_the_host_s_give_a_seat_reads_as_one_group(
+    new_context: NewContext, http: httpx.Client, width: int, lang: str
+) -> None:
+    """The host's "Give seat 2 to": its label sat beside "Leave my seat" and its field alone
+    on a line under them; now the label is over its field, the button on the field's line,
+    the group under the host's own button (a desktop, a 360 px phone in Russian)."""
+    kit, lev = (register_player(http, name) for name in (f"kit{width}", f"lev{width}"))
+    table = http.post("/tables", json={"entry": "classic", "players": 2}, headers=kit).json()["id"]
+    for seat, who in enumerate((kit, lev)):
+        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
+    assert http.post(f"/tables/{table}/start", headers=kit).is_success
+    assert http.post(f"/tables/{table}/leave", headers=lev).is_success
+    page = table_page(new_context(viewport={"width": width, "height": 800}), kit, table)
+    in_language(page, lang)
+    field = page.locator("#give-player-1")
+    expect(field).to_be_visible(timeout=LIVE_MS)
+    label = page.locator("label[for='give-player-1']").bounding_box()
+    box = field.bounding_box()
+    button = page.locator("#give-seat-1").bounding_box()
+    leave = page.locator("#leave-seat").bounding_box()
+    assert label and box and button and leave
+    assert label["y"] + label["height"] <= box["y"] + 1  # the label over its field
+    assert abs(label["x"] - box["x"]) < 2
+    assert button["y"] < box["y"] + box["height"] and box["y"] < button["y"] + button["height"]
+    assert button["x"] >= box["x"] + box["width"] - 1  # beside it, on its line
+    assert leave["y"] + leave["height"] <= label["y"] + 1  # under the host's own button
+    screenshot(page, f"table-give-seat-{lang}-{width}", full_page=False)
