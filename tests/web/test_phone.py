@@ -345,6 +345,9 @@ def test_a_spectator_reads_the_log_s_newest_lines_while_he_watches_the_deal(
     # ann moves again: its words come where he looks, without a scroll.
     at = upright.evaluate("scrollY")
     play_moves(http, ann, deal, 1)
+    # Once the bot is done too: a line the bot's moves push up the log (it scrolls, 9rem at
+    # most) is out of sight, rightly, and a tap at it would reach the deal above the panel.
+    wait_until_quiet(http, ann, deal)
     last = http.get(f"/deals/{deal}/events").json()[-1]["step"]
     expect(upright.locator(f"#log li[data-step='{last}']")).to_be_attached(timeout=LIVE_MS)
     assert upright.evaluate("scrollY") == at
