@@ -32,6 +32,8 @@ def lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
         if not all(c.is_black_three for c in infos) or not 3 <= black <= most:
             allowed = "meld.black_threes_3_4" if most == 4 else "meld.black_threes_3_up"
             raise RuleViolation(v.three_meld_rule, allowed)
+        if plan.black_three_meld:  # one meld of them (R-MELD-5): six in extra_six are not 3 + 3
+            raise RuleViolation(v.three_meld_rule, "meld.black_threes_once")
         plan.black_three_meld = True
         plan.cards += cards
         plan.new_melds.append((BLACK_THREE_RANK, cards))
