@@ -85,6 +85,7 @@ MESSAGES: Final[dict[str, str]] = {
     "meld.black_threes_3_4": "black threes meld only as three or four alone",
     "meld.black_threes_3_up": "black threes meld only as three or more alone",
     "meld.black_threes_out": "black threes may be melded only when going out",
+    "meld.black_threes_once": "black threes make one meld only",
     "meld.mixed_ranks": "a meld is of one rank, not {ranks: and }",
     "meld.wrong_rank": "cards of {rank} cannot join a meld of {meld_rank}",
     "meld.complete": "your meld of {rank}s is complete",

@@ -25,13 +25,14 @@ def lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
     infos = [CARDS[c] for c in cards]
     if any(c.is_red_three for c in infos):
         raise RuleViolation("R-MELD-4", "meld.red_three")
+    most = v.black_three_meld_max
+    alone = "meld.black_threes_3_4" if most == 4 else "meld.black_threes_3_up"
     if any(c.is_black_three for c in infos):
         # R-OUT-4 (R-PT-MELD-2): black threes alone, only when going out.
-        black = len(cards)
-        most = v.black_three_meld_max
-        if not all(c.is_black_three for c in infos) or not 3 <= black <= most:
-            allowed = "meld.black_threes_3_4" if most == 4 else "meld.black_threes_3_up"
-            raise RuleViolation(v.three_meld_rule, allowed)
+        if not all(c.is_black_three for c in infos) or not 3 <= len(cards) <= most:
+            raise RuleViolation(v.three_meld_rule, alone)
+        if plan.black_three_meld:  # one meld of them (R-MELD-5): six in extra_six are not 3 + 3
+            raise RuleViolation(v.three_meld_rule, "meld.black_threes_once")
         plan.black_three_meld = True
         plan.cards += cards
         plan.new_melds.append((BLACK_THREE_RANK, cards))
@@ -46,6 +47,8 @@ def lay_meld(d: Decision, seat: int, spec: MeldSpec, plan: MeldPlan) -> None:
             raise RuleViolation("R-MELD-1", "meld.wrong_rank", rank=rank, meld_rank=spec.rank)
     elif spec.rank is not None and spec.rank != WILD_RANK:
         rank = spec.rank
+        if rank == BLACK_THREE_RANK and plan.black_three_meld:
+            raise RuleViolation(v.three_meld_rule, alone)  # R-OUT-4: no wild card joins them
         if st.open_meld(side, rank) is None:
             if any(m.rank == rank for m in st.melds[side]):  # complete: takes no more
                 raise RuleViolation(v.meld_rule, "meld.complete", rank=rank)
