@@ -4,7 +4,7 @@
 // POST /players and POST /sessions.
 
 import {
-  $, Refused, api, apiOnce, botNote, element, rulesLink, setUpLanguage, showWho, t, whoAmI,
+  $, Refused, api, apiOnce, botNote, element, rulesLink, setUpLanguage, showWho, sideNames, t, whoAmI,
 } from "./common.js";
 import { botControls, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
@@ -269,6 +269,12 @@ function tableCard(table, details) {
       .map(([side, total]) => `${t("side", { side })}: ${total}`)
       .join(" · ");
     facts.append(element("dt", { text: t("scores") }), element("dd", { class: "scores", text: scores }));
+  }
+  // Who won a finished game, named as the table page names them: "Side A (ann, cid)". The
+  // card showed the totals alone, and a reader had to compare them (and know the target).
+  if (table.status === "finished" && table.winners?.length) {
+    const winners = table.winners.map((side) => `${t("side", { side })} (${sideNames(table, side)})`);
+    facts.append(element("dt", { text: t("lobby_won_by") }), element("dd", { class: "winners", text: winners.join(", ") }));
   }
   card.append(facts);
 

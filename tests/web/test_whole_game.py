@@ -1,0 +1,86 @@
+"""A whole game, looked back at once it is over (docs/web.md): a player starts a practice
+table against the basic bot and leaves his seat, so that the server's bots play every deal to
+the target (the bot that plays for him opens each next deal, docs/tables.md); then the
+finished game's pages are read as its players and passers-by read them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import Backend
+from tests.support.http import register_player
+from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
+from tests.web.pages import LIVE_MS, in_language, open_lobby, open_page
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+
+@pytest.fixture(scope="module")
+def finished(web_server: Backend) -> Iterator[dict[str, Any]]:
+    """A classic game of two played by the bots to its end: the table's view."""
+    with httpx.Client(base_url=web_server.server.url, timeout=10) as http:
+        headers = register_player(http, "wanda")
+        body = {"entry": "classic", "players": 2, "bot": "basic"}
+        started = http.post("/tables/practice", json=body, headers=headers)
+        assert started.status_code == 201, started.text
+        table = started.json()["table"]
+        left = http.post(f"/tables/{table}/leave", headers=headers)
+        assert left.status_code == 200, left.text
+        deadline = time.monotonic() + 300
+        while (view := http.get(f"/tables/{table}").json())["status"] == "playing":
+            assert time.monotonic() < deadline, "the bots did not finish the game"
+            time.sleep(0.5)
+        assert view["status"] == "finished", view
+        yield view
+
+
+def test_the_table_page_ends_with_its_log(
+    new_context: NewContext, finished: dict[str, Any]
+) -> None:
+    """The log of a long deal scrolls inside its box: the page ends there. The cards' spoken
+    names in the log's lines hung below the box (absolute, outside the box that scrolls), and
+    a phone's page went on for thousands of empty pixels past the log."""
+    page = open_page(new_context(PHONES["upright"], **TOUCH), f"/tables/{finished['id']}")
+    expect(page.locator("#winner")).to_be_visible()
+    log = page.locator("#log")
+    expect(log.locator("li").nth(40)).to_be_attached()
+    assert log.evaluate("node => node.scrollHeight > node.clientHeight"), "a short log"
+    page_end = page.evaluate("document.documentElement.scrollHeight")
+    content_end = page.evaluate(
+        "Math.max(...[...document.body.children].map("
+        "node => node.getBoundingClientRect().bottom + scrollY))"
+    )
+    screenshot(page, "whole-game-table-phone")
+    assert page_end <= content_end + 1, (page_end, content_end)
+
+
+@pytest.mark.parametrize("lang", ["en", "th"])
+def test_the_lobby_says_who_won_a_finished_game(
+    new_context: NewContext, finished: dict[str, Any], lang: str
+) -> None:
+    """A finished game's card in "Games played" names its winner as the table page does; it
+    showed the totals alone."""
+    (winner,) = finished["winners"]
+    names = ", ".join(
+        name if finished["bots"][seat] is None else f"{name} (bot, basic)"
+        for seat, name in enumerate(finished["seats"])
+        if seat in finished["sides"][winner]
+    )
+    page = in_language(open_lobby(new_context())[0], lang)
+    card = page.locator(f"#finished-tables article[data-table='{finished['id']}']")
+    expect(card).to_be_visible(timeout=LIVE_MS)
+    won_by = {"en": "Won by", "th": "ผู้ชนะ"}[lang]
+    side = {"en": "Side", "th": "ทีม"}[lang]
+    expect(card.locator("dt", has_text=won_by)).to_be_visible()
+    if lang == "en":
+        expect(card.locator("dd.winners")).to_have_text(f"Side {winner} ({names})")
+    else:
+        expect(card.locator("dd.winners")).to_contain_text(f"{side} {winner}")
+    card.scroll_into_view_if_needed()
+    screenshot(page, f"whole-game-lobby-{lang}", full_page=False)
