@@ -92,7 +92,11 @@ function totalsTable(table) {
   const total = element("tr", { class: "total" }, element("th", { scope: "row", text: t("score_total") }),
     ...sides.map((side) => element("td", { text: String(table.totals[side]) })));
   return element("table", { class: "totals", id: "totals-table" },
-    element("caption", { text: t("score_totals", { target: table.target }) }),
+    // An entry whose game also ends after so many deals says so (ponytail: 4, R-PT-GAME-1): its
+    // game ended short of the target, and the caption named the target alone.
+    element("caption", { text: table.max_deals
+      ? t("score_totals_deals", { target: table.target, deals: table.max_deals })
+      : t("score_totals", { target: table.target }) }),
     element("thead", {}, head), element("tbody", {}, ...rows, total));
 }
 

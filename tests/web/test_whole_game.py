@@ -84,3 +84,26 @@ def test_the_lobby_says_who_won_a_finished_game(
         expect(card.locator("dd.winners")).to_contain_text(f"{side} {winner}")
     card.scroll_into_view_if_needed()
     screenshot(page, f"whole-game-lobby-{lang}", full_page=False)
+
+
+def test_a_ponytail_game_says_it_ends_after_four_deals(
+    new_context: NewContext, web_server: Backend, finished: dict[str, Any]
+) -> None:
+    """A ponytail game ends after its fourth deal even short of its target (R-PT-GAME-1): the
+    score table's caption says so (the table's ``max_deals``). It named the target alone, and a
+    game ended at 44250 to 49820 under "target 50000", with nothing to say why."""
+    with httpx.Client(base_url=web_server.server.url, timeout=10) as http:
+        headers = register_player(http, "pia")
+        body = {"entry": "ponytail", "players": 4, "bot": "basic"}
+        started = http.post("/tables/practice", json=body, headers=headers)
+        assert started.status_code == 201, started.text
+        table = started.json()["table"]
+        assert http.get(f"/tables/{table}").json()["max_deals"] == 4
+        assert http.get(f"/tables/{finished['id']}").json()["max_deals"] is None
+    page = open_page(new_context(), f"/tables/{table}")
+    caption = page.locator("#totals-table caption")
+    expect(caption).to_have_text("Running totals (target 50000, at most 4 deals)")
+    in_language(page, "zh")
+    expect(caption).to_have_text("累计得分（目标 50000，最多 4 局）")
+    classic = open_page(new_context(), f"/tables/{finished['id']}")
+    expect(classic.locator("#totals-table caption")).to_have_text("Running totals (target 5000)")
