@@ -270,13 +270,15 @@ function tableCard(table, details) {
       .join(" · ");
     facts.append(element("dt", { text: t("scores") }), element("dd", { class: "scores", text: scores }));
   }
-  // Who won a finished game, named as the table page names them: "Side A (ann, cid)". The
-  // card showed the totals alone, and a reader had to compare them (and know the target).
+  card.append(facts);
+  // Who won a finished game, named as the table page names them: "Won by Side A (ann, cid)".
+  // The card showed the totals alone, and a reader had to compare them (and know the target).
+  // A line of its own, not a term of the list: a long word there ("Победитель") widened the
+  // terms' column and squeezed every seat onto three lines of a phone.
   if (table.status === "finished" && table.winners?.length) {
     const winners = table.winners.map((side) => `${t("side", { side })} (${sideNames(table, side)})`);
-    facts.append(element("dt", { text: t("lobby_won_by") }), element("dd", { class: "winners", text: winners.join(", ") }));
+    card.append(element("p", { class: "winners", text: t("lobby_won_by", { winners: winners.join(", ") }) }));
   }
-  card.append(facts);
 
   const actions = element("div", { class: "actions" });
   const seated = me !== null && table.seats.includes(me);
