@@ -30,7 +30,7 @@ import { seatName } from "./words.js";
 import { announce, logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { playing } from "./table_play.js";
-import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
+import { panelAction, readyToStart, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
 import { awayNote, clockRuns, logNamesByEvent, renderSeats } from "./seats.js";
 import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
@@ -100,7 +100,13 @@ const MOVES_HEADING = {
 
 function statusText() {
   const { view, menu, table } = state;
-  if (!view) return table?.status === "open" ? t("table_status_open") : "";
+  if (!view) {
+    if (table?.status !== "open") return "";
+    // A full table (a rematch opens so, its players in their seats) waits for its host alone:
+    // say so, as at the end of a deal, rather than a bare "not started yet".
+    if (!readyToStart(table)) return t("table_status_open");
+    return state.me === table.host ? t("table_status_ready_you") : t("table_status_ready_host", { name: table.host });
+  }
   if (view.phase === "over") {
     // The game's last deal: the game is over, not only the deal.
     const last = state.dealId === table?.current_deal;

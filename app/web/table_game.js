@@ -25,8 +25,7 @@ export function renderWaiting(state, act) {
       : `${name}${botNote(table, index)}${name === me ? ` (${t("you")})` : ""}`,
   )));
   renderInvite(state, act);
-  const ready = !table.seats.includes(null) && (!teamsFor(table) || table.sides);
-  if (me === null || me !== table.host || !ready) {
+  if (me === null || me !== table.host || !readyToStart(table)) {
     $("waiting-start").replaceChildren();
     return;
   }
@@ -34,6 +33,11 @@ export function renderWaiting(state, act) {
   const start = element("button", { type: "button", id: "start-game", text: t("start") });
   start.addEventListener("click", () => act("start"));
   $("waiting-start").replaceChildren(start);
+}
+
+// Every seat taken, and the teams chosen where the host chooses them: only his start awaited.
+export function readyToStart(table) {
+  return !table.seats.includes(null) && Boolean(!teamsFor(table) || table.sides);
 }
 
 // A private table's host, while a seat is free: "New invitation link" (#new-invite), since the

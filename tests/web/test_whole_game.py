@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from tests.e2e.conftest import Backend
 from tests.support.http import register_player
 from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
-from tests.web.pages import LIVE_MS, in_language, open_lobby, open_page
+from tests.web.pages import LIVE_MS, in_language, open_lobby, open_page, sign_in
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -37,7 +37,7 @@ def finished(web_server: Backend) -> Iterator[dict[str, Any]]:
             assert time.monotonic() < deadline, "the bots did not finish the game"
             time.sleep(0.5)
         assert view["status"] == "finished", view
-        yield view
+        yield {**view, "headers": headers}
 
 
 def test_the_table_page_ends_with_its_log(
@@ -114,3 +114,32 @@ def test_a_ponytail_game_says_it_ends_after_four_deals(
     expect(caption).to_have_text("累计得分（目标 50000，最多 4 局）")
     classic = open_page(new_context(), f"/tables/{finished['id']}")
     expect(classic.locator("#totals-table caption")).to_have_text("Running totals (target 5000)")
+
+
+def test_the_rematch_says_whose_start_it_waits_for(
+    new_context: NewContext, web_server: Backend, finished: dict[str, Any]
+) -> None:
+    """The rematch opens with every seat taken: its page says that only the host's start is
+    awaited, and by whom, as the end of a deal says who opens the next; it said "The game has
+    not started yet." alone, to the players who had just pressed "Play again"."""
+    with httpx.Client(base_url=web_server.server.url, timeout=10) as http:
+        opened = http.post(f"/tables/{finished['id']}/rematch", headers=finished["headers"])
+        assert opened.status_code in (200, 201), opened.text
+        rematch = opened.json()["id"]
+        assert None not in http.get(f"/tables/{rematch}").json()["seats"]
+    watcher = open_page(new_context(PHONES["upright"], **TOUCH), f"/tables/{rematch}")
+    expect(watcher.locator("#status")).to_have_text(
+        "Every seat is taken: waiting for wanda to start the game."
+    )
+    in_language(watcher, "ru")
+    expect(watcher.locator("#status")).to_have_text(
+        "Все места заняты: ждём, пока wanda начнёт игру."
+    )
+    screenshot(watcher, "whole-game-rematch-waiting-ru", full_page=False)
+    host = new_context()
+    sign_in(host, finished["headers"])
+    page = open_page(host, f"/tables/{rematch}")
+    expect(page.locator("#status")).to_have_text(
+        "Every seat is taken: start the game when the players are ready."
+    )
+    expect(page.locator("#start-game")).to_be_visible()
