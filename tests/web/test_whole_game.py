@@ -109,11 +109,13 @@ def test_a_ponytail_game_says_it_ends_after_four_deals(
         assert http.get(f"/tables/{finished['id']}").json()["max_deals"] is None
     page = open_page(new_context(), f"/tables/{table}")
     caption = page.locator("#totals-table caption")
-    expect(caption).to_have_text("Running totals (target 50000, at most 4 deals)")
+    expect(caption).to_have_text("Scores by deal (target 50000, at most 4 deals)")
     in_language(page, "zh")
-    expect(caption).to_have_text("累计得分（目标 50000，最多 4 局）")
+    expect(caption).to_have_text("各局得分（目标 50000，最多 4 局）")
     classic = open_page(new_context(), f"/tables/{finished['id']}")
-    expect(classic.locator("#totals-table caption")).to_have_text("Running totals (target 5000)")
+    # Its rows are each deal's score, the total under them: "Running totals" above them read
+    # as if a row's -370 were the side's total after that deal.
+    expect(classic.locator("#totals-table caption")).to_have_text("Scores by deal (target 5000)")
 
 
 def test_the_rematch_says_whose_start_it_waits_for(
