@@ -4,7 +4,7 @@
 // POST /players and POST /sessions.
 
 import {
-  $, Refused, api, apiOnce, botNote, element, rulesLink, setUpLanguage, showWho, sideNames, t, whoAmI,
+  $, Refused, api, apiOnce, botNote, element, rulesLink, setUpLanguage, showWho, t, whoAmI, winnersText,
 } from "./common.js";
 import { botControls, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
@@ -276,8 +276,7 @@ function tableCard(table, details) {
   // A line of its own, not a term of the list: a long word there ("Победитель") widened the
   // terms' column and squeezed every seat onto three lines of a phone.
   if (table.status === "finished" && table.winners?.length) {
-    const winners = table.winners.map((side) => `${t("side", { side })} (${sideNames(table, side)})`);
-    card.append(element("p", { class: "winners", text: t("lobby_won_by", { winners: winners.join(", ") }) }));
+    card.append(element("p", { class: "winners", text: t("lobby_won_by", { winners: winnersText(table) }) }));
   }
 
   const actions = element("div", { class: "actions" });

@@ -23,7 +23,9 @@
 //   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start;
 //   #connection (role=status) "Connection lost: reconnecting..." while a stream is reopened.
 
-import { $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, unreachable, t } from "./common.js";
+import {
+  $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, unreachable, t, winnersText,
+} from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
 import { seatName } from "./words.js";
@@ -110,7 +112,9 @@ function statusText() {
   if (view.phase === "over") {
     // The game's last deal: the game is over, not only the deal.
     const last = state.dealId === table?.current_deal;
-    if (last && table.status === "finished") return t("table_status_game_over");
+    // With its winner: a spectator's phone shows this line at the top, the game panel that
+    // names the winner some 2,000 px below (a player has it in his move panel too).
+    if (last && table.status === "finished") return t("table_winner", { winners: winnersText(table) });
     if (last && table.status === "stopped") return t("table_status_game_stopped");
     // Between deals, for whoever may not open the next one: who is awaited.
     const opener = state.me !== null && (state.me === table.host || standsInForHost(table, state.me));

@@ -3,7 +3,7 @@
 // shown only to the host (the table's `host` against GET /sessions/current); the server refuses them from
 // anybody else anyway (R-SEAT-3).
 
-import { $, botNote, confirmation, element, redraw, sideNames, t } from "./common.js";
+import { $, botNote, confirmation, element, redraw, sideNames, t, winnersText } from "./common.js";
 import { standsInForHost, teamsFor } from "./host.js";
 import { inviteLink } from "./private.js";
 
@@ -117,9 +117,8 @@ export function renderGame(state, act) {
     element("strong", { text: `${t("side", { side })}: ` }), sideNames(table, side)))));
   parts.push(totalsTable(table));
   if (table.status === "finished") {
-    const winners = (table.winners ?? []).map((side) => `${t("side", { side })} (${sideNames(table, side)})`);
     parts.push(element("p", { class: "winner", id: "winner", role: "status",
-      text: t("table_winner", { winners: winners.join(", ") }) }));
+      text: t("table_winner", { winners: winnersText(table) }) }));
   }
   if (table.status === "stopped") parts.push(element("p", { class: "winner", text: t("table_stopped") }));
   if (view) {
@@ -233,9 +232,8 @@ export function renderPanelAction(state, act) {
     box.replaceChildren(next);
     return;
   }
-  $("move-hint").textContent = table.status === "stopped" ? t("table_stopped") : t("table_winner", {
-    winners: (table.winners ?? []).map((side) => `${t("side", { side })} (${sideNames(table, side)})`).join(", "),
-  });
+  $("move-hint").textContent = table.status === "stopped" ? t("table_stopped")
+    : t("table_winner", { winners: winnersText(table) });
   if (table.rematch) {
     box.replaceChildren(element("a", { id: "to-rematch", class: "button", href: `/tables/${table.rematch}`, text: t("table_rematch_open") }));
     return;

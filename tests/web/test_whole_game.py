@@ -60,6 +60,22 @@ def test_the_table_page_ends_with_its_log(
     assert page_end <= content_end + 1, (page_end, content_end)
 
 
+def test_a_spectator_reads_who_won_at_the_top_of_his_phone(
+    new_context: NewContext, finished: dict[str, Any]
+) -> None:
+    """A spectator who stayed to the end reads the winner in the status line at the top of his
+    screen: it said "The game is over." alone, and named the winner only in the game panel,
+    some 2,000 px down a phone's page (a player has it in his move panel)."""
+    (winner,) = finished["winners"]
+    page = open_page(new_context(PHONES["upright"], **TOUCH), f"/tables/{finished['id']}")
+    status = page.locator("#status")
+    expect(status).to_contain_text(f"The game is over. Winner: Side {winner} (")
+    assert status.evaluate("node => node.getBoundingClientRect().bottom <= innerHeight")
+    in_language(page, "th")
+    expect(status).to_contain_text(f"ผู้ชนะ: ทีม {winner} (")
+    screenshot(page, "whole-game-spectator-end-th", full_page=False)
+
+
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_the_lobby_says_who_won_a_finished_game(
     new_context: NewContext, finished: dict[str, Any], lang: str
