@@ -128,6 +128,10 @@ def test_a_ponytail_game_says_it_ends_after_four_deals(
     expect(caption).to_have_text("Scores by deal (target 50000, at most 4 deals)")
     in_language(page, "zh")
     expect(caption).to_have_text("各局得分（目标 50000，最多 4 局）")
+    # The lobby's card says it too ("Tables in play": the practice game goes on).
+    lobby = open_lobby(new_context())[0]
+    card = lobby.locator(f"#playing-tables article[data-table='{table}']")
+    expect(card.locator(".meta")).to_contain_text("target 50000 or 4 deals", timeout=LIVE_MS)
     classic = open_page(new_context(), f"/tables/{finished['id']}")
     # Its rows are each deal's score, the total under them: "Running totals" above them read
     # as if a row's -370 were the side's total after that deal.
