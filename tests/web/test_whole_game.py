@@ -17,6 +17,7 @@ from tests.e2e.conftest import Backend
 from tests.support.http import register_player
 from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
 from tests.web.pages import LIVE_MS, in_language, open_lobby, open_page, sign_in
+from tests.web.practice import start_practice
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -26,10 +27,7 @@ def finished(web_server: Backend) -> Iterator[dict[str, Any]]:
     """A classic game of two played by the bots to its end: the table's view."""
     with httpx.Client(base_url=web_server.server.url, timeout=10) as http:
         headers = register_player(http, "wanda")
-        body = {"entry": "classic", "players": 2, "bot": "basic"}
-        started = http.post("/tables/practice", json=body, headers=headers)
-        assert started.status_code == 201, started.text
-        table = started.json()["table"]
+        table, _ = start_practice(http, headers)
         left = http.post(f"/tables/{table}/leave", headers=headers)
         assert left.status_code == 200, left.text
         deadline = time.monotonic() + 300
@@ -116,11 +114,7 @@ def test_a_ponytail_game_says_it_ends_after_four_deals(
     score table's caption says so (the table's ``max_deals``). It named the target alone, and a
     game ended at 44250 to 49820 under "target 50000", with nothing to say why."""
     with httpx.Client(base_url=web_server.server.url, timeout=10) as http:
-        headers = register_player(http, "pia")
-        body = {"entry": "ponytail", "players": 4, "bot": "basic"}
-        started = http.post("/tables/practice", json=body, headers=headers)
-        assert started.status_code == 201, started.text
-        table = started.json()["table"]
+        table, _ = start_practice(http, register_player(http, "pia"), 4, entry="ponytail")
         assert http.get(f"/tables/{table}").json()["max_deals"] == 4
         assert http.get(f"/tables/{finished['id']}").json()["max_deals"] is None
     page = open_page(new_context(), f"/tables/{table}")
