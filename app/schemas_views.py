@@ -260,6 +260,10 @@ class TableView(Shown):
     players: Annotated[int, Field(ge=2, le=6)]
     options: dict[str, bool]
     target: int
+    max_deals: Annotated[int, Field(ge=1)] | None = Field(
+        description="the game also ends after this many deals, short of the target (ponytail: "
+        "4, R-PT-GAME-1); null where only the target ends it"
+    )
     host: str
     seats: list[str | None] = Field(description="the player in each room seat, null if free")
     bots: list[str | None] = Field(

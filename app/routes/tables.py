@@ -15,6 +15,7 @@ from app.schemas_views import NewTable, SeatTaken, TableForYou, TableView
 from app.watch import WATCH_TABLE
 from domain.bot_names import bot_level
 from domain.table import Table
+from domain.variants import get_variant
 
 router = APIRouter(tags=["tables"])
 
@@ -27,6 +28,7 @@ def table_view(table: Table) -> dict[str, Any]:
         "players": table.players,
         "options": table.options,
         "target": table.target,
+        "max_deals": get_variant(table.entry).max_deals,
         "host": table.host,
         "seats": table.seats,
         "bots": [bot_level(p) for p in table.seats],

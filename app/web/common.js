@@ -333,6 +333,12 @@ export function sideNames(table, side) {
   return (table?.sides?.[side] ?? []).map((seat) => names[seat]).join(", ");
 }
 
+// The winning sides of a finished game with their players: "Side A (ann, cid)" (the table
+// page's winner lines, its status line, the lobby's card of a game played).
+export function winnersText(table) {
+  return (table?.winners ?? []).map((side) => `${t("side", { side })} (${sideNames(table, side)})`).join(", ");
+}
+
 // --- the DOM ----------------------------------------------------------------------------------
 
 // element("p", {class: "x", text: "hello"}, child...): attributes, then children.

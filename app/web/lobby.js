@@ -4,7 +4,7 @@
 // POST /players and POST /sessions.
 
 import {
-  $, Refused, api, apiOnce, botNote, element, rulesLink, setUpLanguage, showWho, t, whoAmI,
+  $, Refused, api, apiOnce, botNote, element, rulesLink, setUpLanguage, showWho, t, whoAmI, winnersText,
 } from "./common.js";
 import { botControls, setUpPractice } from "./bots.js";
 import { choosing, hostControls, hostedDetails, tableLink } from "./host.js";
@@ -22,10 +22,10 @@ const POLL_MS = 3000;
 // only modern_american lets the host choose one. The API does not list them:
 // tests/web/test_lobby_entries.py checks them against the rules.
 const ENTRIES = {
-  classic: { players: [2, 3, 4, 5, 6], target: 5000, targets: [] },
-  extra_six: { players: [6], target: 10000, targets: [] },
-  modern_american: { players: [4], target: 8500, targets: [2500, 5000, 7500, 10000] },
-  ponytail: { players: [4], target: 50000, targets: [] },
+  classic: { players: [2, 3, 4, 5, 6], target: 5000, targets: [], max_deals: null },
+  extra_six: { players: [6], target: 10000, targets: [], max_deals: null },
+  modern_american: { players: [4], target: 8500, targets: [2500, 5000, 7500, 10000], max_deals: null },
+  ponytail: { players: [4], target: 50000, targets: [], max_deals: 4 },
 };
 // The player count the form offers first, where the entry is played by it.
 const USUAL_PLAYERS = 4;
@@ -216,7 +216,10 @@ function tableCard(table, details) {
   card.dataset.table = table.id;
   const notes = [t(`status_${table.status}`)];
   if (table.status === "open") notes.push(t("free_seats", { count: table.free_seats }));
-  notes.push(t("target_note", { target: table.target }));
+  // A game that also ends after so many deals says so (ponytail: 4, R-PT-GAME-1), as the
+  // table page's score table does.
+  const deals = ENTRIES[table.entry]?.max_deals;
+  notes.push(deals ? t("target_deals_note", { target: table.target, deals }) : t("target_note", { target: table.target }));
   if (table.options?.always_frozen) notes.push(t("frozen_note"));
   if (table.private) notes.push(t("private_note"));
   if (table.spectators === false) notes.push(t("private_no_spectators_note"));
@@ -271,6 +274,13 @@ function tableCard(table, details) {
     facts.append(element("dt", { text: t("scores") }), element("dd", { class: "scores", text: scores }));
   }
   card.append(facts);
+  // Who won a finished game, named as the table page names them: "Won by Side A (ann, cid)".
+  // The card showed the totals alone, and a reader had to compare them (and know the target).
+  // A line of its own, not a term of the list: a long word there ("Победитель") widened the
+  // terms' column and squeezed every seat onto three lines of a phone.
+  if (table.status === "finished" && table.winners?.length) {
+    card.append(element("p", { class: "winners", text: t("lobby_won_by", { winners: winnersText(table) }) }));
+  }
 
   const actions = element("div", { class: "actions" });
   const seated = me !== null && table.seats.includes(me);

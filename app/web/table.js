@@ -23,14 +23,16 @@
 //   #clock-shown[data-seconds], #clock-choice, #clock-set  the turn clock before the start;
 //   #connection (role=status) "Connection lost: reconnecting..." while a stream is reopened.
 
-import { $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, unreachable, t } from "./common.js";
+import {
+  $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, unreachable, t, winnersText,
+} from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
 import { seatName } from "./words.js";
 import { announce, logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { playing } from "./table_play.js";
-import { panelAction, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
+import { panelAction, readyToStart, renderGame, renderPanelAction, renderWaiting } from "./table_game.js";
 import { awayNote, clockRuns, logNamesByEvent, renderSeats } from "./seats.js";
 import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
@@ -100,11 +102,19 @@ const MOVES_HEADING = {
 
 function statusText() {
   const { view, menu, table } = state;
-  if (!view) return table?.status === "open" ? t("table_status_open") : "";
+  if (!view) {
+    if (table?.status !== "open") return "";
+    // A full table (a rematch opens so, its players in their seats) waits for its host alone:
+    // say so, as at the end of a deal, rather than a bare "not started yet".
+    if (!readyToStart(table)) return t("table_status_open");
+    return state.me === table.host ? t("table_status_ready_you") : t("table_status_ready_host", { name: table.host });
+  }
   if (view.phase === "over") {
     // The game's last deal: the game is over, not only the deal.
     const last = state.dealId === table?.current_deal;
-    if (last && table.status === "finished") return t("table_status_game_over");
+    // With its winner: a spectator's phone shows this line at the top, the game panel that
+    // names the winner some 2,000 px below (a player has it in his move panel too).
+    if (last && table.status === "finished") return t("table_winner", { winners: winnersText(table) });
     if (last && table.status === "stopped") return t("table_status_game_stopped");
     // Between deals, for whoever may not open the next one: who is awaited.
     const opener = state.me !== null && (state.me === table.host || standsInForHost(table, state.me));

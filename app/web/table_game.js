@@ -3,7 +3,7 @@
 // shown only to the host (the table's `host` against GET /sessions/current); the server refuses them from
 // anybody else anyway (R-SEAT-3).
 
-import { $, botNote, confirmation, element, redraw, sideNames, t } from "./common.js";
+import { $, botNote, confirmation, element, redraw, sideNames, t, winnersText } from "./common.js";
 import { standsInForHost, teamsFor } from "./host.js";
 import { inviteLink } from "./private.js";
 
@@ -25,8 +25,7 @@ export function renderWaiting(state, act) {
       : `${name}${botNote(table, index)}${name === me ? ` (${t("you")})` : ""}`,
   )));
   renderInvite(state, act);
-  const ready = !table.seats.includes(null) && (!teamsFor(table) || table.sides);
-  if (me === null || me !== table.host || !ready) {
+  if (me === null || me !== table.host || !readyToStart(table)) {
     $("waiting-start").replaceChildren();
     return;
   }
@@ -34,6 +33,11 @@ export function renderWaiting(state, act) {
   const start = element("button", { type: "button", id: "start-game", text: t("start") });
   start.addEventListener("click", () => act("start"));
   $("waiting-start").replaceChildren(start);
+}
+
+// Every seat taken, and the teams chosen where the host chooses them: only his start awaited.
+export function readyToStart(table) {
+  return !table.seats.includes(null) && Boolean(!teamsFor(table) || table.sides);
 }
 
 // A private table's host, while a seat is free: "New invitation link" (#new-invite), since the
@@ -92,7 +96,11 @@ function totalsTable(table) {
   const total = element("tr", { class: "total" }, element("th", { scope: "row", text: t("score_total") }),
     ...sides.map((side) => element("td", { text: String(table.totals[side]) })));
   return element("table", { class: "totals", id: "totals-table" },
-    element("caption", { text: t("score_totals", { target: table.target }) }),
+    // An entry whose game also ends after so many deals says so (ponytail: 4, R-PT-GAME-1): its
+    // game ended short of the target, and the caption named the target alone.
+    element("caption", { text: table.max_deals
+      ? t("score_totals_deals", { target: table.target, deals: table.max_deals })
+      : t("score_totals", { target: table.target }) }),
     element("thead", {}, head), element("tbody", {}, ...rows, total));
 }
 
@@ -109,9 +117,8 @@ export function renderGame(state, act) {
     element("strong", { text: `${t("side", { side })}: ` }), sideNames(table, side)))));
   parts.push(totalsTable(table));
   if (table.status === "finished") {
-    const winners = (table.winners ?? []).map((side) => `${t("side", { side })} (${sideNames(table, side)})`);
     parts.push(element("p", { class: "winner", id: "winner", role: "status",
-      text: t("table_winner", { winners: winners.join(", ") }) }));
+      text: t("table_winner", { winners: winnersText(table) }) }));
   }
   if (table.status === "stopped") parts.push(element("p", { class: "winner", text: t("table_stopped") }));
   if (view) {
@@ -225,9 +232,8 @@ export function renderPanelAction(state, act) {
     box.replaceChildren(next);
     return;
   }
-  $("move-hint").textContent = table.status === "stopped" ? t("table_stopped") : t("table_winner", {
-    winners: (table.winners ?? []).map((side) => `${t("side", { side })} (${sideNames(table, side)})`).join(", "),
-  });
+  $("move-hint").textContent = table.status === "stopped" ? t("table_stopped")
+    : t("table_winner", { winners: winnersText(table) });
   if (table.rematch) {
     box.replaceChildren(element("a", { id: "to-rematch", class: "button", href: `/tables/${table.rematch}`, text: t("table_rematch_open") }));
     return;

@@ -27,3 +27,4 @@ def test_the_form_offers_each_entry_s_player_counts_and_targets() -> None:
         assert shown[name]["players"] == list(variant.player_counts), name
         assert shown[name]["target"] == variant.target, name
         assert shown[name]["targets"] == list(variant.selectable_targets), name
+        assert shown[name]["max_deals"] == variant.max_deals, name
