@@ -103,7 +103,9 @@ def test_the_lobby_says_who_won_a_finished_game(
             " / parseFloat(getComputedStyle(node).lineHeight)"
         )
         assert lines < 2.5, (seat.inner_text(), lines)
-    won.scroll_into_view_if_needed()
+    # In one step: the lobby draws its cards anew when it reads the tables again, and
+    # Playwright's scroll waits for a stable element, which a redraw may detach meanwhile.
+    won.evaluate("node => node.scrollIntoView({block: 'nearest'})")
     screenshot(page, f"whole-game-lobby-{lang}", full_page=False)
 
 
