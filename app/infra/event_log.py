@@ -3,8 +3,7 @@
 The projection runner needs the log's recorder and the mapper that turns its notifications
 into domain events, nothing else: ``LogReader`` builds both with the eventsourcing library's
 infrastructure factory from the same environment as the application (the same events table,
-``<LOG_NAME>_events``, the same transcoder, ``app.infra.transcoder``, compressor and
-cipher), and no repository,
+``<LOG_NAME>_events``, the same transcoder, compressor and cipher), and no repository,
 aggregate cache or group-commit thread. A running application (``CanastaApp``) offers the
 same three attributes and may be passed instead (the in-memory store is readable only
 through the application that holds it).
@@ -28,8 +27,6 @@ from eventsourcing.persistence import (
     UUIDAsHex,
 )
 from eventsourcing.utils import Environment
-
-from app.infra.transcoder import store_transcoder
 
 #: The application's name (``CanastaApp.name``): the environment prefix (``CANASTA_*``), the
 #: events table (``canasta_events``) and the application name in every tracking row.
@@ -61,7 +58,7 @@ class LogReader:
         self.name = name
         self.factory = InfrastructureFactory.construct(Environment(name, {**os.environ, **env}))
         try:
-            transcoder = store_transcoder(self.factory)
+            transcoder = self.factory.transcoder()
             if isinstance(transcoder, JSONTranscoder):
                 transcoder.register(UUIDAsHex())
                 transcoder.register(DecimalAsStr())

@@ -19,12 +19,11 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Snapshot
-from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoder, Transcoding
+from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
 from app.infra.group_commit import GroupCommit, Pending
 from app.infra.library import cache_reader, record_batch
 from app.infra.liveness import Alive, liveness_for
-from app.infra.transcoder import store_transcoder
 from app.infra.writes import note_write
 from app.signing import Keyring
 from domain.clock import TURN_SECONDS_MIN
@@ -143,12 +142,6 @@ class AppCore(Application[UUID]):
         if self.group_commit is not None:
             self.group_commit.close()
         super().close()
-
-    def construct_transcoder(self) -> Transcoder:
-        transcoder = store_transcoder(self.factory)  # orjson, the library's format
-        if isinstance(transcoder, JSONTranscoder):
-            self.register_transcodings(transcoder)
-        return transcoder
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
