@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 from uuid import UUID
 
@@ -101,6 +101,10 @@ class ReadModelProjection(Projection[ReadModelView]):
 
     name = ""
     tables: ClassVar[tuple[str, ...]] = ()
+    #: Topics (of ``topics``) whose events the projection reads for their aggregate and time
+    #: only: a runner that can read a stored event's time without decoding the event passes
+    #: those to ``process_move`` instead of ``process_event``.
+    move_topics: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Unlike the library's default (the class name), a subclass keeps its parent's name.
@@ -121,6 +125,26 @@ class ReadModelProjection(Projection[ReadModelView]):
     @retry((InterfaceError, OperationalError), max_attempts=5, wait=0.2)
     def _project_with_retries(self, domain_event: Any, tracking: Tracking) -> None:
         self.project(domain_event, tracking)
+
+    def process_move(self, originator_id: UUID, at: datetime, tracking: Tracking) -> None:
+        """An event of ``move_topics``, given by its aggregate and time: as ``process_event``."""
+        try:
+            if self.view.in_batch():
+                self.project_move(originator_id, at, tracking)
+            else:
+                self._move_with_retries(originator_id, at, tracking)
+        except AlreadyProcessed:
+            logger.debug(
+                "%s: notification %s already processed", self.name, tracking.notification_id
+            )
+
+    @retry((InterfaceError, OperationalError), max_attempts=5, wait=0.2)
+    def _move_with_retries(self, originator_id: UUID, at: datetime, tracking: Tracking) -> None:
+        self.project_move(originator_id, at, tracking)
+
+    def project_move(self, originator_id: UUID, at: datetime, tracking: Tracking) -> None:
+        """Write what an event of ``move_topics`` adds (none unless ``move_topics``)."""
+        raise NotImplementedError(f"{self.name} reads no event by its time alone")
 
     @abstractmethod
     def project(self, event: Any, tracking: Tracking) -> None:
@@ -204,8 +228,9 @@ class LobbyProjection(ReadModelProjection):
     finds the deal to watch), the totals, the winners, the table's version (its step, as
     ``GET /tables/{id}`` shows it) and the positions and times of its creation and last
     change, and the time of its last move: a table event or a public event of its current
-    deal (``DEAL_MOVES``), written at most once per ``LAST_MOVE_GRANULARITY`` (the order of
-    the tables in play, and which are idle)."""
+    deal (``DEAL_MOVES``, read for their deal and time only: ``move_topics``), written at
+    most once per ``LAST_MOVE_GRANULARITY`` (the order of the tables in play, and which are
+    idle)."""
 
     name = "lobby"
     tables = (LOBBY,)
@@ -229,12 +254,15 @@ class LobbyProjection(ReadModelProjection):
         *TABLE_STEP_ONLY,
         *DEAL_MOVES,
     )
+    #: A deal's move counts by its deal and time only (the runner reads no more of it).
+    move_topics = frozenset(topics_of(*DEAL_MOVES))
+
+    def project_move(self, originator_id: UUID, at: datetime, tracking: Tracking) -> None:
+        self.view.note_lobby_move(tracking, originator_id, at=at, granularity=LAST_MOVE_GRANULARITY)
 
     def project(self, event: Any, tracking: Tracking) -> None:
         if isinstance(event, DEAL_MOVES):
-            self.view.note_lobby_move(
-                tracking, event.originator_id, at=event.timestamp, granularity=LAST_MOVE_GRANULARITY
-            )
+            self.project_move(event.originator_id, event.timestamp, tracking)
             return
         table_id = event.originator_id
         when = {"version": event.originator_version, "at": event.timestamp}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Protocol
 from uuid import UUID
 
@@ -72,4 +73,26 @@ class LogReader:
         self.factory.close()
 
 
-__all__ = ["LOG_NAME", "EventLog", "LogReader"]
+#: How a stored event's state begins (the library's mapper puts the event's own fields after
+#: its ``timestamp``, tagged as ``datetime_iso`` by the JSON transcoder).
+_TIME_PREFIX = b'{"timestamp":{"_type_":"datetime_iso","_data_":"'
+
+
+def stored_time(state: bytes) -> datetime | None:
+    """The ``timestamp`` of a stored event from its state's first bytes (plain JSON, neither
+    compressed nor encrypted), without decoding the rest; None if they are not as expected
+    (then decode the event). What ``DatetimeAsISO`` would decode: the same text, the same
+    ``datetime.fromisoformat``."""
+    if not state.startswith(_TIME_PREFIX):
+        return None
+    start = len(_TIME_PREFIX)
+    end = state.find(b'"', start)
+    if end < 0:
+        return None
+    try:
+        return datetime.fromisoformat(state[start:end].decode())
+    except ValueError:
+        return None
+
+
+__all__ = ["LOG_NAME", "EventLog", "LogReader", "stored_time"]

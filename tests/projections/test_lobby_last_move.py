@@ -24,10 +24,11 @@ from eventsourcing.persistence import Tracking
 
 from app.application import CanastaApp
 from app.autoplay import play_deal
+from app.infra.event_log import stored_time
 from app.infra.projection_runner import ReadModels
 from app.migrations import downgrade, upgrade
 from app.settings import Settings
-from projections.read_models import LobbyProjection
+from projections.read_models import DEAL_MOVES, LobbyProjection, topics_of
 from projections.view import LOBBY
 from tests.projections.helpers import lobby_row
 from tests.projections.test_read_models import notifications
@@ -235,3 +236,51 @@ def test_an_older_store_gets_the_column_filled_with_each_tables_last_event(
         assert [r["id"] for r in rm.lobby("playing", moved_since=T0)] == [
             r["table_id"] for r in sorted(before, key=lambda r: r["last_move_at"], reverse=True)
         ]
+
+
+class EveryEventDecoded(LobbyProjection):
+    """The lobby as it was: every deal move decoded to read its time (same name, same rows)."""
+
+    move_topics = frozenset()
+
+
+def test_the_runner_reads_a_moves_time_without_decoding_it(
+    settings: Settings, app: CanastaApp
+) -> None:
+    """The lobby's runner takes a deal move's time from its stored bytes (``stored_time``)
+    and decodes only the table's events; the rows are those of decoding every event."""
+    live, idle = two_games(app)
+    decoded: list[str] = []
+    with lobby_models(settings, app) as rm:
+        mapper = rm.workers["lobby"].mapper
+        to_domain_event = mapper.to_domain_event
+
+        def counted(stored: Any) -> Any:
+            decoded.append(stored.topic)
+            return to_domain_event(stored)
+
+        mapper.to_domain_event = counted  # type: ignore[method-assign,assignment]
+        try:
+            rm.rebuild()
+        finally:
+            del mapper.to_domain_event
+        rows = rm.dump()[LOBBY]
+    assert decoded and not set(topics_of(*DEAL_MOVES)) & set(decoded)
+    assert {UUID(row["table_id"]) for row in rows} == {live, idle}
+
+    with ReadModels(settings, app=app, projections=(EveryEventDecoded,)) as rm:
+        rm.rebuild()
+        assert rm.dump()[LOBBY] == rows
+
+
+def test_a_stored_events_time_is_read_as_decoding_gives_it(app: CanastaApp) -> None:
+    two_games(app)
+    stored = notifications(app)
+    assert len(stored) > 50
+    for notification in stored:
+        event: Any = app.mapper.to_domain_event(notification)
+        assert stored_time(notification.state) == event.timestamp
+    assert (
+        stored_time(b'{"chain":"x","timestamp":{"_type_":"datetime_iso","_data_":"2026"}}') is None
+    )
+    assert stored_time(b'{"timestamp":{"_type_":"datetime_iso","_data_":"not a time"}}') is None

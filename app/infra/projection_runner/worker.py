@@ -12,6 +12,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper, Notification, Tracking
 
+from app.infra.event_log import stored_time
 from app.infra.read_model_store import ReadModelRecorder
 from projections.read_models import ReadModelProjection
 from projections.view import AlreadyProcessed
@@ -47,6 +48,7 @@ class PullWorker:
         self.recorder = recorder
         self.mapper = mapper
         self.batch_size = batch_size
+        self._plain = mapper.cipher is None and mapper.compressor is None  # states as JSON
         self._lock = threading.Lock()
         self._scanned = 0  # every notification up to here was processed (or not ours)
 
@@ -116,9 +118,22 @@ class PullWorker:
                 self._process(notifications)
 
     def _process(self, notifications: Sequence[Notification]) -> None:
+        projection = self.projection
+        # An event the projection reads for its time only (a deal's move, for the lobby) is
+        # not decoded: its time is read from its stored bytes, when they are plain JSON.
+        moves = projection.move_topics if self._plain else frozenset()
         for notification in notifications:
+            tracking = Tracking(self.app_name, notification.id)
+            if notification.topic in moves:
+                at = stored_time(notification.state)
+                if at is not None:
+                    deal = notification.originator_id
+                    projection.process_move(
+                        deal if isinstance(deal, UUID) else UUID(deal), at, tracking
+                    )
+                    continue
             event = self.mapper.to_domain_event(notification)
-            self.projection.process_event(event, Tracking(self.app_name, notification.id))
+            projection.process_event(event, tracking)
 
     def has_processed(self, position: int) -> bool:
         """True if every notification of the projection's topics up to ``position`` has

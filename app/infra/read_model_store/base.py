@@ -93,6 +93,16 @@ class TrackedTransactions(ReadModelView, ABC):
                 self._track(cursor, tracking)
             yield self._runner(cursor)
 
+    def track(self, tracking: Tracking) -> None:
+        """Record that an event was processed without changing any view row (nothing to do
+        inside a batch whose position, recorded first, covers it)."""
+        local = self._batch_local()
+        if getattr(local, "cursor", None) is None or not _covered(
+            getattr(local, "tracked", None), tracking
+        ):
+            with self._write(tracking):
+                pass
+
     @contextmanager
     def _read(self) -> Iterator[Run]:
         """A read-only transaction."""

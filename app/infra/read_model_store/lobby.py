@@ -208,8 +208,7 @@ class LobbyRecorder(TrackedTransactions):
         if stored is None:
             stored = self._known_moves().get(key)
         if stored is not None and at < stored + granularity:
-            with self._write(tracking):  # the database would change nothing
-                pass
+            self.track(tracking)  # the database would change nothing
             return
         with self._write(tracking) as run:
             rows = run(

@@ -45,11 +45,6 @@ class ReadModelRecorder(LobbyRecorder):
     """Writes and reads the view tables; each write also records the tracking position."""
 
     # --- writes ----------------------------------------------------------------------------
-    def track(self, tracking: Tracking) -> None:
-        """Record that an event was processed without changing any view row."""
-        with self._write(tracking):
-            pass
-
     def add_discard_entry(
         self, tracking: Tracking, deal_id: UUID | str, entry: Mapping[str, Any]
     ) -> None:
