@@ -4,13 +4,17 @@ when a player stalls, the server's bot runner times his turn out and the page's 
 
 from __future__ import annotations
 
+import random
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
+from tests.e2e.client import QUICK_MOVES, Api, Player, play_from_menu
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
 from tests.web.pages import open_lobby, sign_up
@@ -40,6 +44,58 @@ def clocked_table(url: str, names: tuple[str, str], seconds: int) -> tuple[str, 
     for seat, who in enumerate((host, other)):
         httpx.post(f"{url}/tables/{table}/seats", json={"seat": seat}, headers=who)
     return table, host, other
+
+
+class Turns:
+    """A player who plays each of his turns as it comes (a cut, a draw, a discard: short
+    turns, well within a clock of 2 s), from his move menu, in a thread of his own."""
+
+    def __init__(self, url: str, headers: Headers, deal: str) -> None:
+        token = headers["Authorization"].split()[1]
+        self._api, self._player, self._deal = Api(url), Player("cy", token), deal
+        self._rng = random.Random(3)
+        self._go, self._stop = threading.Event(), threading.Event()
+        self._moving = threading.Lock()  # held while a move is on its way
+        self.failure: BaseException | None = None
+        self._go.set()
+        self._thread = threading.Thread(target=self._play, daemon=True)
+        self._thread.start()
+
+    def _play(self) -> None:
+        try:
+            while not self._stop.wait(0.05):
+                with self._moving:
+                    if self._go.is_set():
+                        play_from_menu(self._api, self._player, self._deal, self._rng, QUICK_MOVES)
+        except BaseException as failure:  # told in the test's thread
+            self.failure = failure
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """He makes no move meanwhile (once the one on its way is answered)."""
+        self._go.clear()
+        with self._moving:
+            pass
+        try:
+            yield
+        finally:
+            self._go.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+        self._api.close()
+        if self.failure is not None:
+            raise AssertionError("his moves failed") from self.failure
+
+
+@contextmanager
+def playing_his_turns(url: str, headers: Headers, deal: str) -> Iterator[Turns]:
+    turns = Turns(url, headers, deal)
+    try:
+        yield turns
+    finally:
+        turns.stop()
 
 
 def table_page(context: BrowserContext, table: str, headers: Headers | None = None) -> Page:
@@ -93,7 +149,7 @@ def test_a_player_whose_missed_turns_make_him_away_is_not_asked_his_move_menu(
     """di stalls with his page open: two of his turns time out (2 s a turn, the default
     limit of two missed turns), the basic bot takes his seat over, and his page,
     following the deal, never asks the menu it is then refused (403 seat_not_yours, an error
-    in the browser's console); he takes the seat back and plays."""
+    in the browser's console); he takes the seat back and plays. cy plays his own turns."""
     url = web_server.server.url
     table, cy, di = clocked_table(url, ("cy", "di"), 2)
     context = new_context()
@@ -103,24 +159,31 @@ def test_a_player_whose_missed_turns_make_him_away_is_not_asked_his_move_menu(
     page.on("response", lambda r: refused.append(r.url) if r.status >= 400 else None)
     page.goto(f"/tables/{table}")
     expect(page.locator("body[data-ready=true]")).to_be_attached()
-    # Neither plays: whoever cuts and plays first, di misses two turns in a row in time.
-    assert httpx.post(f"{url}/tables/{table}/start", headers=cy).is_success
-    # He did not leave: his page says why he is away (it said only "You are away"), together
-    # with his Take my seat back (looked at each frame: the bots may end the deal soon after).
-    page.wait_for_function(
-        """text => document.getElementById("take-back")?.checkVisibility()
-            && document.getElementById("status").textContent === text""",
-        arg="Your time ran out on your turns, so you are away: the bot plays your seat until you "
-        "take it back (Who plays).",
-        timeout=30_000,
-    )
-    expect(page.locator("#take-back")).to_be_visible()
-    page.wait_for_load_state("networkidle")
-    assert refused == [], refused
-    page.locator("#take-back").click()
-    expect(page.locator("#leave-seat")).to_be_visible()
-    expect(page.locator("#hand [data-card]").first).to_be_visible()
-    assert refused == [], refused
+    started = httpx.post(f"{url}/tables/{table}/start", headers=cy)
+    assert started.is_success, started.text
+    # cy plays his turns, so the game goes on while di is away. (Had cy stalled too, his seat
+    # went to the bot as well, and two bots played the whole game out in a few seconds, at
+    # times before di's click: his Take my seat back was gone, a click timed out.)
+    with playing_his_turns(url, cy, started.json()["deal"]) as cy_plays:
+        # He did not leave: his page says why he is away (it said only "You are away"),
+        # together with his Take my seat back.
+        page.wait_for_function(
+            """text => document.getElementById("take-back")?.checkVisibility()
+                && document.getElementById("status").textContent === text""",
+            arg="Your time ran out on your turns, so you are away: the bot plays your seat "
+            "until you take it back (Who plays).",
+            timeout=30_000,
+        )
+        expect(page.locator("#take-back")).to_be_visible()
+        # cy waits (one turn of his may time out, not two in a row) while di's page settles:
+        # its reads after the takeover answered, none refused.
+        with cy_plays.paused():
+            page.wait_for_load_state("networkidle")
+            assert refused == [], refused
+            page.locator("#take-back").click()
+            expect(page.locator("#leave-seat")).to_be_visible()
+        expect(page.locator("#hand [data-card]").first).to_be_visible()
+        assert refused == [], refused
 
 
 def test_a_move_that_loses_the_race_with_the_clock_says_the_time_ran_out(
