@@ -147,6 +147,33 @@ def _revoke_auditor(args: argparse.Namespace) -> int:
     return _set_auditor(args, granted=False)
 
 
+def _revoke_token(args: argparse.Namespace) -> int:
+    from domain.errors import NotFound
+
+    opened = open_store(existing=True)
+    if opened is None:
+        return 2
+    settings, canasta = opened
+    try:
+        canasta.claim_names()  # an older store: its names found in any case, as by the server
+        try:  # the name in any case; the account's own spelling from here on
+            name = canasta.account(args.name).name
+            token, revoked = canasta.replace_tokens(name, "operator")
+        except NotFound:
+            print(f"no account {args.name!r} in {store_name(settings)}", file=sys.stderr)
+            return 1
+        tokens = "token" if revoked == 1 else "tokens"
+        print(
+            f"revoked {revoked} {tokens} of {name} ({store_name(settings)}): every server "
+            "refuses them within 2 s and ends the live streams opened with them"
+        )
+        print(f"new token of {name}, to hand over by a safe channel (shown once):")
+        print(token)
+        return 0
+    finally:
+        canasta.close()
+
+
 def _print_deal_report(report: AuditReport, number: object = None) -> None:
     what = f"deal {number} " if number is not None else "deal "
     print(f"{what}{report.deal_id}: {'ok' if report.ok else 'PROBLEMS'}")
@@ -351,6 +378,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("name", metavar="NAME", help="the account's name")
     p.set_defaults(func=_revoke_auditor)
+
+    p = sub.add_parser(
+        "revoke-token",
+        help="revoke an account's bearer tokens (a token that leaked) and print a new one",
+        description="Revoke every bearer token of an account: every server refuses them "
+        "within 2 s (401, as an unknown token) and ends the live streams opened with them. "
+        "A new token is issued and printed, once, for you to hand over to the player; he may "
+        "also get one himself from a browser still signed in (POST /me/token). " + store,
+    )
+    p.add_argument("name", metavar="NAME", help="the account's name")
+    p.set_defaults(func=_revoke_token)
 
     p = sub.add_parser(
         "audit",
