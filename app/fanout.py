@@ -48,7 +48,8 @@ The follower also tells the process of every bearer token revoked by any process
 (``Token.Revoked``, docs/api.md, "Replacing a token"), so that a token the process remembers
 (``AccountService.known_token``) is forgotten without a store read per request. The server
 starts it at start-up (``start``), streams or not: with no stream open, each wake-up that
-finds the head moved also reads the revocations up to it (one query, filtered by topic).
+finds the head moved also reads the revocations up to it (one query, filtered by topic), and
+it reads at most every ``poll_seconds`` rather than every ``read_interval``.
 ``tokens_fresh()`` says whether its last complete read began less than ``TOKEN_BOUND``
 seconds ago; if the follower lags longer (the database slow or away, a replica stalled, the
 thread stuck), the process stops trusting the tokens it remembers and reads each token from
@@ -296,7 +297,7 @@ class EventHub:
                         log.info("event hub: listening again")
                         failing = False
                 if conn is not None:  # the commits NOTIFYd meanwhile come in the same read
-                    self._stopping.wait(self._last_read + self.read_interval - time.monotonic())
+                    self._stopping.wait(self._last_read + self._interval() - time.monotonic())
                     self._last_read = time.monotonic()
                 self._read_new()
                 if conn is not None:
@@ -321,6 +322,13 @@ class EventHub:
                 self._stopping.wait(self.poll_seconds)
         if conn is not None:
             conn.close()
+
+    def _interval(self) -> float:
+        """The least time between two reads: ``read_interval`` while streams are open; with
+        none, only revocations are looked for, and ``poll_seconds`` is soon enough."""
+        with self._lock:
+            streams = bool(self._subscribers)
+        return self.read_interval if streams else max(self.read_interval, self.poll_seconds)
 
     def _listen(self) -> psycopg.Connection[Any]:
         assert self._connect is not None
