@@ -17,6 +17,7 @@ import pytest
 from app.application import CanastaApp
 from app.fanout import TOKEN_BOUND, EventHub
 from app.settings import Settings, eventsourcing_env
+from domain.accounts import Account, NameClaim, Token, token_hash
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -72,3 +73,24 @@ def test_a_process_whose_follower_lags_reads_tokens_from_the_store(
     assert here.authenticate(token) is None  # the store says it is revoked
     assert here.authenticate(new) == "ann"
     assert here.authenticate(bob) == "bob"  # still served, from the store
+
+
+def test_an_account_of_an_older_store_has_its_token_found_and_revoked(
+    apps: tuple[CanastaApp, EventHub, CanastaApp],
+) -> None:
+    """Accounts registered before their tokens were recorded on them (``Account.Registered``
+    without ``token``): the token is found among the tokens issued, by the account's name."""
+    here, _hub, other = apps
+    token = "an-older-stores-token-0123456789"
+    other._commit(  # as the older version registered: no token id on the account
+        Account(name="old"),
+        NameClaim(name="old"),
+        Token(hashed=token_hash(token), name="old"),
+    )
+    other.register("olde")  # another account's token is not revoked with it
+    assert here.authenticate(token) == "old"
+    new, revoked = here.replace_tokens("old", "operator")
+    assert revoked == 1
+    assert here.authenticate(token) is None and other.authenticate(token) is None
+    assert other.authenticate(new) == "old"
+    assert here.account("old").tokens is not None  # recorded from now on
