@@ -6,7 +6,7 @@ import contextlib
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -182,19 +182,21 @@ class AccountService(AppCore):
     def _issued_to(self, name: str) -> list[str]:
         """The ids of the tokens issued to ``name`` (exact spelling), read from the store's
         log: an account registered before its tokens were recorded on it."""
-        topic = get_topic(Token.Issued)  # type: ignore[attr-defined]
-        found: list[str] = []
+        issued = self._recorded(Token.Issued)  # type: ignore[attr-defined]
+        return [str(event.originator_id) for event in issued if event.name == name]
+
+    def _recorded(self, kind: type) -> Iterator[Any]:
+        """Every event of this kind in the store's log, in order, read a page at a time."""
+        topic = get_topic(kind)
         start: int | None = None
         while True:
             page = self.recorder.select_notifications(
                 start=start, limit=CLAIM_PAGE, topics=[topic], inclusive_of_start=start is None
             )
             for notification in page:
-                issued: Any = self.mapper.to_domain_event(notification)
-                if issued.name == name:
-                    found.append(str(issued.originator_id))
+                yield self.mapper.to_domain_event(notification)
             if len(page) < CLAIM_PAGE:
-                return found
+                return
             start = page[-1].id
 
     def account(self, name: str) -> Account:
@@ -229,26 +231,16 @@ class AccountService(AppCore):
         Processes that start together may both claim: the store keeps one of each claim."""
         if self._stored(NAMES_CLAIMED_ID, NamesClaimed) is not None:
             return 0
-        topic = get_topic(Account.Registered)  # type: ignore[attr-defined]
         seen = claimed = 0
-        start: int | None = None
-        while True:
-            page = self.recorder.select_notifications(
-                start=start, limit=CLAIM_PAGE, topics=[topic], inclusive_of_start=start is None
-            )
-            for notification in page:
-                registered: Any = self.mapper.to_domain_event(notification)
-                name = str(registered.name)
-                seen += 1
-                if self._stored(name_claim_id(name), NameClaim) is None:
-                    try:
-                        self._commit(NameClaim(name=name))
-                        claimed += 1
-                    except IntegrityError:  # claimed at the same moment by another process
-                        pass
-            if len(page) < CLAIM_PAGE:
-                break
-            start = page[-1].id
+        for registered in self._recorded(Account.Registered):  # type: ignore[attr-defined]
+            name = str(registered.name)
+            seen += 1
+            if self._stored(name_claim_id(name), NameClaim) is None:
+                try:
+                    self._commit(NameClaim(name=name))
+                    claimed += 1
+                except IntegrityError:  # claimed at the same moment by another process
+                    pass
         if seen:
             with contextlib.suppress(IntegrityError):  # another process got there first
                 self._commit(NamesClaimed())

@@ -17,7 +17,8 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +36,31 @@ CANASTA = str(Path(sys.executable).parent / "canasta")
 STILL_OPEN_SECONDS = 8.0
 
 
-def _two_servers(
-    store: str, request: pytest.FixtureRequest, uvicorn_server: Callable[..., Any]
-) -> tuple[Any, Any, dict[str, str]]:
-    """Two server processes over one store, and the environment of a CLI on that store."""
-    url = request.getfixturevalue("migrated_postgres_url") if store == "postgres" else None
+@dataclass
+class Servers:
+    """Two server processes over one store, a client of each, and the environment of a CLI
+    on that store."""
+
+    here: httpx.Client
+    elsewhere: httpx.Client
+    urls: tuple[str, str]
+    env: dict[str, str]
+
+
+@pytest.fixture(params=STORES)
+def servers(
+    request: pytest.FixtureRequest, uvicorn_server: Callable[..., Any]
+) -> Iterator[Servers]:
+    postgres = request.param == "postgres"
+    url = request.getfixturevalue("migrated_postgres_url") if postgres else None
     first = uvicorn_server(database_url=url)
     second = uvicorn_server(database_url=url, data_dir=first.settings.data_dir)
     env = {"DATABASE_URL": url} if url else {"CANASTA_DATA_DIR": str(first.settings.data_dir)}
-    return first, second, env
+    with (
+        httpx.Client(base_url=first.url, timeout=30) as here,
+        httpx.Client(base_url=second.url, timeout=30) as elsewhere,
+    ):
+        yield Servers(here, elsewhere, (first.url, second.url), env)
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -61,38 +78,33 @@ def _refused_as_unknown(answer: httpx.Response, unknown: httpx.Response) -> None
     assert answer.headers.get("www-authenticate") == unknown.headers.get("www-authenticate")
 
 
-@pytest.mark.parametrize("store", STORES)
 def test_a_replaced_token_is_refused_by_every_process_and_its_streams_end(
-    store: str, request: pytest.FixtureRequest, uvicorn_server: Callable[..., Any]
+    servers: Servers,
 ) -> None:
-    first, second, _env = _two_servers(store, request, uvicorn_server)
-    with (
-        httpx.Client(base_url=first.url, timeout=30) as here,
-        httpx.Client(base_url=second.url, timeout=30) as elsewhere,
-    ):
-        game = open_table(here, ("ann", "bob"))
-        old = dict(game.headers["ann"])
-        unknown = _me(here, _bearer("made-up-token"))
-        # both processes have seen (and remember) the token
-        assert _me(here, old).json()["name"] == "ann"
-        assert _me(elsewhere, old).json()["name"] == "ann"
-        answers = asyncio.run(_replace_with_streams_open(game, first.url, second.url, old))
-        replaced = answers["replaced"]
-        assert replaced.status_code == 201, replaced.text
-        assert replaced.headers["cache-control"] == "no-store"
-        new = _bearer(replaced.json()["token"])
-        assert replaced.json()["name"] == "ann" and new != old
+    here, elsewhere = servers.here, servers.elsewhere
+    game = open_table(here, ("ann", "bob"))
+    old = dict(game.headers["ann"])
+    unknown = _me(here, _bearer("made-up-token"))
+    # both processes have seen (and remember) the token
+    assert _me(here, old).json()["name"] == "ann"
+    assert _me(elsewhere, old).json()["name"] == "ann"
+    answers = asyncio.run(_replace_with_streams_open(game, *servers.urls, old))
+    replaced = answers["replaced"]
+    assert replaced.status_code == 201, replaced.text
+    assert replaced.headers["cache-control"] == "no-store"
+    new = _bearer(replaced.json()["token"])
+    assert replaced.json()["name"] == "ann" and new != old
 
-        _refused_as_unknown(answers["at once, same process"], unknown)
-        _refused_as_unknown(_me(elsewhere, old), unknown)  # within the bound
-        _refused_as_unknown(_me(here, old), unknown)
-        assert here.post("/me/token", headers=old).status_code == 401  # no second new token
-        for http in (here, elsewhere):
-            assert _me(http, new).json()["name"] == "ann"
-        assert _me(here, game.headers["bob"]).json()["name"] == "bob"  # others unconcerned
-        # the new token sees her hand on the other process, as the old one did
-        view = elsewhere.get(f"/deals/{game.deal_id}", headers=new)
-        assert view.status_code == 200 and view.json()["hand"], view.text
+    _refused_as_unknown(answers["at once, same process"], unknown)
+    _refused_as_unknown(_me(elsewhere, old), unknown)  # within the bound
+    _refused_as_unknown(_me(here, old), unknown)
+    assert here.post("/me/token", headers=old).status_code == 401  # no second new token
+    for http in (here, elsewhere):
+        assert _me(http, new).json()["name"] == "ann"
+    assert _me(here, game.headers["bob"]).json()["name"] == "bob"  # others unconcerned
+    # the new token sees her hand on the other process, as the old one did
+    view = elsewhere.get(f"/deals/{game.deal_id}", headers=new)
+    assert view.status_code == 200 and view.json()["hand"], view.text
 
 
 async def _replace_with_streams_open(
@@ -143,48 +155,43 @@ async def _read(reader: Any) -> tuple[str, bool]:
             return text, False
 
 
-@pytest.mark.parametrize("store", STORES)
 def test_the_operator_revokes_a_players_tokens_and_hands_over_the_new_one(
-    store: str, request: pytest.FixtureRequest, uvicorn_server: Callable[..., Any]
+    servers: Servers,
 ) -> None:
-    first, second, env = _two_servers(store, request, uvicorn_server)
-    with (
-        httpx.Client(base_url=first.url, timeout=30) as here,
-        httpx.Client(base_url=second.url, timeout=30) as elsewhere,
-    ):
-        ann = _bearer(here.post("/players", json={"name": "ann"}).json()["token"])
-        bob = _bearer(here.post("/players", json={"name": "bob"}).json()["token"])
-        unknown = _me(here, _bearer("made-up-token"))
-        # a browser signed in with the token before it leaked
-        cookie = {"Cookie": f"{COOKIE}={here.post('/sessions', headers=ann).cookies[COOKIE]}"}
-        for http in (here, elsewhere):
-            assert _me(http, ann).status_code == 200
+    here, elsewhere, env = servers.here, servers.elsewhere, servers.env
+    ann = _bearer(here.post("/players", json={"name": "ann"}).json()["token"])
+    bob = _bearer(here.post("/players", json={"name": "bob"}).json()["token"])
+    unknown = _me(here, _bearer("made-up-token"))
+    # a browser signed in with the token before it leaked
+    cookie = {"Cookie": f"{COOKIE}={here.post('/sessions', headers=ann).cookies[COOKIE]}"}
+    for http in (here, elsewhere):
+        assert _me(http, ann).status_code == 200
 
-        nobody = _cli("revoke-token", "nobody", env=env)
-        assert nobody.returncode == 1 and "no account 'nobody'" in nobody.stderr
-        assert nobody.stdout == ""
+    nobody = _cli("revoke-token", "nobody", env=env)
+    assert nobody.returncode == 1 and "no account 'nobody'" in nobody.stderr
+    assert nobody.stdout == ""
 
-        done = _cli("revoke-token", "ANN", env=env)  # the name in any case
-        assert done.returncode == 0, done.stderr
-        lines = done.stdout.splitlines()
-        assert lines[0].startswith("revoked 1 token of ann "), done.stdout
-        printed = _bearer(lines[-1])
-        time.sleep(TOKEN_BOUND + 1)
-        for http in (here, elsewhere):
-            _refused_as_unknown(_me(http, ann), unknown)
-            assert _me(http, printed).json()["name"] == "ann"
-            assert _me(http, bob).json()["name"] == "bob"
+    done = _cli("revoke-token", "ANN", env=env)  # the name in any case
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("revoked 1 token of ann "), done.stdout
+    printed = _bearer(lines[-1])
+    time.sleep(TOKEN_BOUND + 1)
+    for http in (here, elsewhere):
+        _refused_as_unknown(_me(http, ann), unknown)
+        assert _me(http, printed).json()["name"] == "ann"
+        assert _me(http, bob).json()["name"] == "bob"
 
-        # the way back without the operator's token: the browser still signed in
-        assert here.post("/me/token", headers=cookie).status_code == 403  # no CSRF header
-        assert _me(elsewhere, printed).status_code == 200  # the refusal changed nothing
-        mine = elsewhere.post("/me/token", headers={**cookie, CSRF_HEADER: "1"})
-        assert mine.status_code == 201, mine.text
-        assert _me(elsewhere, _bearer(mine.json()["token"])).json()["name"] == "ann"
-        _refused_as_unknown(_me(elsewhere, printed), unknown)  # the process that answered
+    # the way back without the operator's token: the browser still signed in
+    assert here.post("/me/token", headers=cookie).status_code == 403  # no CSRF header
+    assert _me(elsewhere, printed).status_code == 200  # the refusal changed nothing
+    mine = elsewhere.post("/me/token", headers={**cookie, CSRF_HEADER: "1"})
+    assert mine.status_code == 201, mine.text
+    assert _me(elsewhere, _bearer(mine.json()["token"])).json()["name"] == "ann"
+    _refused_as_unknown(_me(elsewhere, printed), unknown)  # the process that answered
 
-        again = _cli("revoke-token", "ann", env=env)
-        assert again.returncode == 0 and again.stdout.startswith("revoked 1 token of ann ")
+    again = _cli("revoke-token", "ann", env=env)
+    assert again.returncode == 0 and again.stdout.startswith("revoked 1 token of ann ")
 
 
 def test_bad_requests_replace_nothing(uvicorn_server: Callable[..., Any]) -> None:
