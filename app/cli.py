@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,9 +104,10 @@ def _arena(args: argparse.Namespace) -> int:
 # --- operator tools: roles and audits (on the store the environment configures) ----------
 
 
-def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
-    from app.deps import named_auditor
-    from domain.accounts import AUDITOR
+def _on_account(args: argparse.Namespace, act: Callable[[Any, Any, Any], int]) -> int:
+    """``act(settings, canasta, account)`` on the account ``args.name`` found in any case (its
+    own spelling from there on; an older store's names claimed first, as the server does) in
+    the store the environment configures: exit 2 without a store, 1 without the account."""
     from domain.errors import NotFound
 
     opened = open_store(existing=True)
@@ -114,12 +115,23 @@ def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
         return 2
     settings, canasta = opened
     try:
-        canasta.claim_names()  # an older store: its names found in any case, as by the server
-        try:  # the name in any case; the account's own spelling from here on
+        canasta.claim_names()
+        try:
             account = canasta.account(args.name)
         except NotFound:
             print(f"no account {args.name!r} in {store_name(settings)}", file=sys.stderr)
             return 1
+        return act(settings, canasta, account)
+    finally:
+        canasta.close()
+
+
+def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
+    from app.deps import named_auditor
+    from domain.accounts import AUDITOR
+    from domain.errors import NotFound
+
+    def act(settings: Any, canasta: Any, account: Any) -> int:
         name = account.name
         if (AUDITOR in account.roles) == granted:
             state = "already holds" if granted else "does not hold"
@@ -135,8 +147,8 @@ def _set_auditor(args: argparse.Namespace, *, granted: bool) -> int:
         if not granted and named_auditor(canasta, settings, name):
             print(f"note: {name} is still an auditor through CANASTA_AUDITORS")
         return 0
-    finally:
-        canasta.close()
+
+    return _on_account(args, act)
 
 
 def _grant_auditor(args: argparse.Namespace) -> int:
@@ -145,6 +157,22 @@ def _grant_auditor(args: argparse.Namespace) -> int:
 
 def _revoke_auditor(args: argparse.Namespace) -> int:
     return _set_auditor(args, granted=False)
+
+
+def _revoke_token(args: argparse.Namespace) -> int:
+    def act(settings: Any, canasta: Any, account: Any) -> int:
+        name = account.name
+        token, revoked = canasta.replace_tokens(name, "operator")
+        tokens = "token" if revoked == 1 else "tokens"
+        print(
+            f"revoked {revoked} {tokens} of {name} ({store_name(settings)}): every server "
+            "refuses them within 2 s and ends the live streams opened with them"
+        )
+        print(f"new token of {name}, to hand over by a safe channel (shown once):")
+        print(token)
+        return 0
+
+    return _on_account(args, act)
 
 
 def _print_deal_report(report: AuditReport, number: object = None) -> None:
@@ -351,6 +379,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("name", metavar="NAME", help="the account's name")
     p.set_defaults(func=_revoke_auditor)
+
+    p = sub.add_parser(
+        "revoke-token",
+        help="revoke an account's bearer tokens (a token that leaked) and print a new one",
+        description="Revoke every bearer token of an account: every server refuses them "
+        "within 2 s (401, as an unknown token) and ends the live streams opened with them. "
+        "A new token is issued and printed, once, for you to hand over to the player; he may "
+        "also get one himself from a browser still signed in (POST /me/token). " + store,
+    )
+    p.add_argument("name", metavar="NAME", help="the account's name")
+    p.set_defaults(func=_revoke_token)
 
     p = sub.add_parser(
         "audit",

@@ -59,10 +59,12 @@ class Caller:
     """Who sent the request: the account name its bearer token or session cookie belongs
     to (R-CMD-2). Roles are read from the store where they matter (``auditor``, ``GET /me``).
     ``session``: the session key that signed him in, when it was the cookie (a live stream
-    ends with its session: ``app.routes.stream``)."""
+    ends with its session: ``app.routes.stream``); ``token``: the bearer token, when it was
+    that (a live stream ends when it is revoked)."""
 
     name: str
     session: str | None = None
+    token: str | None = None
 
 
 #: What a request whose Authorization header is not ``Bearer <token>`` is told.
@@ -70,6 +72,11 @@ NOT_BEARER = (
     "the Authorization header is not 'Bearer <token>': send the token of POST /players as "
     "'Authorization: Bearer <token>'"
 )
+
+
+#: What an unknown, revoked or malformed bearer token is told: the same words for each, so a
+#: leaked token's holder learns nothing of why (docs/api.md, "Replacing a token").
+UNKNOWN_TOKEN = "unknown, revoked or malformed bearer token"
 
 
 async def bearer_account(
@@ -89,8 +96,8 @@ async def bearer_account(
         return None
     name = await account_name(canasta, credentials.credentials)
     if name is None:
-        raise Unauthenticated("unknown or malformed bearer token")
-    return Caller(name)
+        raise Unauthenticated(UNKNOWN_TOKEN)
+    return Caller(name, token=credentials.credentials)
 
 
 async def optional_account(

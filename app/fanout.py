@@ -43,6 +43,17 @@ the encodings already made for the others, instead of reading the store: the his
 every event of the aggregate up to the follower's position, exactly what the catch-up read
 must hold. Anything else (an aggregate begun before the follower started, or pushed out of
 the history) is read from the store as before.
+
+The follower also tells the process of every bearer token revoked by any process
+(``Token.Revoked``, docs/api.md, "Replacing a token"), so that a token the process remembers
+(``AccountService.known_token``) is forgotten without a store read per request. The server
+starts it at start-up (``start``), streams or not: with no stream open, each wake-up that
+finds the head moved also reads the revocations up to it (one query, filtered by topic), and
+it reads at most every ``poll_seconds`` rather than every ``read_interval``.
+``tokens_fresh()`` says whether its last complete read began less than ``TOKEN_BOUND``
+seconds ago; if the follower lags longer (the database slow or away, a replica stalled, the
+thread stuck), the process stops trusting the tokens it remembers and reads each token from
+the store until it catches up.
 """
 
 from __future__ import annotations
@@ -64,6 +75,7 @@ from psycopg.sql import SQL, Identifier
 from app.application import CanastaApp
 from app.infra.projection_runner.leases import postgres_connector
 from app.replica import Reads
+from app.services.accounts import TOKEN_REVOKED_TOPIC
 from app.settings import MEMORY, Settings
 
 log = logging.getLogger(__name__)
@@ -73,6 +85,11 @@ BATCH = 500
 
 #: How many aggregates' whole histories the follower keeps (the most recently written).
 HISTORY = 256
+
+#: Seconds within which a token revoked by any process stops working on this one: the
+#: follower's last complete read must have begun less than this ago for the tokens this
+#: process remembers to be trusted (a healthy follower reads every ``stream_poll_seconds``).
+TOKEN_BOUND = 2.0
 
 
 class Delivered:
@@ -183,6 +200,8 @@ class EventHub:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self.reads = 0
+        #: ``time.monotonic()`` when the last read that reached the store's head began.
+        self._fresh_at = float("-inf")
 
     @classmethod
     def for_settings(
@@ -240,10 +259,23 @@ class EventHub:
             return sum(len(subs) for subs in self._subscribers.values())
 
     # --- the follower ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start following the store now (the server, before it answers requests: the
+        tokens' revocations), and tell the application whether it is up to date."""
+        with self._lock:
+            self._start_locked()
+        self.canasta.follow_tokens(self.tokens_fresh)
+
+    def tokens_fresh(self) -> bool:
+        """Whether the follower's last complete read began less than ``TOKEN_BOUND`` ago."""
+        return time.monotonic() - self._fresh_at < TOKEN_BOUND
+
     def _start_locked(self) -> None:
         if self._thread is not None or self._stopping.is_set():
             return
+        began = time.monotonic()
         self._position = self.canasta.recorder.max_notification_id() or 0
+        self._fresh_at = began
         self._thread = threading.Thread(target=self._run, name="canasta-event-hub", daemon=True)
         self._thread.start()
 
@@ -265,7 +297,7 @@ class EventHub:
                         log.info("event hub: listening again")
                         failing = False
                 if conn is not None:  # the commits NOTIFYd meanwhile come in the same read
-                    self._stopping.wait(self._last_read + self.read_interval - time.monotonic())
+                    self._stopping.wait(self._last_read + self._interval() - time.monotonic())
                     self._last_read = time.monotonic()
                 self._read_new()
                 if conn is not None:
@@ -291,6 +323,13 @@ class EventHub:
         if conn is not None:
             conn.close()
 
+    def _interval(self) -> float:
+        """The least time between two reads: ``read_interval`` while streams are open; with
+        none, only revocations are looked for, and ``poll_seconds`` is soon enough."""
+        with self._lock:
+            streams = bool(self._subscribers)
+        return self.read_interval if streams else max(self.read_interval, self.poll_seconds)
+
     def _listen(self) -> psycopg.Connection[Any]:
         assert self._connect is not None
         conn = self._connect()
@@ -303,6 +342,12 @@ class EventHub:
             list(conn.notifies(timeout=0))
 
     def _read_new(self) -> None:
+        began = time.monotonic()
+        if self._read_to_head():
+            self._fresh_at = began
+
+    def _read_to_head(self) -> bool:
+        """Read the new notifications; True once it has read up to the store's head."""
         recorder = self.canasta.recorder
         decode = self.canasta.mapper.to_domain_event
         while not self._stopping.is_set():
@@ -313,7 +358,9 @@ class EventHub:
             if not streams or self.read_from is not None:  # else one query: the new ones
                 head = recorder.max_notification_id() or 0
                 if head < start:
-                    return
+                    return True
+                if not streams:
+                    self._revocations(start, head)
                 with self._lock:
                     if not self._subscribers:
                         # Nobody to tell: only move to the head, read BEFORE looking at the
@@ -323,15 +370,28 @@ class EventHub:
                         # would have holes: they start again.
                         self._position = head
                         self._history.clear()
-                        return
+                        return True
+                    # a stream came meanwhile: the batch below reads them again (harmless)
                 source = self._source(head)
             batch = source.recorder.select_notifications(start, BATCH)
             if not batch:
-                return
+                return True
             self.reads += 1
             self._deliver(batch, decode)
             if len(batch) < BATCH:
+                return True
+        return False
+
+    def _revocations(self, start: int, head: int) -> None:
+        """Tell the application of the tokens revoked from ``start`` to ``head``."""
+        while start <= head:
+            page = self.canasta.recorder.select_notifications(
+                start, BATCH, stop=head, topics=[TOKEN_REVOKED_TOPIC]
+            )
+            self.canasta.tokens_revoked(cast("UUID", note.originator_id) for note in page)
+            if len(page) < BATCH:
                 return
+            start = page[-1].id + 1
 
     def _deliver(self, batch: Sequence[Any], decode: Callable[[Any], Any]) -> None:
         """Each notification of ``batch`` (in order) into the history and onto the queue of
@@ -339,6 +399,9 @@ class EventHub:
         # One hand-over per event loop for the whole batch (waking a loop from another
         # thread costs a system call): each loop then puts each event on its streams.
         by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Subscription, Delivered]]] = {}
+        self.canasta.tokens_revoked(
+            cast("UUID", note.originator_id) for note in batch if note.topic == TOKEN_REVOKED_TOPIC
+        )
         for note in batch:
             # The position, the history and the subscribers together: a stream that
             # subscribes meanwhile gets every note after its ``position`` on its queue, and

@@ -11,10 +11,11 @@ true``, and nothing is done again. The same key with another body is refused, 42
 
 An ASGI middleware in front of the routes of ``ROUTES`` (every route that changes something,
 but ``POST /deals/{id}/commands``, whose sequence numbers do this already (R-CMD-1), its dry
-run, which changes nothing, and the sign-in and sign-out). A key is scoped to its caller
-(the account of the bearer token or the session cookie; nobody for ``POST /players``), the
-method and the path: the same key from another account, or on another route or table, is
-another key. A request whose caller the route will refuse (an unknown token, a cookie
+run, which changes nothing, the sign-in and sign-out, and ``POST /me/token``, whose retry
+with the bearer token it replaced is refused anyway: that token is revoked). A key is scoped
+to its caller (the account of the bearer token or the session cookie; nobody for ``POST
+/players``), the method and the path: the same key from another account, or on another
+route or table, is another key. A request whose caller the route will refuse (an unknown token, a cookie
 without the CSRF header, no credentials where one is needed) is handed on untouched.
 
 Only a success (2xx) is stored: a refusal changed nothing, so its key is freed and a retry

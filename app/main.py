@@ -166,6 +166,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 bots.start()
             hub = EventHub.for_settings(canasta, config, reads)
             started.callback(hub.close)
+            hub.start()  # before any request: it tells the tokens revoked (app/fanout.py)
             tune_gc(config.gc_gen0_threshold)
             anyio.to_thread.current_default_thread_limiter().total_tokens = config.threadpool_size
             api.state.settings = config

@@ -15,7 +15,8 @@ and ``/health``, ``/ready``, ``/metrics`` and OPTIONS (CORS preflights) are neve
 Commands and reads are counted per player when the request's bearer token is one this process
 already knows (``app.auth.known_account``: in memory, no I/O), otherwise per client address (an
 anonymous spectator, a browser signed in by its cookie, a token not yet seen here, a made-up
-token: rotating made-up tokens buys nothing). A client address is the one uvicorn reports:
+or revoked token: rotating made-up tokens buys nothing; every token, while this process's
+follower of the store lags: docs/api.md, "Replacing a token"). A client address is the one uvicorn reports:
 behind a reverse proxy, ``X-Forwarded-For`` as trusted by uvicorn's ``--forwarded-allow-ips``
 (``FORWARDED_ALLOW_IPS``); an IPv6 address counts for its /64 network, which one subscriber
 holds whole.

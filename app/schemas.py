@@ -48,6 +48,13 @@ class RegisterOut(BaseModel):
     token: str = Field(description="bearer token; shown once, stored only as a hash")
 
 
+class NewToken(BaseModel):
+    """The player's new bearer token (``POST /me/token``): every token he had is revoked."""
+
+    name: str
+    token: str = Field(description="the new bearer token; shown once, stored only as a hash")
+
+
 class Me(BaseModel):
     name: str
     roles: list[str]

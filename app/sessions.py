@@ -28,6 +28,7 @@ from starlette.types import Scope
 
 from app.application import CanastaApp
 from app.auth import well_formed
+from domain.accounts import token_hash, token_id
 from domain.errors import Forbidden
 
 COOKIE = "canasta_session"
@@ -87,9 +88,20 @@ class SessionWatch:
     signs_in: Callable[[], bool]
 
 
-def session_watch(canasta: CanastaApp, name: str, key: str | None) -> SessionWatch | None:
-    """The ``SessionWatch`` of a request signed in as ``name`` by the session ``key``; None
-    when no session signed it in (a bearer token)."""
-    if key is None:
-        return None
-    return SessionWatch(lambda: canasta.closed_here(key), lambda: canasta.session_name(key) == name)
+def session_watch(
+    canasta: CanastaApp, name: str, key: str | None, token: str | None = None
+) -> SessionWatch | None:
+    """The ``SessionWatch`` of a request signed in as ``name`` by the session ``key``, or by
+    the bearer ``token`` (revoked: ``POST /me/token``, ``canasta revoke-token``; known in
+    memory, through the store's follower, read from the store only while it lags); None
+    when neither signed it in."""
+    if key is not None:
+        return SessionWatch(
+            lambda: canasta.closed_here(key), lambda: canasta.session_name(key) == name
+        )
+    if token is not None:
+        tid = token_id(token_hash(token))
+        return SessionWatch(
+            lambda: canasta.revoked_here(tid), lambda: canasta.token_signs_in(token, name)
+        )
+    return None

@@ -61,10 +61,15 @@ def token_id(hashed: str) -> UUID:
 
 
 class Account(Aggregate):
+    """A player's account. ``tokens``: the ids of the bearer tokens that sign it in, or None
+    for an account registered before they were recorded on it (its token is then found by
+    the account's name on the tokens issued: ``AccountService.replace_tokens``)."""
+
     @event("Registered")
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, token: str | None = None) -> None:
         self.name = name
         self.roles: list[str] = []
+        self.tokens: list[str] | None = None if token is None else [token]
 
     @classmethod
     def create_id(cls, name: str) -> UUID:
@@ -79,6 +84,12 @@ class Account(Aggregate):
     def revoke(self, role: str) -> None:
         if role in self.roles:
             self.roles.remove(role)
+
+    @event("TokensReplaced")
+    def replace_tokens(self, issued: str, revoked: list[str], by: str) -> None:
+        """Every token of the account (``revoked``, their ids) replaced by one new token
+        (``issued``); ``by``: ``player`` (``POST /me/token``) or ``operator`` (the CLI)."""
+        self.tokens = [issued]
 
 
 class NameClaim(Aggregate):
@@ -107,12 +118,18 @@ class NamesClaimed(Aggregate):
 
 
 class Token(Aggregate):
-    """A bearer token, known by its hash; it names the account it authenticates."""
+    """A bearer token, known by its hash; it names the account it authenticates until it is
+    revoked (replaced by a new one: ``Account.replace_tokens``)."""
 
     @event("Issued")
     def __init__(self, hashed: str, name: str) -> None:
         self.name = name
+        self.revoked = False
 
     @classmethod
     def create_id(cls, hashed: str, name: str) -> UUID:
         return token_id(hashed)
+
+    @event("Revoked")
+    def revoke(self, by: str) -> None:
+        self.revoked = True

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
 
 from app.deps import AccountDep, CanastaDep, SettingsDep, roles_of
-from app.schemas import Me, RegisterIn, RegisterOut
+from app.schemas import Me, NewToken, RegisterIn, RegisterOut
 
 router = APIRouter(tags=["players"])
 
@@ -21,3 +23,17 @@ def me(account: AccountDep, canasta: CanastaDep, settings: SettingsDep) -> Me:
     """Who the bearer token (or session cookie) signs in: the account's name as registered,
     and its roles (``auditor``: granted by the operator, ``canasta grant-auditor``)."""
     return Me(name=account.name, roles=roles_of(canasta, settings, account.name))
+
+
+@router.post("/me/token", status_code=201, response_model=NewToken)
+async def replace_token(account: AccountDep, canasta: CanastaDep) -> JSONResponse:
+    """Replace the player's bearer token (a token that leaked, say): every token of the
+    account is revoked and a new one is answered, shown once. The old token is refused (401,
+    as an unknown token) at once by the server process that answered, and within 2 seconds
+    by every other one (docs/api.md, "Replacing a token"); live streams opened with it end.
+    Signed in by the session cookie instead (with ``X-Canasta-CSRF: 1``), the session stays
+    signed in: the way back for a player whose tokens the operator revoked."""
+    token, _revoked = await run_in_threadpool(canasta.replace_tokens, account.name, "player")
+    response = JSONResponse(NewToken(name=account.name, token=token).model_dump(), 201)
+    response.headers["Cache-Control"] = "no-store"
+    return response

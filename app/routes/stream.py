@@ -243,7 +243,7 @@ def _session_check(request: Request, account: Caller | None) -> SessionWatch | N
     """The stream's session, if a session cookie signed it in (``app.sessions``)."""
     if account is None:
         return None
-    return session_watch(request.app.state.canasta, account.name, account.session)
+    return session_watch(request.app.state.canasta, account.name, account.session, account.token)
 
 
 async def _resumable(reads: Reads, store: CanastaApp, aggregate_id: UUID, start: int) -> CanastaApp:

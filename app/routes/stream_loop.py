@@ -67,11 +67,13 @@ def sse_stream(
     for every stream of this process. ``final``: the step of the final event if it was
     recorded when the stream opened (``final_step``). ``heartbeat_events``: heartbeats as
     ``event: heartbeat`` messages, one at the start too (``?heartbeat=event``), else as
-    comments. ``signed_in``: for a stream signed in by a session cookie, its session: the
-    stream closes, before it sends anything more, once the session is closed by this process
-    (asked before every write) or no longer signs its player in (signed out elsewhere,
-    expired: read at most every ``SESSION_CHECK_SECONDS``); the client's reconnection is then
-    answered as any new request, a spectator's or 401."""
+    comments. ``signed_in``: for a stream signed in by a session cookie, its session (or by a
+    bearer token, the token): the stream closes, before it sends anything more, once the
+    session is closed (the token revoked) as this process knows (asked before every write)
+    or no longer signs its player in (signed out elsewhere, expired: read at most every
+    ``SESSION_CHECK_SECONDS``; a token's revocation elsewhere is known through the store's
+    follower, ``app.fanout``); the client's reconnection is then answered as any new
+    request, a spectator's or 401."""
     heartbeat = _seconds(request, "stream_heartbeat_seconds")
     beat = (
         format_sse_event(event="heartbeat", data_str=json.dumps({"seconds": heartbeat}))

@@ -6,6 +6,7 @@ import contextlib
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -36,22 +37,48 @@ CLAIM_PAGE = 1000
 #: Tokens whose account name is remembered per process (least recently used dropped).
 TOKEN_CACHE_SIZE = 100_000
 
+#: Revoked tokens remembered per process (the newest), for the live streams they opened and
+#: so that a token read from the store just before its revocation is not remembered as good.
+REVOKED_SIZE = 100_000
+
+#: Tries of a token replacement that meets another one of the same account at the same moment.
+REPLACE_TRIES = 3
+
+#: The topic of a token's revocation in the store's log (the follower looks for it).
+TOKEN_REVOKED_TOPIC = get_topic(Token.Revoked)  # type: ignore[attr-defined]
+
 
 class AccountService(AppCore):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # Token hash -> account name. A token's aggregate has one event (Issued) and is never
-        # changed, so remembering it in the process is always right (roles are not kept).
+        # Token hash -> account name, and the token's id -> its hash (to forget it by the id
+        # its revocation is recorded under). Remembering a token is right only as long as
+        # this process learns of its revocation: a revocation made here forgets it at once,
+        # one made by another process is read by the store's follower (``app.fanout``), which
+        # calls ``tokens_revoked``; ``follow_tokens`` says whether the follower is up to date,
+        # and while it is not, tokens are read from the store (docs/api.md, "Replacing a
+        # token"). Roles are not kept: ``account(name)`` reads them from the store each time.
         self._token_names: OrderedDict[str, str] = OrderedDict()
+        self._token_ids: dict[UUID, str] = {}
+        self._revoked: OrderedDict[UUID, None] = OrderedDict()
         self._token_names_lock = threading.Lock()
+        self._tokens_fresh: Callable[[], bool] | None = None
+
+    def follow_tokens(self, fresh: Callable[[], bool]) -> None:
+        """The server's follower of the store tells revocations made by other processes
+        (``tokens_revoked``); ``fresh()``: whether it has read every event recorded up to
+        the bound ago. Without a follower (the command line, one process alone) the tokens
+        remembered are trusted: only this process revokes them."""
+        self._tokens_fresh = fresh
 
     def register(self, name: str) -> str:
         """A new account; returns its bearer token (only its hash is stored)."""
         check_name(name)
         token = secrets.token_urlsafe(32)
-        account = Account(name=name)
+        hashed = token_hash(token)
+        account = Account(name=name, token=str(token_id(hashed)))
         claim = NameClaim(name=name)  # refused by the store if the name is taken in any case
-        issued = Token(hashed=token_hash(token), name=name)
+        issued = Token(hashed=hashed, name=name)
         try:
             self._commit(account, claim, issued)
         except IntegrityError:
@@ -59,34 +86,118 @@ class AccountService(AppCore):
         return token
 
     def authenticate(self, token: str) -> str | None:
-        """The name of the account a bearer token belongs to, or None.
+        """The name of the account a bearer token belongs to, or None (unknown or revoked).
 
-        Known tokens are remembered in the process (a token never changes); roles are not:
-        ``account(name)`` reads them from the store each time."""
+        Known tokens are remembered in the process until they are revoked (see
+        ``__init__``); roles are not: ``account(name)`` reads them from the store each time."""
         name = self.known_token(token)
         if name is not None:
             return name
         hashed = token_hash(token)
+        tid = token_id(hashed)
         try:
-            issued = self._read(token_id(hashed))
+            issued = self._read(tid)
         except AggregateNotFoundError:
             return None
-        if not isinstance(issued, Token):
+        if not isinstance(issued, Token) or getattr(issued, "revoked", False):
             return None
         with self._token_names_lock:
-            self._token_names[hashed] = issued.name
-            if len(self._token_names) > TOKEN_CACHE_SIZE:
-                self._token_names.popitem(last=False)
+            # revoked since the read, as the follower already told: answer, but forget it
+            if tid not in self._revoked:
+                self._token_names[hashed] = issued.name
+                self._token_ids[tid] = hashed
+                if len(self._token_names) > TOKEN_CACHE_SIZE:
+                    old, _name = self._token_names.popitem(last=False)
+                    self._token_ids.pop(token_id(old), None)
         return str(issued.name)
 
     def known_token(self, token: str) -> str | None:
-        """The account name of a token this process has already authenticated (no I/O)."""
+        """The account name of a token this process has already authenticated and not seen
+        revoked (no I/O); None also while the store's follower lags (``follow_tokens``)."""
+        fresh = self._tokens_fresh
+        if fresh is not None and not fresh():
+            return None
         hashed = token_hash(token)
         with self._token_names_lock:
             name = self._token_names.get(hashed)
             if name is not None:
                 self._token_names.move_to_end(hashed)
             return name
+
+    def tokens_revoked(self, ids: Iterable[UUID]) -> None:
+        """Forget the tokens of these ids: they were revoked (here, or as the follower read)."""
+        with self._token_names_lock:
+            for tid in ids:
+                self._revoked[tid] = None
+                self._revoked.move_to_end(tid)
+                if len(self._revoked) > REVOKED_SIZE:
+                    self._revoked.popitem(last=False)
+                hashed = self._token_ids.pop(tid, None)
+                if hashed is not None:
+                    self._token_names.pop(hashed, None)
+
+    def revoked_here(self, tid: UUID) -> bool:
+        """Whether this process knows the token of this id revoked (no I/O)."""
+        with self._token_names_lock:
+            return tid in self._revoked
+
+    def token_signs_in(self, token: str, name: str) -> bool:
+        """Whether the token still signs ``name`` in: in memory while the follower is up to
+        date, else read from the store (a live stream asks every few seconds)."""
+        tid = token_id(token_hash(token))
+        if self.revoked_here(tid):
+            return False
+        fresh = self._tokens_fresh
+        if fresh is None or fresh():
+            return True
+        return self.authenticate(token) == name
+
+    def replace_tokens(self, name: str, by: str) -> tuple[str, int]:
+        """Revoke every token of the account ``name`` and issue a new one, in one transaction
+        (``Token.Revoked`` for each, ``Account.TokensReplaced``, a new ``Token``); returns the
+        new token and how many were revoked. ``by``: ``player`` or ``operator``. Two replacements of one account at the
+        same moment: one is recorded first, the other is made again on top of it."""
+        for attempt in range(REPLACE_TRIES):
+            account = self.account(name)
+            ids = account.tokens if account.tokens is not None else self._issued_to(account.name)
+            revoked = []
+            for tid in ids:
+                issued = self._stored(UUID(tid), Token)
+                if issued is not None and not getattr(issued, "revoked", False):
+                    issued.revoke(by=by)
+                    revoked.append(issued)
+            token = secrets.token_urlsafe(32)
+            new = Token(hashed=token_hash(token), name=account.name)
+            account.replace_tokens(issued=str(new.id), revoked=[str(t.id) for t in revoked], by=by)
+            try:
+                self._commit(account, *revoked, new)
+            except IntegrityError:
+                if attempt + 1 == REPLACE_TRIES:
+                    raise
+                continue
+            self.tokens_revoked(t.id for t in revoked)
+            return token, len(revoked)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _issued_to(self, name: str) -> list[str]:
+        """The ids of the tokens issued to ``name`` (exact spelling), read from the store's
+        log: an account registered before its tokens were recorded on it."""
+        issued = self._recorded(Token.Issued)  # type: ignore[attr-defined]
+        return [str(event.originator_id) for event in issued if event.name == name]
+
+    def _recorded(self, kind: type) -> Iterator[Any]:
+        """Every event of this kind in the store's log, in order, read a page at a time."""
+        topic = get_topic(kind)
+        start: int | None = None
+        while True:
+            page = self.recorder.select_notifications(
+                start=start, limit=CLAIM_PAGE, topics=[topic], inclusive_of_start=start is None
+            )
+            for notification in page:
+                yield self.mapper.to_domain_event(notification)
+            if len(page) < CLAIM_PAGE:
+                return
+            start = page[-1].id
 
     def account(self, name: str) -> Account:
         """The account as the store has it now (roles included), found by its name in any
@@ -120,26 +231,16 @@ class AccountService(AppCore):
         Processes that start together may both claim: the store keeps one of each claim."""
         if self._stored(NAMES_CLAIMED_ID, NamesClaimed) is not None:
             return 0
-        topic = get_topic(Account.Registered)  # type: ignore[attr-defined]
         seen = claimed = 0
-        start: int | None = None
-        while True:
-            page = self.recorder.select_notifications(
-                start=start, limit=CLAIM_PAGE, topics=[topic], inclusive_of_start=start is None
-            )
-            for notification in page:
-                registered: Any = self.mapper.to_domain_event(notification)
-                name = str(registered.name)
-                seen += 1
-                if self._stored(name_claim_id(name), NameClaim) is None:
-                    try:
-                        self._commit(NameClaim(name=name))
-                        claimed += 1
-                    except IntegrityError:  # claimed at the same moment by another process
-                        pass
-            if len(page) < CLAIM_PAGE:
-                break
-            start = page[-1].id
+        for registered in self._recorded(Account.Registered):  # type: ignore[attr-defined]
+            name = str(registered.name)
+            seen += 1
+            if self._stored(name_claim_id(name), NameClaim) is None:
+                try:
+                    self._commit(NameClaim(name=name))
+                    claimed += 1
+                except IntegrityError:  # claimed at the same moment by another process
+                    pass
         if seen:
             with contextlib.suppress(IntegrityError):  # another process got there first
                 self._commit(NamesClaimed())
