@@ -418,6 +418,8 @@ async function refresh() {
       showError(error);
     } finally {
       refreshing = null;
+      // How many refreshes are drawn (the tests wait for the next one, not for a guess).
+      document.body.dataset.refreshed = String(Number(document.body.dataset.refreshed ?? 0) + 1);
     }
   })();
   return refreshing;

@@ -25,11 +25,13 @@ IN_SIGHT = """node => {
 
 
 def polls(page: Page, count: int) -> None:
-    """Waits for ``count`` more polls of the lobby (each asks for the open tables)."""
-    for _ in range(count):
-        with page.expect_response(lambda r: "status=open" in r.url, timeout=LIVE_MS):
-            pass
-    page.wait_for_timeout(300)  # the poll's answers drawn
+    """Waits for ``count`` more of the lobby's polls to be drawn (``body[data-refreshed]``
+    counts them): a fixed wait after the answers could pass before the page drew them, and
+    a check of what a poll keeps would then test nothing."""
+    drawn = "() => Number(document.body.dataset.refreshed ?? 0)"
+    page.wait_for_function(
+        f"n => ({drawn})() >= n", arg=page.evaluate(drawn) + count, timeout=LIVE_MS
+    )
 
 
 def marked(handle: ElementHandle) -> bool:
