@@ -3,7 +3,7 @@
 // (GET /deals/{id}/replay?step=N: a seated player his own hand, anyone else the public table).
 // The step is in the address (?step=N), so a link opens at that step.
 
-import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, signedIn, spokenFaces, t } from "./common.js";
+import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, sideNames, showSaid, showWho, signedIn, spokenFaces, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, secretStep } from "./words.js";
@@ -12,7 +12,7 @@ const dealId = location.pathname.split("/")[2];
 const views = new Map(); // step -> the DealView at that step, a promise (it never changes)
 let deal = null; // the deal now (GET /deals/{id}): its last step, its table
 let events = new Map(); // step -> the event as this viewer sees it (secret steps absent)
-let table = null; // the deal's table now (GET /tables/{id}: its seats and bots), or null
+let table = null; // the deal's table now (GET /tables/{id}: its seats, bots and deals), or null
 let names = null; // the players' names by room seat (the table's now), a bot's with its level
 // The seats' names as they were played (a seat changes players: docs/tables.md), from the
 // deal's Started and SeatPlayerChanged events: at each event's step (its words), and after
@@ -119,6 +119,37 @@ function fillStepList() {
   }
 }
 
+// The deal's place among its table's deals (GET /tables/{id}'s `deals`, in order): "Deal 2
+// of 3" between links to the previous and the next deal's replay (hidden at either end).
+function drawDealNav() {
+  const deals = table?.deals ?? [];
+  const index = deals.indexOf(dealId);
+  $("deal-nav").hidden = index < 0;
+  if (index < 0) return;
+  $("deal-nav").setAttribute("aria-label", t("replay_deals_nav"));
+  $("deal-place").textContent = t("replay_deal_of", { number: index + 1, count: deals.length });
+  for (const [id, other] of [["previous-deal", deals[index - 1]], ["next-deal", deals[index + 1]]]) {
+    $(id).hidden = !other;
+    if (other) $(id).href = `/deals/${other}/replay`;
+    else $(id).removeAttribute("href");
+  }
+}
+
+// The totals the sides had when the deal began (its Started event's `scores_before`, public:
+// the initial-meld minimums of the deal depend on them), "Side A 120, Side B 1230".
+function drawTotalsBefore() {
+  const started = [...events.values()].find((event) => event.kind === "Started");
+  const before = started?.scores_before;
+  $("totals-before").hidden = !before;
+  if (!before) return;
+  const sides = Object.keys(before).sort();
+  // A side and its total kept on one line (no-break spaces): a phone broke "Команда | A 145".
+  const totals = sides.map((side) => `${t("side", { side })} ${before[side]}`.replaceAll(" ", "\u00a0")).join(", ");
+  $("totals-before").textContent = t("replay_totals_before", { totals });
+  const names = table ? sides.map((side) => `${t("side", { side })}: ${sideNames(table, side)}`) : [];
+  $("totals-before").title = names.join("; ");
+}
+
 // Redraws what the page built itself in the chosen language (a refusal and who is signed in
 // are said again by showSaid).
 async function translate() {
@@ -126,6 +157,8 @@ async function translate() {
   if (!deal) return;
   nameSeats();
   $("replay-heading").textContent = t("replay_title", { number: deal.number });
+  drawDealNav();
+  drawTotalsBefore();
   fillStepList();
   await show(step);
 }

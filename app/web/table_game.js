@@ -17,8 +17,10 @@ export function renderWaiting(state, act) {
   $("waiting").hidden = !open;
   if (!open) {
     $("waiting-start").replaceChildren();
+    $("waiting-previous").replaceChildren(); // the game panel has it then: one #to-previous-game
     return;
   }
+  $("waiting-previous").replaceChildren(...previousGame(table));
   $("waiting-seats").replaceChildren(...table.seats.map((name, index) => element(
     "li", { class: "seat" }, `${t("seat", { number: index + 1 })}: `,
     name === null ? element("span", { class: "free", text: t("free_seat") })
@@ -33,6 +35,13 @@ export function renderWaiting(state, act) {
   const start = element("button", { type: "button", id: "start-game", text: t("start") });
   start.addEventListener("click", () => act("start"));
   $("waiting-start").replaceChildren(start);
+}
+
+// A rematch's way back to the game it is the rematch of (its `rematch_of`: that table's page,
+// with its score table and its deals' replays); the finished table links here (#to-rematch).
+function previousGame(table) {
+  if (!table.rematch_of) return [];
+  return [element("p", {}, element("a", { id: "to-previous-game", href: `/tables/${table.rematch_of}`, text: t("table_previous_game") }))];
 }
 
 // Every seat taken, and the teams chosen where the host chooses them: only his start awaited.
@@ -134,6 +143,7 @@ export function renderGame(state, act) {
     again.addEventListener("click", () => act("rematch"));
     parts.push(element("p", {}, again));
   }
+  parts.push(...previousGame(table));
   if (!state.follow) {
     parts.push(element("p", {}, element("a", { id: "to-table", href: `/tables/${table.id}`, text: t("table_follow") })));
   }
