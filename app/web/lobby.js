@@ -70,6 +70,8 @@ async function act(action) {
 function showAccount() {
   showWho(me, null);
   $("sign-out").hidden = me === null;
+  $("new-token").hidden = me === null;
+  if (me === null) $("new-token-box").hidden = true;
   $("account").hidden = me !== null;
   $("create").hidden = me === null;
   $("join-private").hidden = me === null;
@@ -129,6 +131,31 @@ async function signOut() {
     me = null;
     showAccount();
     notice("signed_out");
+  });
+}
+
+// A new token for a player signed in here (his token leaked, or he lost it): asked first, as
+// every earlier token stops working at once (POST /me/token, docs/api.md "Replacing a token"),
+// then shown once, as at sign-up.
+function askNewToken() {
+  clearMessages();
+  $("new-token-box").hidden = false;
+  $("new-token-no").focus(); // the safe answer, as the table page's confirmations
+}
+
+function keepToken() {
+  $("new-token-box").hidden = true;
+  $("new-token").focus();
+}
+
+async function replaceToken() {
+  await act(async () => {
+    const made = await api("POST", "/me/token");
+    $("new-token-box").hidden = true;
+    $("token-shown").value = made.token;
+    $("token-box").hidden = false;
+    $("token-shown").focus();
+    $("token-shown").select();
   });
 }
 
@@ -446,6 +473,9 @@ async function main() {
   $("sign-in-form").addEventListener("submit", signInAgain);
   $("sign-out").addEventListener("click", signOut);
   $("token-done").addEventListener("click", tokenSaved);
+  $("new-token").addEventListener("click", askNewToken);
+  $("new-token-yes").addEventListener("click", replaceToken);
+  $("new-token-no").addEventListener("click", keepToken);
   $("create-entry").addEventListener("change", fillTargets);
   $("create-form").addEventListener("submit", createTable);
   setUpPrivate(act, notice);

@@ -1,0 +1,67 @@
+"""A new token from the lobby (docs/web.md, "The lobby"; docs/api.md, "Replacing a token"): a
+player whose token leaked, or who lost it while this browser is still signed in, replaces it
+with a button. The page asks first (every earlier token stops working at once, in his scripts
+and on his other devices), then shows the new one once, as at sign-up. Before, the only way was
+`POST /me/token` by hand."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
+from tests.web.pages import in_language, open_lobby, sign_up
+
+pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
+
+
+def works(http: httpx.Client, token: str) -> int:
+    return http.get("/me", headers={"Authorization": f"Bearer {token}"}).status_code
+
+
+def test_a_player_replaces_his_token_from_the_lobby(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    page, _ = open_lobby(new_context(viewport=DESKTOP))
+    old = sign_up(page, "nat")
+    assert works(http, old) == 200
+
+    # Asked first; "no" changes nothing.
+    page.get_by_role("button", name="New token").click()
+    box = page.get_by_role("region", name="Replace your token?")
+    expect(box).to_contain_text("stops working at once")
+    expect(page.get_by_role("button", name="No, keep it")).to_be_focused()
+    page.get_by_role("button", name="No, keep it").click()
+    expect(box).to_be_hidden()
+    assert works(http, old) == 200
+
+    page.get_by_role("button", name="New token").click()
+    screenshot(page, "lobby-new-token-asked", full_page=False)
+    page.get_by_role("button", name="Replace my token").click()
+    shown = page.get_by_role("region", name="Your token: keep it safe")
+    expect(shown).to_be_visible()
+    new = page.get_by_label("Token", exact=True).input_value()
+    assert new and new != old
+    assert works(http, old) == 401  # refused at once
+    assert works(http, new) == 200
+    page.get_by_role("button", name="I have saved my token").click()
+    expect(shown).to_be_hidden()
+    expect(box).to_be_hidden()
+    # This browser stays signed in.
+    page.reload()
+    expect(page.get_by_text("Signed in as nat")).to_be_visible()
+
+
+def test_the_new_token_button_on_a_russian_phone(new_context: NewContext) -> None:
+    """In the header on a phone, in the player's language; only once he is signed in."""
+    page, _ = open_lobby(new_context(viewport=PHONES["small"], **TOUCH))
+    expect(page.locator("#new-token")).to_be_hidden()
+    sign_up(page, "ola")
+    page = in_language(page, "ru")
+    button = page.get_by_role("button", name="Новый токен")
+    expect(button).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    button.tap()
+    expect(page.get_by_role("region", name="Заменить ваш токен?")).to_be_visible()
+    screenshot(page, "lobby-new-token-phone-ru", full_page=False)
