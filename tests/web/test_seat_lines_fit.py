@@ -67,14 +67,18 @@ FRESH = "document.querySelector(`article[data-table='${id}']`)"
 CARD_BOX = """card => { const box = card.getBoundingClientRect();
   return { x: box.left + scrollX, y: box.top + scrollY, width: box.width, height: box.height }; }"""
 
+LANGUAGES = ("en", "zh", "ru", "th")
 SMALL = {"viewport": PHONES["small"], **TOUCH}
 
 
 @pytest.mark.parametrize(
     ("lang", "view"),
-    [(lang, SMALL) for lang in ("en", "zh", "ru", "th")]
-    + [("ru", {"viewport": PHONES["landscape"], **TOUCH}), ("ru", {"viewport": DESKTOP})],
-    ids=["en-360", "zh-360", "ru-360", "th-360", "ru-landscape", "ru-desk"],
+    [(lang, SMALL) for lang in LANGUAGES]
+    + [("ru", {"viewport": PHONES["landscape"], **TOUCH})]
+    + [(lang, {"viewport": DESKTOP}) for lang in LANGUAGES],
+    ids=[f"{lang}-360" for lang in LANGUAGES]
+    + ["ru-landscape"]
+    + [f"{lang}-desk" for lang in LANGUAGES],
 )
 def test_a_seat_s_label_is_never_broken_inside(
     new_context: NewContext, http: httpx.Client, lang: str, view: dict[str, object]
@@ -85,17 +89,19 @@ def test_a_seat_s_label_is_never_broken_inside(
     width = view["viewport"]["width"]  # type: ignore[index]
     suffix = f"{lang}{width}"
     host, guest = register_player(http, f"wanda{suffix}"), register_player(http, f"bob{suffix}")
-    table_id = http.post("/tables", json={"entry": "classic", "players": 2}, headers=host).json()[
-        "id"
-    ]
+    table = {"entry": "classic", "players": 4}
+    table_id = http.post("/tables", json=table, headers=host).json()["id"]
     for seat, who in enumerate((host, guest)):
         assert http.post(f"/tables/{table_id}/seats", json={"seat": seat}, headers=who).is_success
+    for seat in (2, 3):  # "Seat 3: bot:basic:2 (bot, basic) · Side A"
+        bot = {"seat": seat, "bot": "basic"}
+        assert http.post(f"/tables/{table_id}/seats", json=bot, headers=host).is_success
     assert http.post(f"/tables/{table_id}/start", headers=host).status_code == 201
     page, _ = open_lobby(new_context(**view))
     signed_in(page, host)
     in_language(page, lang)
     card = page.locator(f"article[data-table='{table_id}']")
-    expect(card.locator("li.seat").nth(1)).to_contain_text("2", timeout=LIVE_MS)
+    expect(card.locator("li.seat").nth(3)).to_contain_text("bot:basic:3", timeout=LIVE_MS)
     expect(card.locator(".seat-side").first).to_be_visible(timeout=LIVE_MS)
     # The card alone (the poll redraws it: where it is, not the element, which may be gone).
     box = page.evaluate(f"id => ({CARD_BOX})({FRESH})", table_id)
@@ -103,5 +109,5 @@ def test_a_seat_s_label_is_never_broken_inside(
         path=SCREENSHOTS / f"lobby-seat-labels-{lang}-{width}.png", full_page=True, clip=box
     )
     labels = page.evaluate(f"id => ({SEAT_LABELS})({FRESH})", table_id)
-    assert len(labels) == 2
+    assert len(labels) == 4
     assert [label for label in labels if label["lines"] != 1 or not label["inside"]] == []
