@@ -14,6 +14,10 @@ from tests.web.pages import LIVE_MS, in_language, open_lobby, signed_in
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
+#: In the page: the card of table ``id`` as the page shows it now, found and measured in one step
+#: (the poll redraws the cards: an element found before may be gone, measuring 0 x 0).
+FRESH = "document.querySelector(`article[data-table='${id}']`)"
+
 #: In the page: for each seat line of the card, whether its label's first line and its name's
 #: first line are the same line, and whether the line stays inside the card.
 SEAT_LINES = """card => [...card.querySelectorAll("li.seat")].map(item => {
@@ -44,7 +48,7 @@ def test_a_seat_s_label_stays_on_the_line_of_its_player(
     card = page.locator(f"[data-table='{table_id}']")
     expect(card).to_contain_text("Место 2", timeout=LIVE_MS)
     screenshot(page, f"lobby-seat-lines-ru-{page.viewport_size['width']}")  # type: ignore[index]
-    lines = card.evaluate(SEAT_LINES)
+    lines = page.evaluate(f"id => ({SEAT_LINES})({FRESH})", table_id)
     assert [line for line in lines[:2] if not (line["together"] and line["inside"])] == []
 
 
@@ -58,10 +62,6 @@ SEAT_LABELS = """card => [...card.querySelectorAll("li.seat")].map(item => {
     && item.scrollWidth <= item.clientWidth + 0.5;
   return { label: item.childNodes[0].textContent, lines: tops.size, inside };
 })"""
-
-#: In the page: the card of table ``id`` as the page shows it now, found and measured in one step
-#: (the poll redraws the cards: an element found before may be gone, measuring 0 x 0).
-FRESH = "document.querySelector(`article[data-table='${id}']`)"
 
 #: In the page: where the card is in the whole page.
 CARD_BOX = """card => { const box = card.getBoundingClientRect();
