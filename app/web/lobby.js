@@ -288,17 +288,19 @@ function tableCard(table, details) {
     const away = live && (table.away ? table.away.includes(index) : Boolean(table.playing?.[index]?.away));
     const note = away ? [" · ", element("span", { class: "away", text: t("lobby_seat_away") })] : [];
     // A no-break space after the colon: the label stays on the line of the name's first word.
-    const item = element("li", { class: "seat" }, `${label}:\u00a0`, whoNode, ...note, ...team);
+    // The label itself is never broken (style.css, .seat-label): it read "Место" / "1: wanda".
+    const item = element("li", { class: "seat" },
+      element("span", { class: "seat-label", text: `${label}:\u00a0` }), whoNode, ...note, ...team);
     if (away) item.dataset.away = "true";
     seats.append(item);
   });
   const facts = element("dl", {}, element("dt", { text: t("seats") }),
     element("dd", {}, seats));
   if (table.totals) {
-    const scores = Object.entries(table.totals)
-      .map(([side, total]) => `${t("side", { side })}: ${total}`)
-      .join(" · ");
-    facts.append(element("dt", { text: t("scores") }), element("dd", { class: "scores", text: scores }));
+    // Each side's score whole (style.css, .score): "Команда" / "B: 0" read as two things.
+    const scores = Object.entries(table.totals).flatMap(([side, total], index) => [
+      ...(index ? [" · "] : []), element("span", { class: "score", text: `${t("side", { side })}: ${total}` })]);
+    facts.append(element("dt", { text: t("scores") }), element("dd", { class: "scores" }, ...scores));
   }
   card.append(facts);
   // Who won a finished game, named as the table page names them: "Won by Side A (ann, cid)".
