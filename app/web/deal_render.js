@@ -298,8 +298,10 @@ function endSection(view, names) {
   return section;
 }
 
-// The rule that says what an entry's penalties are for (docs/rules/modern_american.md).
-const PENALTY_RULES = { modern_american: "R-MA-SCORE-2" };
+// The rules that say what a row of an entry's breakdown counts (docs/rules/modern_american.md):
+// its penalties, and its threes (a side with exactly one canasta scores 0 for them, a row of 0
+// beside threes laid).
+const PART_RULES = { modern_american: { penalties: "R-MA-SCORE-2", red_threes: "R-MA-THREE-2" } };
 
 // The R-SCORE-1 breakdown, one column per side (the deal's `scores`); `variant`, the entry
 // (modern_american's threes row is "Threes").
@@ -314,12 +316,11 @@ export function breakdownTable(scores, variant = null) {
     if (index >= ALWAYS_SHOWN && sides.every((side) => !scores[side][part])) return;
     const label = part === "red_threes" ? threesKey(variant, "score") : `score_${part}`;
     const head = element("th", { scope: "row", text: t(label) });
-    // Penalties (modern_american's alone) say nothing of what they were for: the rule that
-    // lists them is a link away ("Penalties (R-MA-SCORE-2)": an incomplete sevens or wild meld,
-    // three aces in hand...), in a new tab.
-    if (part === "penalties" && PENALTY_RULES[variant]) {
-      head.append(element("span", { class: "detail" }, " (", codeLink(PENALTY_RULES[variant]), ")"));
-    }
+    // Penalties (modern_american's alone) say nothing of what they were for, its threes'
+    // 0 nothing of why: the rule is a link away ("Penalties (R-MA-SCORE-2)": an incomplete
+    // sevens or wild meld, three aces in hand...; "Threes (R-MA-THREE-2)"), in a new tab.
+    const rule = PART_RULES[variant]?.[part];
+    if (rule) head.append(element("span", { class: "detail" }, " (", codeLink(rule), ")"));
     const row = element("tr", {}, head);
     row.dataset.part = part;
     for (const side of sides) {

@@ -196,7 +196,8 @@ def test_the_seats_before_the_start_say_which_are_bots(
 def test_modern_american_penalties_link_to_what_they_are_for(new_context: NewContext) -> None:
     # A side that ended with an incomplete sevens meld and wild-card meld read "Penalties
     # -4500" and nothing else; the row now links its rule (the table page's own renderer,
-    # given a deal's scores: playing a modern_american deal out would take long).
+    # given a deal's scores: playing a modern_american deal out would take long). So does the
+    # threes' row: a side with exactly one canasta scores 0 for its threes (R-MA-THREE-2).
     page = open_lobby(new_context())[0]
     scores = {
         side: {"melds": 295, "canasta_bonus": 500, "going_out": 0, "red_threes": 0}
@@ -206,15 +207,26 @@ def test_modern_american_penalties_link_to_what_they_are_for(new_context: NewCon
     heads = page.evaluate(
         """async (scores) => {
             const { breakdownTable } = await import("/web/deal_render.js");
-            const head = (variant) => breakdownTable(scores, variant)
-                .querySelector("tr[data-part=penalties] th");
-            const link = head("modern_american").querySelector("a");
-            return [head("modern_american").textContent, link.getAttribute("href"),
-                    link.target, head("ponytail").textContent];
+            const head = (variant, part) => breakdownTable(scores, variant)
+                .querySelector(`tr[data-part=${part}] th`);
+            const link = head("modern_american", "penalties").querySelector("a");
+            const threes = head("modern_american", "red_threes").querySelector("a");
+            return [head("modern_american", "penalties").textContent, link.getAttribute("href"),
+                    link.target, head("ponytail", "penalties").textContent,
+                    head("modern_american", "red_threes").textContent, threes.getAttribute("href"),
+                    head("classic", "red_threes").textContent];
         }""",
         scores,
     )
-    assert heads == ["Penalties (R-MA-SCORE-2)", "/rules/R-MA-SCORE-2", "_blank", "Penalties"]
+    assert heads == [
+        "Penalties (R-MA-SCORE-2)",
+        "/rules/R-MA-SCORE-2",
+        "_blank",
+        "Penalties",
+        "Threes (R-MA-THREE-2)",
+        "/rules/R-MA-THREE-2",
+        "Red threes",
+    ]
 
 
 def test_next_deal_is_on_a_phone_screen_when_the_deal_ends(
