@@ -97,6 +97,12 @@ class AccountService(AppCore):
         name = self.known_token(token)
         if name is not None:
             return name
+        return self.stored_token(token)
+
+    def stored_token(self, token: str) -> str | None:
+        """As ``authenticate``, but read from the store even if this process remembers the
+        token: for what outlives the request (``POST /sessions``), which a token revoked a
+        moment ago by another process must not get while this one still remembers it."""
         hashed = token_hash(token)
         tid = token_id(hashed)
         try:

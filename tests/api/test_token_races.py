@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
 from app.fanout import TOKEN_BOUND
 from app.services.accounts import TokenRevoked
+from app.sessions import COOKIE
 from app.settings import Settings, eventsourcing_env
 from domain import commands as c
 from domain.accounts import token_hash, token_id
@@ -136,3 +139,33 @@ def test_a_revoked_token_reaches_nothing_on_either_process(servers: Servers) -> 
         assert http.post("/tables", json=body, headers={**old, **key}).status_code == 401
     for http in (here, elsewhere):
         assert _me(http, new).json()["name"] == "ann"
+
+
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_in_the_window_the_old_token_gets_neither_a_session_nor_a_new_token(
+    store: str, request: pytest.FixtureRequest, make_client: Callable[..., TestClient]
+) -> None:
+    """A process that has not yet heard of the revocation (its follower a moment behind:
+    held here, and trusted) takes the old token for a request, as the bound allows, but not
+    for what outlives it: a browser session (``POST /sessions``, open for days) or a new
+    token (``POST /me/token``). Both check the store."""
+    url = request.getfixturevalue("migrated_postgres_url") if store == "postgres" else None
+    http = make_client(database_url=url)
+    canasta: CanastaApp = http.app.state.canasta  # type: ignore[attr-defined]
+    old = _bearer(http.post("/players", json={"name": "ann"}).json()["token"])
+    assert _me(http, old).status_code == 200  # remembered
+    http.app.state.hub.close()  # type: ignore[attr-defined]
+    canasta.follow_tokens(lambda: True)  # ... and trusted: the follower has not read it yet
+    operator = CanastaApp(env=eventsourcing_env(http.app.state.settings))  # type: ignore[attr-defined]
+    try:
+        new, _revoked = operator.replace_tokens("ann", "operator")
+    finally:
+        operator.close()
+    assert _me(http, old).status_code == 200  # the window
+    unknown = _me(http, _bearer("made-up-token"))
+    for path in ("/sessions", "/me/token"):
+        answer = http.post(path, headers=old)
+        assert answer.status_code == 401, (path, answer.text)
+        assert answer.json() == unknown.json()
+        assert COOKIE not in answer.headers.get("set-cookie", "")  # no session
+    assert _me(http, _bearer(new)).json()["name"] == "ann"  # the operator's token stands
