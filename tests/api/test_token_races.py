@@ -169,3 +169,48 @@ def test_in_the_window_the_old_token_gets_neither_a_session_nor_a_new_token(
         assert answer.json() == unknown.json()
         assert COOKIE not in answer.headers.get("set-cookie", "")  # no session
     assert _me(http, _bearer(new)).json()["name"] == "ann"  # the operator's token stands
+
+
+def test_a_command_racing_the_replacement_lands_whole_or_is_refused(servers: Servers) -> None:
+    """The cutter's command sent with his old token on one process while he replaces the
+    token on the other: answered 200 and recorded, or 401 and nothing recorded."""
+    here, elsewhere = servers.here, servers.elsewhere
+    game = open_table(here, ("ann", "bob"))
+    cutter = game.names[here.get(f"/deals/{game.deal_id}").json()["cutter"]]
+    old = dict(game.headers[cutter])
+    assert _me(elsewhere, old).status_code == 200  # remembered there
+    command = game.request(cutter, c.Cut(20), 1)
+    step = here.get(f"/deals/{game.deal_id}").json()["step"]
+    answers: dict[str, httpx.Response] = {}
+    go = threading.Barrier(2)
+
+    def send(what: str, call: Callable[[], httpx.Response]) -> None:
+        go.wait()
+        answers[what] = call()
+
+    threads = [
+        threading.Thread(
+            target=send,
+            args=(
+                "command",
+                lambda: elsewhere.post(
+                    f"/deals/{game.deal_id}/commands", json=command, headers=old
+                ),
+            ),
+        ),
+        threading.Thread(
+            target=send, args=("replace", lambda: here.post("/me/token", headers=old))
+        ),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers["replace"].status_code == 201, answers["replace"].text
+    sent = answers["command"]
+    assert sent.status_code in (200, 401), sent.text
+    now = here.get(f"/deals/{game.deal_id}").json()["step"]
+    assert (now > step) == (sent.status_code == 200), (sent.status_code, step, now)
+    time.sleep(TOKEN_BOUND + 0.5)
+    again = elsewhere.post(f"/deals/{game.deal_id}/commands", json=command, headers=old)
+    assert again.status_code == 401  # not even the replay of an answer it got
