@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -26,6 +27,7 @@ from domain import commands as c
 from domain.accounts import token_hash, token_id
 from tests.api.test_token_replacement import Servers, _bearer, _me, servers
 from tests.support.http import open_table
+from tests.support.replica import Replica
 
 __all__ = ["servers"]  # the fixture, shared with test_token_replacement
 
@@ -214,3 +216,33 @@ def test_a_command_racing_the_replacement_lands_whole_or_is_refused(servers: Ser
     time.sleep(TOKEN_BOUND + 0.5)
     again = elsewhere.post(f"/deals/{game.deal_id}/commands", json=command, headers=old)
     assert again.status_code == 401  # not even the replay of an answer it got
+
+
+@pytest.mark.postgres
+def test_a_lagging_replica_does_not_bring_a_revoked_token_back(
+    uvicorn_server: Callable[..., Any], migrated_postgres_url: str, replica: Replica
+) -> None:
+    """Two processes reading through a read replica that stops replaying (a stream open on
+    the other, so that its follower reads the replica): the token replaced on the first is
+    refused by both within the bound, while the replica still holds it good."""
+    env = {"CANASTA_READ_DATABASE_URL": replica.url, "CANASTA_RUN_BOTS": "false"}
+    first = uvicorn_server(database_url=migrated_postgres_url, env=env)
+    second = uvicorn_server(database_url=migrated_postgres_url, env=env)
+    with (
+        httpx.Client(base_url=first.url, timeout=30) as here,
+        httpx.Client(base_url=second.url, timeout=30) as elsewhere,
+    ):
+        game = open_table(here, ("ann", "bob"))
+        old = dict(game.headers["ann"])
+        for http in (here, elsewhere):
+            assert _me(http, old).status_code == 200
+        with (
+            elsewhere.stream("GET", f"/deals/{game.deal_id}/stream", headers=game.headers["bob"]),
+            replica.paused(),
+        ):
+            new = _bearer(here.post("/me/token", headers=old).json()["token"])
+            time.sleep(TOKEN_BOUND + 0.5)
+            for http in (here, elsewhere):
+                assert _me(http, old).status_code == 401
+                assert http.get(f"/deals/{game.deal_id}", headers=old).status_code == 401
+                assert _me(http, new).json()["name"] == "ann"
