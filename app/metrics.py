@@ -11,6 +11,8 @@ What is counted, and where (docs/operations.md, "Metrics", lists them for operat
   retry under a used ``seq``), refused by error code;
 - open live streams (``text/event-stream`` answers still running), by route; the streams
   opened, by where their catch-up came from (the follower's memory or the store);
+- whether the process's follower of the store lags past the tokens' bound, and how often
+  it did (``app.fanout``: tokens are then read from the store);
 - bot moves, by outcome (``app.bot_runner``, in whichever process plays the bots);
 - at scrape time, in the process that answers: the event store's head and each read
   model's lag behind it (``app.readiness.projection_lag``).
@@ -94,6 +96,16 @@ STREAM_CATCHUPS = Counter(
     "Live streams opened, by where their catch-up came from (memory: the process's follower "
     "held the aggregate's history, app/fanout.py; store: a read)",
     ["source"],
+)
+TOKEN_FOLLOWER_LAGGING = Gauge(
+    "canasta_token_follower_lagging",
+    "1 while a process's follower of the store lags past TOKEN_BOUND (app/fanout.py): it "
+    "reads every bearer token from the store instead of trusting the ones it remembers",
+    multiprocess_mode="livemax",
+)
+TOKEN_FOLLOWER_LAGS = Counter(
+    "canasta_token_follower_lags",
+    "Times a process's follower of the store fell behind TOKEN_BOUND (app/fanout.py)",
 )
 BOT_MOVES = Counter(
     "canasta_bot_moves",
@@ -205,6 +217,8 @@ __all__ = [
     "REQUEST_SECONDS",
     "RESPONSES",
     "STREAM_CATCHUPS",
+    "TOKEN_FOLLOWER_LAGGING",
+    "TOKEN_FOLLOWER_LAGS",
     "UNMATCHED",
     "exposition",
     "multiprocess_dir",

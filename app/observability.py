@@ -300,6 +300,9 @@ def install(api: FastAPI, settings: Settings) -> None:
         except Exception as exc:
             logging.getLogger(__name__).warning("metrics: the event store failed: %r", exc)
             head, lags = None, {}
+        hub = getattr(request.app.state, "hub", None)
+        if hub is not None:  # a follower stuck with no request asking: noticed now
+            hub.tokens_fresh()
         families = list(metrics.store_gauges(head, lags))
         body, content_type = await run_in_threadpool(metrics.exposition, families)
         return Response(body, media_type=content_type)

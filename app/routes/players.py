@@ -6,8 +6,9 @@ from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from app.deps import AccountDep, CanastaDep, SettingsDep, roles_of
+from app.deps import UNKNOWN_TOKEN, AccountDep, CanastaDep, SettingsDep, Unauthenticated, roles_of
 from app.schemas import Me, NewToken, RegisterIn, RegisterOut
+from app.services.accounts import TokenRevoked
 
 router = APIRouter(tags=["players"])
 
@@ -33,7 +34,12 @@ async def replace_token(account: AccountDep, canasta: CanastaDep) -> JSONRespons
     by every other one (docs/api.md, "Replacing a token"); live streams opened with it end.
     Signed in by the session cookie instead (with ``X-Canasta-CSRF: 1``), the session stays
     signed in: the way back for a player whose tokens the operator revoked."""
-    token, _revoked = await run_in_threadpool(canasta.replace_tokens, account.name, "player")
+    try:
+        token, _revoked = await run_in_threadpool(
+            canasta.replace_tokens, account.name, "player", account.token
+        )
+    except TokenRevoked:  # remembered here a moment longer, but revoked in the store
+        raise Unauthenticated(UNKNOWN_TOKEN) from None
     response = JSONResponse(NewToken(name=account.name, token=token).model_dump(), 201)
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from app.auth import well_formed
 from app.deps import (
+    UNKNOWN_TOKEN,
     Caller,
     CanastaDep,
     SessionKey,
@@ -84,6 +85,10 @@ async def sign_in(
     something must also send the header ``X-Canasta-CSRF: 1``."""
     if account is None:
         raise Unauthenticated("signing in needs the bearer token in the Authorization header")
+    # a session outlives the token: the store must hold it good, whatever this process remembers
+    token = account.token
+    if token is not None and await run_in_threadpool(canasta.stored_token, token) != account.name:
+        raise Unauthenticated(UNKNOWN_TOKEN)
     lifetime = settings.session_max_age_seconds
     key, expires = await run_in_threadpool(canasta.open_session, account.name, lifetime)
     body = SessionOut(name=account.name, expires=datetime.fromtimestamp(expires, UTC))

@@ -48,6 +48,10 @@ REPLACE_TRIES = 3
 TOKEN_REVOKED_TOPIC = get_topic(Token.Revoked)  # type: ignore[attr-defined]
 
 
+class TokenRevoked(Exception):
+    """The token a replacement was asked with is revoked in the store (``replace_tokens``)."""
+
+
 class AccountService(AppCore):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -93,6 +97,12 @@ class AccountService(AppCore):
         name = self.known_token(token)
         if name is not None:
             return name
+        return self.stored_token(token)
+
+    def stored_token(self, token: str) -> str | None:
+        """As ``authenticate``, but read from the store even if this process remembers the
+        token: for what outlives the request (``POST /sessions``), which a token revoked a
+        moment ago by another process must not get while this one still remembers it."""
         hashed = token_hash(token)
         tid = token_id(hashed)
         try:
@@ -152,11 +162,17 @@ class AccountService(AppCore):
             return True
         return self.authenticate(token) == name
 
-    def replace_tokens(self, name: str, by: str) -> tuple[str, int]:
+    def replace_tokens(self, name: str, by: str, token: str | None = None) -> tuple[str, int]:
         """Revoke every token of the account ``name`` and issue a new one, in one transaction
         (``Token.Revoked`` for each, ``Account.TokensReplaced``, a new ``Token``); returns the
-        new token and how many were revoked. ``by``: ``player`` or ``operator``. Two replacements of one account at the
-        same moment: one is recorded first, the other is made again on top of it."""
+        new token and how many were revoked. ``by``: ``player`` or ``operator``. Two
+        replacements of one account at the same moment: one is recorded first, the other is
+        made again on top of it.
+
+        ``token``: the bearer token the player asked with, if he did. It must still be good in
+        the store, in the same transaction (raises ``TokenRevoked`` otherwise): another process
+        may remember it for up to ``TOKEN_BOUND`` after its revocation, and a leaked token's
+        holder must not turn those seconds into a new token that revokes the player's."""
         for attempt in range(REPLACE_TRIES):
             account = self.account(name)
             ids = account.tokens if account.tokens is not None else self._issued_to(account.name)
@@ -166,6 +182,8 @@ class AccountService(AppCore):
                 if issued is not None and not getattr(issued, "revoked", False):
                     issued.revoke(by=by)
                     revoked.append(issued)
+            if token is not None and token_id(token_hash(token)) not in {t.id for t in revoked}:
+                raise TokenRevoked  # and if it is revoked meanwhile, the commit below fails
             token = secrets.token_urlsafe(32)
             new = Token(hashed=token_hash(token), name=account.name)
             account.replace_tokens(issued=str(new.id), revoked=[str(t.id) for t in revoked], by=by)

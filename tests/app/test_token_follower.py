@@ -8,16 +8,22 @@ each token from the store instead. Two applications over one real store, SQLite 
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from prometheus_client import REGISTRY
 
 from app.application import CanastaApp
 from app.fanout import TOKEN_BOUND, EventHub
 from app.settings import Settings, eventsourcing_env
-from domain.accounts import Account, NameClaim, Token, token_hash
+from domain.accounts import Account, NameClaim, Token, token_hash, token_id
+
+#: How long a test waits for the follower to do what it must (not a bound it asserts).
+PATIENCE = 30.0
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -94,3 +100,103 @@ def test_an_account_of_an_older_store_has_its_token_found_and_revoked(
     assert here.authenticate(token) is None and other.authenticate(token) is None
     assert other.authenticate(new) == "old"
     assert here.account("old").tokens is not None  # recorded from now on
+
+
+def _until(done: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + PATIENCE
+    while not done():
+        assert time.monotonic() < deadline, "the follower never got there"
+        time.sleep(0.01)
+
+
+def test_a_token_read_just_before_its_revocation_elsewhere_is_not_remembered(
+    apps: tuple[CanastaApp, EventHub, CanastaApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race ``AccountService.authenticate`` guards: this process reads the token from the
+    store (good), another process revokes it, this process's follower reads the revocation,
+    and only then does the first request remember the token. Were it remembered, this process
+    would accept it for ever: the follower has already passed the revocation. The steps are
+    ordered by a hook on the store read, not by sleeps."""
+    here, _hub, other = apps
+    token = other.register("ann")
+    tid = token_id(token_hash(token))
+    read = here._read
+
+    def read_then_revoked_elsewhere(aggregate_id: object, *args: object, **kw: object) -> object:
+        found = read(aggregate_id, *args, **kw)  # type: ignore[arg-type]
+        if aggregate_id == tid:
+            other.replace_tokens("ann", "operator")
+            _until(lambda: here.revoked_here(tid))  # the follower has told this process
+        return found
+
+    monkeypatch.setattr(here, "_read", read_then_revoked_elsewhere)
+    assert here.authenticate(token) == "ann"  # good when it was read: answered once
+    monkeypatch.undo()
+    assert here.known_token(token) is None  # but not remembered
+    assert here.authenticate(token) is None
+    assert other.authenticate(token) is None
+
+
+def test_a_follower_that_lags_is_logged_once_and_counted_then_caught_up(
+    apps: tuple[CanastaApp, EventHub, CanastaApp],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An operator sees when a process stops trusting the tokens it remembers (its follower
+    lags past ``TOKEN_BOUND``: every request then reads its token from the store): one
+    warning, ``canasta_token_follower_lagging`` 1 and ``canasta_token_follower_lags_total``
+    one more; when it catches up, one line more and the gauge back to 0."""
+    here, hub, other = apps
+    token = other.register("ann")
+    assert here.authenticate(token) == "ann"
+    gate = threading.Event()
+    read_to_head = hub._read_to_head
+
+    def stuck() -> bool:  # the database slow, say: the follower's reads wait
+        gate.wait()
+        return read_to_head()
+
+    lags = REGISTRY.get_sample_value("canasta_token_follower_lags_total") or 0.0
+    caplog.set_level(logging.INFO, logger="app.fanout")
+    monkeypatch.setattr(hub, "_read_to_head", stuck)
+    try:
+        _until(lambda: not hub.tokens_fresh())
+        for _ in range(5):  # every request asks: one line all the same
+            assert here.known_token(token) is None
+            assert here.authenticate(token) == "ann"
+        lagging = [r for r in caplog.records if "tokens are read from the store" in r.message]
+        assert len(lagging) == 1 and lagging[0].levelno == logging.WARNING
+        assert REGISTRY.get_sample_value("canasta_token_follower_lagging") == 1
+        assert REGISTRY.get_sample_value("canasta_token_follower_lags_total") == lags + 1
+    finally:
+        gate.set()
+    _until(hub.tokens_fresh)
+    _until(lambda: any("caught up" in r.message for r in caplog.records))
+    assert here.known_token(token) == "ann"  # memory trusted again
+    assert REGISTRY.get_sample_value("canasta_token_follower_lagging") == 0
+    assert REGISTRY.get_sample_value("canasta_token_follower_lags_total") == lags + 1
+    assert len([r for r in caplog.records if "caught up" in r.message]) == 1
+
+
+def test_a_slow_poll_setting_still_keeps_the_tokens_remembered(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``CANASTA_STREAM_POLL_SECONDS`` may be up to 10 s, longer than ``TOKEN_BOUND``: a quiet
+    store's follower then read only every 10 s, and between two reads the process trusted no
+    token it remembered (every request read its token from the store, and the lag was
+    logged as one). The follower looks at least every quarter of the bound."""
+    slow = settings.model_copy(update={"stream_poll_seconds": 10.0})
+    here = CanastaApp(env=eventsourcing_env(slow))
+    hub = EventHub.for_settings(here, slow)
+    try:
+        token = here.register("ann")
+        hub.start()
+        assert here.authenticate(token) == "ann"
+        caplog.set_level(logging.INFO, logger="app.fanout")
+        time.sleep(TOKEN_BOUND + 1)  # nothing written meanwhile
+        assert hub.tokens_fresh()
+        assert here.known_token(token) == "ann"
+        assert not [r for r in caplog.records if "tokens are read from the store" in r.message]
+    finally:
+        hub.close()
+        here.close()
