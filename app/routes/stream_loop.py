@@ -25,6 +25,7 @@ from fastapi.sse import format_sse_event
 from app.application import CanastaApp
 from app.fanout import Delivered, EventHub, Subscription
 from app.metrics import STREAM_CATCHUPS
+from app.outage import DATABASE_ERRORS
 from app.replica import Reads
 from app.sessions import SessionWatch
 
@@ -133,7 +134,7 @@ def sse_stream(
         sub.tick_every(min(WAKE_SECONDS, heartbeat))
         session_due = time.monotonic() + SESSION_CHECK_SECONDS
 
-        async def session_ended() -> bool:
+        async def session_ended(*, idle: bool = False) -> bool:
             nonlocal session_due
             if signed_in is None:
                 return False
@@ -142,7 +143,14 @@ def sse_stream(
             if time.monotonic() < session_due:
                 return False
             session_due = time.monotonic() + SESSION_CHECK_SECONDS
-            return not await anyio.to_thread.run_sync(signed_in.signs_in, limiter=limiter)
+            try:
+                return not await anyio.to_thread.run_sync(signed_in.signs_in, limiter=limiter)
+            except DATABASE_ERRORS:
+                # The database does not answer (docs/operations.md, "When PostgreSQL goes
+                # away"): nobody can sign out or revoke a token meanwhile, and nothing new can
+                # be recorded to send; a waiting stream stays open and asks again later. With
+                # events to send it closes (the client's reconnection is asked as any request).
+                return not idle
 
         try:
             if on_replica and sub.history is None:
@@ -183,7 +191,7 @@ def sse_stream(
                 if not delivered:
                     # Idle: has the client gone? (While events flow, the response notices a
                     # client gone when it writes.) Is a heartbeat due?
-                    if await request.is_disconnected() or await session_ended():
+                    if await request.is_disconnected() or await session_ended(idle=True):
                         return
                     if time.monotonic() - quiet_since >= heartbeat:
                         yield beat
