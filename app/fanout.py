@@ -51,12 +51,8 @@ starts it at start-up (``start``), streams or not: with no stream open, each wak
 finds the head moved also reads the revocations up to it (one query, filtered by topic), and
 it reads at most every ``poll_seconds`` rather than every ``read_interval``.
 ``tokens_fresh()`` says whether its last complete read began less than ``TOKEN_BOUND``
-seconds ago; if the follower lags longer (the database slow or away, a replica stalled, the
-thread stuck), the process stops trusting the tokens it remembers and reads each token from
-the store until it catches up. It logs that once (a warning, and a line when it has caught
-up) and counts it (``canasta_token_follower_lagging``, ``canasta_token_follower_lags_total``):
-the lag is noticed by whoever asks ``tokens_fresh()`` (a request, a live stream, a scrape of
-``/metrics``) or by the follower's own next read.
+seconds ago (``app.token_freshness``: past it, the process reads each token from the store
+until the follower catches up; the lag is logged and counted).
 """
 
 from __future__ import annotations
@@ -77,10 +73,10 @@ from psycopg.sql import SQL, Identifier
 
 from app.application import CanastaApp
 from app.infra.projection_runner.leases import postgres_connector
-from app.metrics import TOKEN_FOLLOWER_LAGGING, TOKEN_FOLLOWER_LAGS
 from app.replica import Reads
 from app.services.accounts import TOKEN_REVOKED_TOPIC
 from app.settings import MEMORY, Settings
+from app.token_freshness import TOKEN_BOUND, TokenFreshness
 
 log = logging.getLogger(__name__)
 
@@ -89,11 +85,6 @@ BATCH = 500
 
 #: How many aggregates' whole histories the follower keeps (the most recently written).
 HISTORY = 256
-
-#: Seconds within which a token revoked by any process stops working on this one: the
-#: follower's last complete read must have begun less than this ago for the tokens this
-#: process remembers to be trusted (a healthy follower reads every ``stream_poll_seconds``).
-TOKEN_BOUND = 2.0
 
 #: The longest the follower waits between two looks at the store, whatever
 #: ``stream_poll_seconds`` says (it may be up to 10 s): a quiet store's follower must still
@@ -210,11 +201,7 @@ class EventHub:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self.reads = 0
-        #: ``time.monotonic()`` when the last read that reached the store's head began.
-        self._fresh_at = float("-inf")
-        #: Whether the lag past ``TOKEN_BOUND`` was logged and not yet its end.
-        self._lagging = False
-        self._lagging_lock = threading.Lock()
+        self._freshness = TokenFreshness()
 
     @classmethod
     def for_settings(
@@ -281,42 +268,14 @@ class EventHub:
 
     def tokens_fresh(self) -> bool:
         """Whether the follower's last complete read began less than ``TOKEN_BOUND`` ago."""
-        age = time.monotonic() - self._fresh_at
-        if age < TOKEN_BOUND:
-            return True
-        if not self._lagging:
-            self._lag_began(age)
-        return False
-
-    def _lag_began(self, age: float) -> None:
-        """Log and count, once, that the follower lags past the bound."""
-        with self._lagging_lock:
-            if self._lagging:
-                return
-            self._lagging = True
-        TOKEN_FOLLOWER_LAGS.inc()
-        TOKEN_FOLLOWER_LAGGING.set(1)
-        log.warning(
-            "event hub: the follower's last complete read began %.1fs ago (bound %gs): "
-            "bearer tokens are read from the store until it catches up",
-            age,
-            TOKEN_BOUND,
-        )
-
-    def _lag_ended(self) -> None:
-        with self._lagging_lock:
-            if not self._lagging:
-                return
-            self._lagging = False
-        TOKEN_FOLLOWER_LAGGING.set(0)
-        log.info("event hub: the follower caught up: remembered bearer tokens are trusted again")
+        return self._freshness.fresh()
 
     def _start_locked(self) -> None:
         if self._thread is not None or self._stopping.is_set():
             return
         began = time.monotonic()
         self._position = self.canasta.recorder.max_notification_id() or 0
-        self._fresh_at = began
+        self._freshness.read_to_head(began)
         self._thread = threading.Thread(target=self._run, name="canasta-event-hub", daemon=True)
         self._thread.start()
 
@@ -386,9 +345,7 @@ class EventHub:
         self.tokens_fresh()  # a lag nobody asked about yet is logged all the same
         began = time.monotonic()
         if self._read_to_head():
-            self._fresh_at = began
-            if self._lagging and self.tokens_fresh():
-                self._lag_ended()
+            self._freshness.read_to_head(began)
 
     def _read_to_head(self) -> bool:
         """Read the new notifications; True once it has read up to the store's head."""

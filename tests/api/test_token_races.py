@@ -19,10 +19,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
-from app.fanout import TOKEN_BOUND
 from app.services.accounts import TokenRevoked
 from app.sessions import COOKIE
 from app.settings import Settings, eventsourcing_env
+from app.token_freshness import TOKEN_BOUND
 from domain import commands as c
 from domain.accounts import token_hash, token_id
 from tests.api.test_token_replacement import Servers, _bearer, _me, servers

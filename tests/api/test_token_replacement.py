@@ -25,8 +25,8 @@ from typing import Any
 import httpx
 import pytest
 
-from app.fanout import TOKEN_BOUND
 from app.sessions import COOKIE, CSRF_HEADER
+from app.token_freshness import TOKEN_BOUND
 from domain import commands as c
 from tests.support.http import Game, open_table
 
