@@ -78,7 +78,7 @@ def test_modern_american_calls_its_threes_threes(
         }""",
         scores,
     )
-    assert rows == ["Threes", "Red threes"]
+    assert rows == ["Threes (R-MA-THREE-2)", "Red threes"]  # the rule of its score linked
 
 
 def test_the_draw_hint_names_the_pile_only_when_it_may_be_taken(
