@@ -151,6 +151,13 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
         cut_at_step = first["expect"]["step"]
         http = httpx.Client(base_url=server.url, timeout=3 * ANSWER_SECONDS)
 
+        # `canasta project` up and leading before the cut (a slow start-up met the outage
+        # at its first look at the store, refused to start, and exited 2: nothing rode it out).
+        until(
+            "canasta project leads",
+            lambda: "this process runs the read models" in side.read_text(),
+            30,
+        )
         relay.cut()  # the database goes away
         cut = time.monotonic()
         health, took = timed(lambda: http.get("/health"))
