@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 from uuid import UUID
@@ -112,35 +113,29 @@ class ReadModelProjection(Projection[ReadModelView]):
             cls.name = cls.__name__
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
-        try:
-            if self.view.in_batch():  # an error rolls the batch back; a later catch-up redoes it
-                self.project(domain_event, tracking)
-            else:
-                self._project_with_retries(domain_event, tracking)
-        except AlreadyProcessed:
-            logger.debug(
-                "%s: notification %s already processed", self.name, tracking.notification_id
-            )
-
-    @retry((InterfaceError, OperationalError), max_attempts=5, wait=0.2)
-    def _project_with_retries(self, domain_event: Any, tracking: Tracking) -> None:
-        self.project(domain_event, tracking)
+        self._write(self.project, tracking, domain_event, tracking)
 
     def process_move(self, originator_id: UUID, at: datetime, tracking: Tracking) -> None:
         """An event of ``move_topics``, given by its aggregate and time: as ``process_event``."""
+        self._write(self.project_move, tracking, originator_id, at, tracking)
+
+    def _write(self, write: Callable[..., None], tracking: Tracking, *args: Any) -> None:
+        """``write(*args)``, retried on a connection error outside a batch (in one, an error
+        rolls the batch back and a later catch-up redoes it); an event already processed is
+        skipped."""
         try:
             if self.view.in_batch():
-                self.project_move(originator_id, at, tracking)
+                write(*args)
             else:
-                self._move_with_retries(originator_id, at, tracking)
+                self._with_retries(write, *args)
         except AlreadyProcessed:
             logger.debug(
                 "%s: notification %s already processed", self.name, tracking.notification_id
             )
 
     @retry((InterfaceError, OperationalError), max_attempts=5, wait=0.2)
-    def _move_with_retries(self, originator_id: UUID, at: datetime, tracking: Tracking) -> None:
-        self.project_move(originator_id, at, tracking)
+    def _with_retries(self, write: Callable[..., None], *args: Any) -> None:
+        write(*args)
 
     def project_move(self, originator_id: UUID, at: datetime, tracking: Tracking) -> None:
         """Write what an event of ``move_topics`` adds (none unless ``move_topics``)."""
