@@ -105,6 +105,23 @@ def test_every_key_the_pages_use_is_in_the_catalogue() -> None:
     assert used, "no key found: the scan is broken"
 
 
+#: Where a Russian sentence may name a card ("дама червей", a name in the nominative, the only
+#: case the pages have): after a colon or a dash ("сбрасывает карту: дама червей"), or after
+#: "сверху" ("сверху дама червей", what lies on top), as the whole of a label.
+RUSSIAN_NOMINATIVE = re.compile(r"(?:^|: |— |сверху )\{(?:card|cards|top)\}$")
+
+
+def test_a_russian_sentence_names_a_card_where_its_nominative_is_right() -> None:
+    """A card's Russian name is in the nominative; the sentences put it where another case was
+    needed, and a screen reader said "kira сбрасывает двойка бубён", "берёт сброс вместе с
+    дама пик", "Сброс открыт картой дама червей": each says it after a colon now."""
+    named = {k: v for k, v in catalogue("ru").items() if re.search(r"\{(?:card|cards|top)\}", v)}
+    assert "event_CardDiscarded" in named, "the scan is broken"
+    for key, text in named.items():
+        for place in re.finditer(r"\{(?:card|cards|top)\}", text):
+            assert RUSSIAN_NOMINATIVE.search(text[: place.end()]), f"{key}: {text}"
+
+
 #: "{count} cards", "{count} deals": a count followed by a plural noun.
 COUNTED_PLURAL = re.compile(r"\{count\} (?:\w+ ){0,2}?\w+s\b")
 

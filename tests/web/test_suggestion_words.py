@@ -61,7 +61,7 @@ def test_a_take_of_the_pile_says_the_top_card_goes_with_the_hands_cards(
     take = page.locator("#moves [data-move=suggestion]").filter(has_text="5♦ 5♠")
     for lang, words in (
         ("en", "Take the pile: the top card with 5♦ 5♠ + A♥ A♠ 2♣"),
-        ("ru", "Взять сброс: верхнюю карту вместе с 5♦ 5♠ + A♥ A♠ 2♣"),
+        ("ru", "Взять сброс: верхнюю карту, к ней — 5♦ 5♠ + A♥ A♠ 2♣"),
     ):
         page.locator("#lang").select_option(lang)
         expect(take).to_have_text(words)
