@@ -419,17 +419,26 @@ export function cardName(code) {
   return t("card_of_deck", { card: name, deck: card.deck });
 }
 
-// A face as cards print it in words ("Q♥", "10♣", "★"), and the suits by their symbols.
-const PRINTED_FACE = /(10|[2-9AKQJ])([♠♥♦♣])|[★☆]/g;
+// A face as cards print it in words ("Q♥", "10♣", "★"), and the suits by their symbols; a row
+// of faces, one space apart ("Q♥ Q♣ ★").
+const FACE = "(?:(?:10|[2-9AKQJ])[♠♥♦♣]|[★☆])";
+const PRINTED_FACE = /^(10|[2-9AKQJ])([♠♥♦♣])$/;
+const FACE_ROW = new RegExp(`${FACE}(?: ${FACE})*`, "g");
 const SUIT_CODES = Object.fromEntries(Object.entries(SUIT_SYMBOLS).map(([code, symbol]) => [symbol, code]));
 
+function spokenFace(face) {
+  const [, rank, suit] = PRINTED_FACE.exec(face) ?? [];
+  if (!rank) return t(face === t("joker_short_BJ") ? "joker_BJ" : "joker_LJ");
+  return t("card_name", { rank: t(`rank_${rank}`), suit: t(`suit_${SUIT_CODES[suit]}`) });
+}
+
 // Words as printed ("bob discarded Q♥.") with each card by its spoken name, for a screen reader
-// ("bob discarded queen of hearts."): it read the symbols as they came, or not at all.
+// ("bob discarded queen of hearts."): it read the symbols as they came, or not at all. A row of
+// cards is a list, "queen of hearts, queen of clubs" (Chinese "红心Q、梅花Q"): one space apart
+// they ran together, "jack of hearts ten of hearts queen of spades ...".
 export function spokenFaces(text) {
-  return String(text).replace(PRINTED_FACE, (face, rank, suit) => {
-    if (!rank) return t(face === t("joker_short_BJ") ? "joker_BJ" : "joker_LJ");
-    return t("card_name", { rank: t(`rank_${rank}`), suit: t(`suit_${SUIT_CODES[suit]}`) });
-  });
+  return String(text).replace(FACE_ROW, (row) =>
+    row.split(" ").map(spokenFace).reduce((card, next) => t("card_and_next", { card, next })));
 }
 
 // The nodes that show `text` as printed and give a screen reader its spoken words (the

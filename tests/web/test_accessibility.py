@@ -316,3 +316,48 @@ def test_the_lobby_s_buttons_and_links_are_named_after_their_table(
         "Take a seat: Classic table of 4, host hanna",
         "Take a seat: Classic table of 4, host hugo",
     }
+
+
+#: A card's spoken Russian name: "дама червей", "большой джокер".
+RUSSIAN_CARD = re.compile(r"^(\w+ \w+|большой джокер|малый джокер)$")
+
+
+def test_a_russian_screen_reader_hears_the_cards_one_by_one_each_in_a_sentence_that_fits(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """A Russian player's screen reader said "nika сбрасывает двойка бубён" (a name in the
+    nominative where the sentence needs the accusative), and his dealt cards as one run of
+    words, "валет червей десятка червей дама пик ...": a row of cards is a list now, and each
+    sentence names a card where its nominative is right, after a colon."""
+    headers = register_player(http, "nika")
+    table, _ = start_practice(http, headers)
+    page = open_page(sign_in(new_context(locale="ru-RU"), headers), f"/tables/{table}")
+    dealt = page.locator("#log li[data-kind=CardsDealt] .visually-hidden")
+    expect(dealt).to_contain_text("Ваши карты: ")
+    cards = dealt.inner_text().split("Ваши карты: ")[1].removesuffix(".").split(", ")
+    assert len(cards) >= 11 and all(RUSSIAN_CARD.match(card) for card in cards), cards
+    page.evaluate(HEARD)
+    cut = page.locator('#moves [data-move="cut"]')
+    draw = page.locator('#moves [data-move="draw"]')
+    expect(cut.or_(draw)).to_be_visible()
+    if cut.is_visible():
+        tab_to(page, '#moves [data-move="cut"]')
+        page.keyboard.press("Enter")
+    tab_to(page, '#moves [data-move="draw"]')
+    page.keyboard.press("Enter")
+    # "nika берёт из прикупа: дама червей, семёрка пик." (two cards in a game of two).
+    page.wait_for_function(
+        "() => window.heard.some((line) => line.startsWith('nika берёт из прикупа: '))"
+    )
+    drawn = next(
+        line for line in page.evaluate("() => window.heard") if "берёт из прикупа: " in line
+    )
+    drawn_cards = drawn.split(": ", 1)[1].removesuffix(".").split(", ")
+    assert len(drawn_cards) == 2 and all(RUSSIAN_CARD.match(c) for c in drawn_cards), drawn
+    tab_to(page, "#hand button[data-card]", back=True)
+    card = page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    page.keyboard.press("Space")
+    tab_to(page, '#moves [data-move="discard"]')
+    page.keyboard.press("Enter")
+    said = f"nika сбрасывает карту: {card.rsplit(',', 1)[0]}."
+    page.wait_for_function("said => window.heard.includes(said)", arg=said)
