@@ -361,3 +361,27 @@ def test_a_russian_screen_reader_hears_the_cards_one_by_one_each_in_a_sentence_t
     page.keyboard.press("Enter")
     said = f"nika сбрасывает карту: {card.rsplit(',', 1)[0]}."
     page.wait_for_function("said => window.heard.includes(said)", arg=said)
+
+
+def test_the_replay_s_and_the_audit_s_summaries_show_where_the_focus_is(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """Tab reached the replay's "Every step" and the audit's records, summaries that opened
+    with Enter, but their ring was the browser's thin default: the focus seemed lost."""
+    headers = register_player(http, AUDITOR)
+    _, deal = start_practice(http, headers)
+    play_moves(http, headers, deal, 2)
+    context = sign_in(new_context(), headers)
+    replay = open_page(context, f"/deals/{deal}/replay?step=1")
+    tab_to(replay, "summary")
+    focus = replay.evaluate(FOCUS)
+    assert focus["ring"] >= 3, focus
+    replay.keyboard.press("Enter")
+    expect(replay.locator("details:has(> summary)")).to_have_attribute("open", "")
+    screenshot(replay, "replay-summary-focus", full_page=False)
+    audit = open_page(context, f"/audit/deals/{deal}")
+    expect(audit.locator("#audit-events summary").first).to_be_attached()
+    tab_to(audit, "#audit-events summary")
+    focus = audit.evaluate(FOCUS)
+    assert focus["ring"] >= 3, focus
+    screenshot(audit, "audit-summary-focus", full_page=False)
