@@ -280,8 +280,26 @@ function handSection(view, { selectable, selected, onCardToggle }) {
     });
     groups.append(group);
   }
+  if (selectable) groups.addEventListener("keydown", alongTheHand);
   section.append(groups);
   return section;
+}
+
+// The arrow keys move the focus along the hand's cards (Left and Up back, Right and Down on),
+// Home and End to its first and last card; Tab still stops at each card. From the move panel,
+// Shift+Tab comes to the hand's last card: the first was a dozen Shift+Tabs further.
+const ALONG = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+
+function alongTheHand(event) {
+  if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const cards = [...event.currentTarget.querySelectorAll("button[data-card]")];
+  const at = cards.indexOf(event.target);
+  if (at < 0) return;
+  const to = event.key === "Home" ? 0 : event.key === "End" ? cards.length - 1
+    : Object.hasOwn(ALONG, event.key) ? at + ALONG[event.key] : null;
+  if (to === null) return;
+  event.preventDefault(); // the page does not scroll instead
+  cards[Math.max(0, Math.min(cards.length - 1, to))].focus();
 }
 
 // --- the end: what happened and the score breakdown -------------------------------------------

@@ -385,3 +385,41 @@ def test_the_replay_s_and_the_audit_s_summaries_show_where_the_focus_is(
     focus = audit.evaluate(FOCUS)
     assert focus["ring"] >= 3, focus
     screenshot(audit, "audit-summary-focus", full_page=False)
+
+
+#: In the page: the hand's cards (their codes, in order) and which of them has the focus.
+HAND_FOCUS = """() => {
+  const cards = [...document.querySelectorAll("#hand button[data-card]")];
+  return { count: cards.length, at: cards.indexOf(document.activeElement) };
+}"""
+
+
+def test_the_arrow_keys_move_along_his_hand(new_context: NewContext, http: httpx.Client) -> None:
+    """Shift+Tab from the move panel comes to his hand's last card; its first was fourteen
+    more Shift+Tabs away. The arrows, Home and End move along the hand; Tab still stops at
+    every card, Space still chooses one."""
+    page, _ = practice_page(new_context, http, "ari")
+    his_draw(page)
+    tab_to(page, '#moves [data-move="draw"]')
+    page.keyboard.press("Enter")
+    expect(page.locator('#moves [data-move="discard"]')).to_be_visible()
+    tab_to(page, "#hand button[data-card]", back=True)
+    hand = page.evaluate(HAND_FOCUS)
+    assert hand["at"] == hand["count"] - 1 and hand["count"] >= 11, hand
+    page.keyboard.press("Home")
+    assert page.evaluate(HAND_FOCUS)["at"] == 0
+    page.keyboard.press("ArrowLeft")  # at the first card it stays
+    assert page.evaluate(HAND_FOCUS)["at"] == 0
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(HAND_FOCUS)["at"] == 2
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate(HAND_FOCUS)["at"] == 1
+    focus = page.evaluate(FOCUS)
+    assert focus["ring"] >= 3, focus
+    page.keyboard.press("Space")
+    expect(page.locator("#hand button[data-card]").nth(1)).to_have_attribute("aria-pressed", "true")
+    assert page.evaluate(HAND_FOCUS)["at"] == 1  # the redraw keeps the focus on the card
+    page.keyboard.press("End")
+    assert page.evaluate(HAND_FOCUS)["at"] == hand["count"] - 1
+    screenshot(page, "table-keyboard-hand-arrows", full_page=False)
