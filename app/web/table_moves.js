@@ -276,6 +276,12 @@ export function renderMoves(ctx) {
       const n = Math.min(most, Math.max(1, Math.round(Number(field.value) || 1)));
       play({ type: "cut", n });
     });
+    // Enter in the field cuts, as in a form: the number typed, he had to Tab on to the button.
+    field.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" || cut.disabled) return;
+      event.preventDefault();
+      cut.click();
+    });
     // The field and its button on one line under the label: beside a long label the button
     // stood a label's width away from the field (on a phone, half the panel).
     buttons.push(element("div", { class: "cut" },
@@ -347,7 +353,8 @@ export function renderMoves(ctx) {
       $("moves").focus();
     }
   }
-  if (inCut) $("cut-n")?.focus();
+  // The field gone with the cut made (by Enter in it), the focus stays on the panel.
+  if (inCut) ($("cut-n") ?? $("moves")).focus();
   if (mayMeld(menu) && menu.melds.length) {
     $("move-hint").append(" ", t("move_hint_add"));
   }

@@ -423,3 +423,22 @@ def test_the_arrow_keys_move_along_his_hand(new_context: NewContext, http: httpx
     page.keyboard.press("End")
     assert page.evaluate(HAND_FOCUS)["at"] == hand["count"] - 1
     screenshot(page, "table-keyboard-hand-arrows", full_page=False)
+
+
+def test_enter_in_the_cut_s_field_cuts_the_number_typed(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """He typed how many cards to lift and pressed Enter, as in any form: nothing happened
+    (he had to Tab on to the button). Enter cuts now."""
+    names = ("cuann", "cubob", "cucyd", "cudee")
+    game = start_table(http, classic_four(cut=30), names)
+    page = open_page(sign_in(new_context(), game.headers["cuann"]), f"/tables/{game.table}")
+    tab_to(page, "#cut-n")
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type("30")
+    page.keyboard.press("Enter")
+    expect(page.locator("#log li[data-kind=DeckCut]")).to_have_text(
+        "cuann cut the deck, lifting 30."
+    )
+    focus = page.evaluate(FOCUS)
+    assert focus["at"] != "body", focus
