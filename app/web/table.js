@@ -323,7 +323,7 @@ const refreshTable = serialised(async () => {
   answered();
   const current = state.table.current_deal;
   if (state.follow && current && current !== state.dealId) {
-    await openDeal(current);
+    await openDeal(current, { news: true });
     return;
   }
   render();
@@ -406,7 +406,11 @@ function connection(stream, up) {
   $("connection").hidden = state.reconnecting.size === 0;
 }
 
-async function openDeal(dealId) {
+// `news`: the deal began while the page was open (the next deal, or the first one started):
+// its lines are spoken from its first, "Deal 2 of Classic begins ... Your cards: ...". They
+// were not: a screen reader heard nothing of the new deal but the moves after the page had
+// read it, not his new cards.
+async function openDeal(dealId, { news = false } = {}) {
   state.dealSource?.close();
   state.dealSource = null;
   connection("deal", true);
@@ -421,7 +425,8 @@ async function openDeal(dealId) {
   $("log").replaceChildren();
   logShown();
   await refresh();
-  state.heardFrom = state.view?.step ?? 0; // what the stream brings up to here is not news
+  // What the stream brings up to here is not news, unless the deal is.
+  state.heardFrom = news ? 0 : state.view?.step ?? 0;
   followDeal(dealId);
 }
 

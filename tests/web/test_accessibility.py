@@ -442,3 +442,38 @@ def test_enter_in_the_cut_s_field_cuts_the_number_typed(
     )
     focus = page.evaluate(FOCUS)
     assert focus["at"] != "body", focus
+
+
+def test_the_next_deal_is_said_from_its_beginning(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """He pressed Next deal by the keyboard: his screen reader said nothing of the new deal
+    (its beginning, who cuts, his new cards) but the moves made after the page had read it."""
+    deal = classic_four()
+    names = ("ndann", "ndbob", "ndcyd", "nddee")
+    game = start_table(http, deal, names)
+    for step in deal.steps:
+        play_step(http, game, step)
+    host = game.headers["ndann"]
+    page = open_page(sign_in(new_context(), host), f"/tables/{game.table}")
+    page.evaluate(HEARD)
+    tab_to(page, "#next-deal")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => window.heard.some((line) => line.startsWith('Deal 2 of Classic begins'))"
+    )
+    focus = page.evaluate(FOCUS)
+    assert focus["at"] != "body", focus
+    # Its cutter cuts: the cards dealt, his own named, are said too (as before).
+    deal_id = http.get(f"/tables/{game.table}").json()["current_deal"]
+    for name in names:
+        menu = http.get(f"/deals/{deal_id}/moves", headers=game.headers[name]).json()
+        cuts = [move for move in menu["moves"] if move["type"] == "cut"]
+        if cuts:
+            body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": cuts[0]}
+            answer = http.post(f"/deals/{deal_id}/commands", json=body, headers=game.headers[name])
+            assert answer.status_code == 200, answer.text
+    page.wait_for_function("() => window.heard.some((line) => line.includes('Your cards: '))")
+    heard = page.evaluate("() => window.heard")
+    assert heard[0].startswith("Deal 2 of Classic begins"), heard  # nothing of deal 1 again
+    assert sum("Your cards: " in line for line in heard) == 1, heard
