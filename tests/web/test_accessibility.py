@@ -16,7 +16,7 @@ from tests.e2e.conftest import Backend
 from tests.support.http import register_player
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_four, play_step, start_table
-from tests.web.pages import open_page, sign_in, table_page
+from tests.web.pages import in_language, open_page, sign_in, table_page
 from tests.web.practice import play_moves, start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -477,3 +477,23 @@ def test_the_next_deal_is_said_from_its_beginning(
     heard = page.evaluate("() => window.heard")
     assert heard[0].startswith("Deal 2 of Classic begins"), heard  # nothing of deal 1 again
     assert sum("Your cards: " in line for line in heard) == 1, heard
+
+
+def test_a_red_three_laid_is_said_apart_from_its_card(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """ "cyd laid down the red three three of hearts", "cyd亮出红三红心3": the kind and the
+    card ran together; a colon sets the card apart now, in every language."""
+    deal = classic_four()
+    names = ("rtann", "rtbob", "rtcyd", "rtdee")
+    game = start_table(http, deal, names)
+    play_step(http, game, deal.steps[0])  # the cut: rtcyd's red three is laid at once
+    page = open_page(sign_in(new_context(), game.headers["rtann"]), f"/tables/{game.table}")
+    spoken = page.locator("#log li[data-kind=RedThreeLaid] .visually-hidden")
+    for lang, words in (
+        ("en", "rtcyd laid down a red three: three of hearts."),
+        ("zh", "rtcyd亮出红三：红心3。"),
+        ("ru", "rtcyd выкладывает красную тройку: тройка червей."),
+    ):
+        in_language(page, lang)
+        expect(spoken).to_have_text(words)
