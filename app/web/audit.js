@@ -8,7 +8,7 @@ import {
   $, api, cardElement, detailOf, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, spokenText, t, whoAmI,
 } from "./common.js";
 import { logNamesByEvent } from "./seats.js";
-import { describeEvent, scoresText, seatName } from "./words.js";
+import { describeEvent, sayEvent, scoresText, seatName } from "./words.js";
 
 const dealId = location.pathname.split("/")[3];
 let audit = null; // GET /audit/deals/{id}
@@ -247,7 +247,7 @@ function eventRow(record, broken, next = null, who = names, previous = null) {
       "div",
       { class: "event-head" },
       element("span", { class: "step-no", text: t("audit_step", { step }) }),
-      element("span", { class: "words" }, ...spokenText(describeEvent(record, who, next, previous))),
+      element("span", { class: "words" }, ...spokenText(describeEvent(record, who, next, previous), sayEvent(record, who, next, previous))),
       at && !Number.isNaN(at.getTime())
         ? element("time", { datetime: record.at, class: "muted", text: at.toLocaleTimeString() })
         : "",

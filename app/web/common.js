@@ -441,10 +441,9 @@ export function spokenFaces(text) {
     row.split(" ").map(spokenFace).reduce((card, next) => t("card_and_next", { card, next })));
 }
 
-// The nodes that show `text` as printed and give a screen reader its spoken words (the
+// The nodes that show `text` as printed and give a screen reader its spoken words, `spoken` (the
 // printed words hidden from it, the spoken ones from the eye); the text alone if it names no card.
-export function spokenText(text) {
-  const spoken = spokenFaces(text);
+export function spokenText(text, spoken = spokenFaces(text)) {
   if (spoken === text) return [text];
   return [element("span", { "aria-hidden": "true", text }), element("span", { class: "visually-hidden", text: spoken })];
 }

@@ -3,10 +3,10 @@
 // (GET /deals/{id}/replay?step=N: a seated player his own hand, anyone else the public table).
 // The step is in the address (?step=N), so a link opens at that step.
 
-import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, sideNames, showSaid, showWho, signedIn, spokenFaces, t } from "./common.js";
+import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, sideNames, showSaid, showWho, signedIn, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { logNamesByEvent } from "./seats.js";
-import { describeEvent, secretStep } from "./words.js";
+import { describeEvent, sayEvent, secretStep } from "./words.js";
 
 const dealId = location.pathname.split("/")[2];
 const views = new Map(); // step -> the DealView at that step, a promise (it never changes)
@@ -22,9 +22,12 @@ let namesAfter = null;
 let last = 1;
 let step = 1;
 
-function wordsAt(n) {
+// The step's words as printed ("kim added Q♠ to the Q meld"), or as a screen reader is given
+// them (`said`: "kim added queen of spades to the queen meld").
+function wordsAt(n, said = false) {
   const event = events.get(n);
-  return event ? describeEvent(event, namesAt.get(n) ?? names, events.get(n + 1), events.get(n - 1)) : secretStep();
+  const describe = said ? sayEvent : describeEvent;
+  return event ? describe(event, namesAt.get(n) ?? names, events.get(n + 1), events.get(n - 1)) : secretStep();
 }
 
 // The seats' names in the view at step `n`: as played once its event happened.
@@ -69,7 +72,7 @@ async function show(n) {
   $("next").disabled = $("last").disabled = step === last;
   if (focused?.disabled) slider.focus(); // a button that ends its way keeps the keyboard here
   $("words").textContent = t("replay_words", { step, words: wordsAt(step) });
-  $("words-said").textContent = spokenFaces($("words").textContent);
+  $("words-said").textContent = t("replay_words", { step, words: wordsAt(step, true) });
   history.replaceState(null, "", `${location.pathname}?step=${step}`);
   for (const item of $("step-list").children) {
     const button = item.querySelector("button");
@@ -113,7 +116,8 @@ function fillStepList() {
   list.replaceChildren();
   for (let n = 1; n <= last; n += 1) {
     const words = t("replay_words", { step: n, words: wordsAt(n) });
-    const button = element("button", { type: "button", class: "link-button", "aria-label": spokenFaces(words) }, words);
+    const said = t("replay_words", { step: n, words: wordsAt(n, true) });
+    const button = element("button", { type: "button", class: "link-button", "aria-label": said === words ? null : said }, words);
     button.addEventListener("click", () => show(n));
     list.append(element("li", { "data-step": n }, button));
   }

@@ -3,13 +3,14 @@
 // only what he may see (a player's own drawn cards, nobody else's), and so does the log.
 
 import { $, element, spokenText } from "./common.js";
-import { describeEvent } from "./words.js";
+import { describeEvent, sayEvent } from "./words.js";
 
 // The log's line for one event (li[data-step][data-kind]); `names` per room seat; `previous`,
 // the event before it (a replacement says which three it replaced).
 export function logItem(event, names, previous = null) {
   // Its cards printed ("Q♥") and, for a screen reader, spoken ("queen of hearts").
-  const item = element("li", {}, ...spokenText(describeEvent(event, names, null, previous)));
+  const item = element("li", {},
+    ...spokenText(describeEvent(event, names, null, previous), sayEvent(event, names, null, previous)));
   item.dataset.step = String(event.step);
   item.dataset.kind = event.kind;
   return item;

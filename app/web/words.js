@@ -5,7 +5,7 @@
 // auditor's full record (GET /audit/deals/{id}), and a table's events. It says only what the
 // event holds: a spectator's "drew a card" has no card, the drawer's own view names it.
 
-import { cardText, rankText, t } from "./common.js";
+import { cardText, rankText, spokenFaces, t } from "./common.js";
 
 // The name of a room seat: the player's name when `names` (an array or an object by seat)
 // has it, else "seat N" (seats are numbered from 1 on screen, as in the lobby).
@@ -78,8 +78,14 @@ function ownCards(event) {
   return cards.length && typeof cards[0] === "string" ? cards : [];
 }
 
+// Whether the sentence being made is the one a screen reader is given (sayEvent): a meld's
+// rank is then its name, "the queen meld", "к комбинации «дама»", where the page prints "the
+// Q meld" (read "the queue meld"; "the A meld" as "the uh meld").
+let speaking = false;
+
 function meldRank(rank) {
-  return rank === "W" ? t("event_rank_W") : rankText(rank);
+  if (rank === "W") return t("event_rank_W");
+  return speaking ? t(`rank_${rank}`) : rankText(rank);
 }
 
 // "Side A 1200, Side B -35" from a {side: breakdown} or a {side: total}.
@@ -215,6 +221,17 @@ export function describeEvent(event, names = null, next = null, previous = null)
   } catch {
     // A tampered record may hold anything: say what it claims to be rather than fail.
     return t("event_unreadable", { kind: String(event.kind), step: event.step ?? "?" });
+  }
+}
+
+// The same sentence in the words a screen reader is given: each card and meld rank by its name
+// ("kim added queen of spades to the queen meld of Side A."), not by the printed symbols.
+export function sayEvent(event, names = null, next = null, previous = null) {
+  speaking = true;
+  try {
+    return spokenFaces(describeEvent(event, names, next, previous));
+  } finally {
+    speaking = false;
   }
 }
 

@@ -13,9 +13,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import register_player
+from tests.support.http import Headers, register_player
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
-from tests.web.deals import classic_four, play_step, start_table
+from tests.web.deals import classic_four, play_step, send, start_table
 from tests.web.pages import in_language, open_page, sign_in, table_page
 from tests.web.practice import play_moves, start_practice, wait_until_quiet
 
@@ -28,6 +28,13 @@ AUDITOR = "aldo"
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server deals stacked decks (tests/web/deals.py); ``aldo`` audits."""
     yield from stacked_decks_server(tmp_path_factory, "accessibility", CANASTA_AUDITORS=AUDITOR)
+
+
+@pytest.fixture(scope="module")
+def auditor(web_server: Backend) -> Headers:
+    """The auditor's headers, registered once for the module's tests."""
+    with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
+        return register_player(client, AUDITOR)
 
 
 #: In the page: is the whole hand on the screen, above the move panel that stays at its bottom?
@@ -271,7 +278,7 @@ def test_a_turn_by_keyboard_alone_keeps_the_focus_in_sight_and_says_the_move(
 
 
 def test_melds_and_the_audit_s_steps_are_named_in_words(
-    new_context: NewContext, http: httpx.Client
+    new_context: NewContext, http: httpx.Client, auditor: Headers
 ) -> None:
     deal = classic_four()
     game = start_table(http, deal)
@@ -286,7 +293,6 @@ def test_melds_and_the_audit_s_steps_are_named_in_words(
     sides = page.locator("#deal .sides")
     expect(sides).to_match_aria_snapshot("- group /\\w+. a meld of \\d+ cards.*/")
     assert "×" not in sides.aria_snapshot()
-    auditor = register_player(http, AUDITOR)
     context = new_context()
     sign_in(context, auditor)
     audit = open_page(context, f"/audit/deals/{game.deal}")
@@ -364,11 +370,11 @@ def test_a_russian_screen_reader_hears_the_cards_one_by_one_each_in_a_sentence_t
 
 
 def test_the_replay_s_and_the_audit_s_summaries_show_where_the_focus_is(
-    new_context: NewContext, http: httpx.Client
+    new_context: NewContext, http: httpx.Client, auditor: Headers
 ) -> None:
     """Tab reached the replay's "Every step" and the audit's records, summaries that opened
     with Enter, but their ring was the browser's thin default: the focus seemed lost."""
-    headers = register_player(http, AUDITOR)
+    headers = auditor
     _, deal = start_practice(http, headers)
     play_moves(http, headers, deal, 2)
     context = sign_in(new_context(), headers)
@@ -497,3 +503,39 @@ def test_a_red_three_laid_is_said_apart_from_its_card(
     ):
         in_language(page, lang)
         expect(spoken).to_have_text(words)
+
+
+def test_a_meld_s_rank_is_said_by_its_name(new_context: NewContext, http: httpx.Client) -> None:
+    """ "mkdee added king of hearts ... to the K meld": a screen reader read the printed
+    letter ("the A meld" as "the uh meld", «Q» in a Russian sentence); the meld's rank is
+    said by its name now, as its meld is ("king: a meld of 4 cards")."""
+    deal = classic_four()
+    names = ("mkann", "mkbob", "mkcyd", "mkdee")
+    game = start_table(http, deal, names)
+    for step in deal.steps[: [s.move for s in deal.steps].index("seat 1 answers yes") + 1]:
+        play_step(http, game, step)
+    four = {"cards": ["KC/1", "KD/1", "KD/2", "KH/1"], "rank": "K"}
+    queens = {"cards": ["QC/1", "QD/1", "QH/1", "QS/1"], "rank": "Q"}
+    send(http, game, 3, {"type": "meld", "melds": [four, queens], "discard": None})
+    more = {"cards": ["KH/2", "KS/1", "KS/2"], "rank": "K"}
+    send(http, game, 3, {"type": "meld", "melds": [more], "discard": None})
+    page = open_page(sign_in(new_context(), game.headers["mkann"]), f"/tables/{game.table}")
+    added = page.locator("#log li[data-kind=MeldExtended]")
+    expect(added.locator("[aria-hidden=true]")).to_have_text(
+        re.compile(r"^mkdee added K♥ K♠ K♠ to the K meld of Side B\.$")
+    )
+    expect(added.locator(".visually-hidden")).to_have_text(
+        "mkdee added king of hearts, king of spades, king of spades to the king meld of Side B."
+    )
+    in_language(page, "ru")
+    expect(added.locator(".visually-hidden")).to_have_text(
+        "mkdee добавляет к комбинации «король» (Команда B): король червей, король пик, король пик."
+    )
+    # The replay says it the same way, at that step and in its list of steps.
+    at = int(added.get_attribute("data-step") or 0)
+    replay = open_page(page.context, f"/deals/{game.deal_id}/replay?step={at}")
+    expect(replay.locator("#words-said")).to_contain_text("к комбинации «король»")
+    listed = replay.locator(f"#step-list li[data-step='{at}'] button")
+    assert "«король»" in (listed.get_attribute("aria-label") or ""), listed.get_attribute(
+        "aria-label"
+    )
