@@ -237,10 +237,8 @@ def tab_to(page: Page, selector: str, back: bool = False) -> None:
     pytest.fail(f"Tab never reached {selector}: {page.evaluate(FOCUS)}")
 
 
-def test_a_turn_by_keyboard_alone_keeps_the_focus_in_sight_and_says_the_move(
-    new_context: NewContext, http: httpx.Client
-) -> None:
-    page, _ = practice_page(new_context, http, "kai")
+def cut_by_keyboard(page: Page) -> None:
+    """Cuts by the keyboard if the deal asks him to; then waits for his draw."""
     cut = page.locator('#moves [data-move="cut"]')
     draw = page.locator('#moves [data-move="draw"]')
     expect(cut.or_(draw)).to_be_visible()
@@ -248,6 +246,13 @@ def test_a_turn_by_keyboard_alone_keeps_the_focus_in_sight_and_says_the_move(
         tab_to(page, '#moves [data-move="cut"]')
         page.keyboard.press("Enter")
     expect(draw).to_be_visible()
+
+
+def test_a_turn_by_keyboard_alone_keeps_the_focus_in_sight_and_says_the_move(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    page, _ = practice_page(new_context, http, "kai")
+    cut_by_keyboard(page)
     tab_to(page, '#moves [data-move="draw"]')
     # The ring around the focused button: amber on white read 1.9:1, hard to find.
     focus = page.evaluate(FOCUS)
@@ -338,17 +343,12 @@ def test_a_russian_screen_reader_hears_the_cards_one_by_one_each_in_a_sentence_t
     headers = register_player(http, "nika")
     table, _ = start_practice(http, headers)
     page = open_page(sign_in(new_context(locale="ru-RU"), headers), f"/tables/{table}")
+    page.evaluate(HEARD)
+    cut_by_keyboard(page)  # if he cuts: his cards are dealt then
     dealt = page.locator("#log li[data-kind=CardsDealt] .visually-hidden")
     expect(dealt).to_contain_text("Ваши карты: ")
     cards = dealt.inner_text().split("Ваши карты: ")[1].removesuffix(".").split(", ")
     assert len(cards) >= 11 and all(RUSSIAN_CARD.match(card) for card in cards), cards
-    page.evaluate(HEARD)
-    cut = page.locator('#moves [data-move="cut"]')
-    draw = page.locator('#moves [data-move="draw"]')
-    expect(cut.or_(draw)).to_be_visible()
-    if cut.is_visible():
-        tab_to(page, '#moves [data-move="cut"]')
-        page.keyboard.press("Enter")
     tab_to(page, '#moves [data-move="draw"]')
     page.keyboard.press("Enter")
     # "nika берёт из прикупа: дама червей, семёрка пик." (two cards in a game of two).
