@@ -158,7 +158,9 @@ export function composeTake(codes, top, limits, sideMelds) {
   return { command: { type: "take_pile", melds: [{ cards: ["TOP", ...withTop], rank }, ...melds] }, problem };
 }
 
-function describe(move) {
+// `said`: the words a screen reader is given, the meld's rank by its name ("onto your ace
+// meld"; the printed "onto your A meld" was read "onto your uh meld").
+function describe(move, said = false) {
   if (move.type === "take_pile" || move.type === "meld") {
     // The top alone goes onto the side's meld of its rank: "the top card onto your 8 meld",
     // not a bare "top" (docs/api.md, the menu's forms).
@@ -167,7 +169,8 @@ function describe(move) {
     const melds = move.melds.map((meld) => {
       const others = meld.cards.filter((c) => c !== "TOP").map(cardText).join(" ");
       if (!meld.cards.includes("TOP")) return others;
-      return others ? t("move_top_with", { cards: others }) : t("move_top_onto", { rank: rankText(meld.rank) });
+      const rank = said ? t(`rank_${meld.rank}`) : rankText(meld.rank);
+      return others ? t("move_top_with", { cards: others }) : t("move_top_onto", { rank });
     });
     const text = melds.join(" + ");
     return move.discard ? `${text} · ${t("move_then_discard", { card: cardText(move.discard) })}` : text;
@@ -178,18 +181,19 @@ function describe(move) {
 // A suggestion's words. A meld that leaves no card in the hand goes out, and says so: "Go out:
 // K K K + Q Q Q · then discard 9♣", "Go out: discard ☆" (the last card alone); they read
 // "Meld: ... · then discard 9♣", and with nothing to meld "Meld:  · then discard ☆".
-function suggestionLabel(move, menu) {
+function suggestionLabel(move, menu, said = false) {
   const held = Object.values(menu.hand_by_rank ?? {}).reduce((count, cards) => count + cards.length, 0);
   const named = move.type === "meld"
     ? move.melds.reduce((count, meld) => count + meld.cards.length, 0) + (move.discard ? 1 : 0) : -1;
-  if (named !== held) return `${t(`move_suggest_${move.type}`)}: ${describe(move)}`;
-  const what = move.melds.length ? describe(move) : t("move_go_out_discard", { card: cardText(move.discard) });
+  if (named !== held) return `${t(`move_suggest_${move.type}`)}: ${describe(move, said)}`;
+  const what = move.melds.length ? describe(move, said) : t("move_go_out_discard", { card: cardText(move.discard) });
   return `${t("move_suggest_go_out")}: ${what}`;
 }
 
-function button(text, move, onClick, extra = {}) {
-  // A suggestion's cards spoken by name for a screen reader ("Meld: queen of hearts ...").
-  const spoken = spokenFaces(text);
+function button(text, move, onClick, extra = {}, said = text) {
+  // A suggestion's cards spoken by name for a screen reader ("Meld: queen of hearts ..."), from
+  // its words `said` (a meld's rank by its name).
+  const spoken = spokenFaces(said);
   const node = element("button", { type: "button", text, "aria-label": spoken === text ? null : spoken, ...extra });
   node.dataset.move = move;
   node.addEventListener("click", onClick);
@@ -335,7 +339,8 @@ export function renderMoves(ctx) {
     ? element("ul", { class: "suggestions", "aria-label": t("move_suggestions") },
       ...suggestions.map((move, index) => {
         const label = suggestionLabel(move, menu);
-        const node = button(label, "suggestion", () => play(move, { check: true }), { class: "secondary" });
+        const node = button(label, "suggestion", () => play(move, { check: true }), { class: "secondary" },
+          suggestionLabel(move, menu, true));
         node.dataset.suggestion = String(index);
         return element("li", {}, node);
       }))

@@ -117,6 +117,10 @@ def test_a_take_of_the_top_alone_is_said_in_words(
     assert any(m["type"] == "take_pile" and m["melds"] == alone for m in menu["moves"])
     suggestion = cal.locator('#moves [data-move="suggestion"]').filter(has_text="onto")
     expect(suggestion).to_have_text("Take the pile: the top card onto your A meld")
+    # Said "onto your ace meld": the printed letter was read "onto your uh meld".
+    expect(suggestion).to_have_attribute(
+        "aria-label", "Take the pile: the top card onto your ace meld"
+    )
     screenshot(cal, "player-take-top-onto-meld", full_page=False)
     suggestion.tap()
     expect(cal.locator('[data-meld="A"][data-side="A"] [data-card="AC/1"]')).to_be_attached()
