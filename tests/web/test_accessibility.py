@@ -253,6 +253,11 @@ def test_a_turn_by_keyboard_alone_keeps_the_focus_in_sight_and_says_the_move(
 ) -> None:
     page, _ = practice_page(new_context, http, "kai")
     cut_by_keyboard(page)
+    # His seat says whose turn it is; its arrow is for the eye: a screen reader said "black
+    # right-pointing triangle, to play".
+    seat = page.locator("#deal li[data-turn=true]")
+    expect(seat).to_contain_text("▶ to play")
+    assert "to play" in seat.aria_snapshot() and "▶" not in seat.aria_snapshot()
     tab_to(page, '#moves [data-move="draw"]')
     # The ring around the focused button: amber on white read 1.9:1, hard to find.
     focus = page.evaluate(FOCUS)
