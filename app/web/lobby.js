@@ -478,6 +478,8 @@ async function main() {
   $("new-token").addEventListener("click", askNewToken);
   $("new-token-yes").addEventListener("click", replaceToken);
   $("new-token-no").addEventListener("click", keepToken);
+  // Escape says no, as on the table page's questions: it did nothing here.
+  $("new-token-box").addEventListener("keydown", (event) => event.key === "Escape" && keepToken());
   $("create-entry").addEventListener("change", fillTargets);
   $("create-form").addEventListener("submit", createTable);
   setUpPrivate(act, notice);

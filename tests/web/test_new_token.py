@@ -35,6 +35,14 @@ def test_a_player_replaces_his_token_from_the_lobby(
     page.get_by_role("button", name="No, keep it").click()
     expect(box).to_be_hidden()
     assert works(http, old) == 200
+    # By the keyboard: Escape says no too (it did nothing), and the focus goes back.
+    page.get_by_role("button", name="New token").press("Enter")
+    expect(page.get_by_role("button", name="No, keep it")).to_be_focused()
+    page.keyboard.press("Shift+Tab")  # on "Replace my token": Escape still says no
+    page.keyboard.press("Escape")
+    expect(box).to_be_hidden()
+    expect(page.get_by_role("button", name="New token")).to_be_focused()
+    assert works(http, old) == 200
 
     page.get_by_role("button", name="New token").click()
     screenshot(page, "lobby-new-token-asked", full_page=False)
