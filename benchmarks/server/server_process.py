@@ -13,7 +13,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.http_protocol import UVICORN_HTTP
 from app.signing import new_key_document
 from benchmarks.server.config import REPO_ROOT, SERVER_LOG
 from benchmarks.server.cpu import children_of
@@ -90,8 +89,6 @@ class Server:
             str(self.port),
             "--workers",
             str(self.workers),
-            "--http",
-            UVICORN_HTTP,  # as deploy/ runs it: an answer's head and body in one write
             "--no-access-log",
             "--log-level",
             "warning",

@@ -38,7 +38,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
-from app.http_protocol import UVICORN_HTTP
 from app.main import create_app
 from app.settings import Settings, eventsourcing_env
 from tests.e2e.server import STARTUP_SECONDS
@@ -162,8 +161,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     PostgreSQL URL share one store. ``env`` adds environment variables (e.g.
     ``{"CANASTA_STREAM_POLL_SECONDS": "0.05"}``); ``CANASTA_*`` variables of the test process
     are not passed on, but for ``CANASTA_RATE_LIMITS`` (off in tests: tests/conftest.py);
-    ``log_level`` is uvicorn's (``warning``); ``http`` its ``--http`` (deploy/'s protocol,
-    app/http_protocol.py; None: uvicorn's own); ``args`` more of its options (``--workers``). Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
+    ``log_level`` is uvicorn's (``warning``); ``args`` more of its options (``--workers``). Each server's output goes to ``tmp_path / "uvicorn-<port>.log"``. Every
     server is stopped after the test; one that does not exit within 15 s of SIGTERM fails it.
     """
     servers: list[Server] = []
@@ -175,7 +173,6 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
         env: dict[str, str] | None = None,
         log_level: str = "warning",
         args: tuple[str, ...] = (),
-        http: str | None = UVICORN_HTTP,
     ) -> Server:
         settings = Settings(database_url=database_url, data_dir=data_dir or tmp_path / "data")
         port = free_port()
@@ -193,7 +190,6 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
                     str(port),
                     "--log-level",
                     log_level,
-                    *(("--http", http) if http else ()),
                     *args,
                 ],
                 cwd=REPO,
