@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--profile", action="store_true",
-        help="sample the uvicorn workers with py-spy during the window (pip install py-spy)",
+        help="sample the uvicorn workers and the read models' process with py-spy during the "
+        "window (pip install py-spy): the workers' samples by layer of a command",
     )  # fmt: skip
     parser.add_argument(
         "--load-generator-nice", type=int, default=0,
@@ -280,7 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if spy is None:
                     raise SystemExit("--profile needs py-spy (pip install py-spy) or --py-spy PATH")
                 workers = server.worker_pids()
-                profile = lambda: Profiler(spy, workers, args.seconds)  # noqa: E731
+                projector = [server.projector.pid] if server.projector else []
+                profile = lambda: Profiler(spy, workers, args.seconds, read_models=projector)  # noqa: E731
             cpu = CpuWindow(
                 {
                     "server": server.pids,

@@ -13,39 +13,104 @@ from benchmarks.server.config import REPO_ROOT
 
 # --- where the server's CPU goes: py-spy ------------------------------------------------------
 
-#: (label, substring of a py-spy frame's file) checked from the innermost frame outwards: the
-#: first match names the component that was running (its callees in other packages count too
-#: when they are not listed here, e.g. the standard library's json under eventsourcing).
-COMPONENTS = (
-    ("psycopg (PostgreSQL driver)", "psycopg"),
-    ("engine (domain/)", "domain/"),
-    ("views and redaction (projections/)", "projections/"),
-    ("eventsourcing library", "eventsourcing/"),
-    ("application service (app/services/)", "app/services/"),
-    ("routes and deps (app/)", "app/"),
-    ("pydantic", "pydantic"),
-    ("FastAPI / Starlette", "fastapi/"),
-    ("FastAPI / Starlette", "starlette/"),
-    ("threadpool hand-off (anyio)", "anyio/"),
-    ("uvicorn / h11 HTTP", "uvicorn/"),
-    ("uvicorn / h11 HTTP", "h11/"),
-    ("asyncio event loop", "asyncio/"),
-    ("asyncio event loop", "selectors.py"),
+#: The layers of a command in a uvicorn worker, each a name and substrings of py-spy frames
+#: ("function (file:line)"). A sample is the layer of its innermost frame that matches one;
+#: a sample with none of them is tried against ``WORKER_FALLBACK``, then counted as the event
+#: loop's own work. A sample that passes through ``Idempotency`` is a request between deals
+#: (the command lane answers commands before it), whatever its frames.
+WORKER_LAYERS = (
+    ("metrics (prometheus-client)", ("prometheus_client/",)),
+    ("logging", ("logging/",)),
+    ("the answer (the sender's events, JSON)", ("render (app/command_io.py", "._answer_body")),
+    ("the group commit's hand-off (event loop side)", ("(app/infra/group_commit.py",)),
+    (
+        "recording: the library's events, the hash chain, the command log",
+        ("Deal.record (", "trigger_event (", "CommandLog.record (", "AppCore._pending ("),
+    ),
+    ("deciding: the rules on a clone of the state", ("decide (domain/rules", "DealState.clone (")),
+    ("copies out of the aggregate cache", ("AppCore._cached_copy", "._read_from_cache (")),
+    ("the token check", ("(app/auth.py", "known_token (")),
+    ("parsing the command (JSON, pydantic, digest)", ("read_command (", "submission (app/")),
+    ("the rest of the service (expect, clocks, checks)", ("CommandService.", "submit_from_cache (")),
+    ("the command lane", ("(app/command_lane.py",)),
+    ("the observability middleware", ("(app/observability.py",)),
+    ("the security headers", ("(app/security_headers.py",)),
+    (
+        "the other middlewares (limits, outage, HEAD, pages, start-up)",
+        ("(app/limits.py", "(app/outage.py", "(app/http_methods.py", "(app/web_ui.py", "(app/main.py"),
+    ),
+    ("FastAPI's and Starlette's own layers", ("fastapi/", "starlette/", "opentelemetry", "(trace/")),
+    (
+        "uvicorn's HTTP (httptools' callbacks, a task a request, writing the answer)",
+        ("uvicorn/protocols", "uvicorn/middleware", "httptools"),
+    ),
+)  # fmt: skip
+WORKER_FALLBACK = (("requests between deals (FastAPI's routes)", ("(app/", "(domain/", "(projections/", "eventsourcing/", "psycopg")),)  # fmt: skip
+BETWEEN_DEALS = "requests between deals (FastAPI's routes)"
+EVENT_LOOP = "the event loop's own work (uvloop, asyncio)"
+
+#: The worker's threads other than the event loop's, by a frame of their stacks.
+WORKER_THREADS = (
+    ("thread: the group committer (writing to PostgreSQL)", "GroupCommit._run"),
+    ("thread: the store's follower", "EventHub"),
+    ("thread: the threadpool (requests between deals)", "WorkerThread"),
 )
 
-#: Functions whose inclusive share of the samples is reported.
-INCLUSIVE = (
-    ("authentication (optional_account)", "optional_account ("),
-    ("CanastaApp.submit", "CanastaApp.submit ("),
-    ("  get_deal", "CanastaApp.get_deal ("),
-    ("  command log read", "CanastaApp._command_log ("),
-    ("  engine decide", "decide (domain/rules/__init__.py"),
-    ("  save (events to PostgreSQL)", "CanastaApp.save ("),
-    ("    encode events (transcoder)", "Mapper.to_stored_event ("),
-    ("    insert_events", "insert_events ("),
-    ("request body parsing (pydantic)", "request_body_to_args ("),
-    ("JSON response", "JSONResponse.render ("),
+#: The parts of the read models' process (``canasta project``).
+READ_MODEL_PARTS = (
+    ("decoding stored events", ("Mapper.to_domain_event", "JSONTranscoder.decode", "json/decoder")),
+    ("the lobby's last move", ("lobby", "Lobby")),
+    ("psycopg (its reads, writes and commits)", ("psycopg",)),
+    ("the projections' own code (projections/)", ("(projections/",)),
+    ("the runner and its tracking (app/)", ("(app/",)),
+    ("the eventsourcing library", ("eventsourcing/",)),
 )
+
+
+def innermost(frames: list[str], layers: tuple[tuple[str, tuple[str, ...]], ...]) -> str | None:
+    """The name of the layer of the innermost frame that matches one, or None."""
+    for frame in reversed(frames):
+        for name, keys in layers:
+            if any(key in frame for key in keys):
+                return name
+    return None
+
+
+def worker_layer(frames: list[str]) -> str:
+    """Which part of a uvicorn worker's work one GIL-holding sample is."""
+    stack = ";".join(frames)
+    for name, key in WORKER_THREADS:
+        if key in stack:
+            return name
+    if "Thread._bootstrap" in stack:
+        return "thread: other"
+    if "Idempotency.__call__" in stack:
+        return innermost(frames, WORKER_LAYERS[:2]) or BETWEEN_DEALS
+    return innermost(frames, WORKER_LAYERS) or innermost(frames, WORKER_FALLBACK) or EVENT_LOOP
+
+
+def read_model_part(frames: list[str]) -> str:
+    return innermost(frames, READ_MODEL_PARTS) or "other"
+
+
+def raw_samples(path: Path) -> list[tuple[list[str], int]]:
+    """py-spy's raw output: one stack (frames ';'-separated, outermost first) and its count
+    a line."""
+    out = []
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if count.isdigit():
+            out.append((stack.split(";"), int(count)))
+    return out
+
+
+def shares(samples: list[tuple[list[str], int]], part: Any) -> dict[str, float]:
+    """Each part's share (per cent) of ``samples``, largest first."""
+    counts: Counter[str] = Counter()
+    for frames, n in samples:
+        counts[part(frames)] += n
+    total = sum(counts.values())
+    return {k: round(100 * v / total, 1) for k, v in counts.most_common()} if total else {}
 
 
 def find_py_spy(explicit: str | None) -> str | None:
@@ -59,126 +124,43 @@ def find_py_spy(explicit: str | None) -> str | None:
 
 
 class Profiler:
-    """``py-spy record --idle`` of every uvicorn worker during the measured window."""
+    """``py-spy record --gil`` of every uvicorn worker and of the read models' process during
+    the measured window: only the samples in which a thread holds the interpreter lock, that
+    is runs Python (or C called from it). On a shared machine a thread descheduled while
+    holding the lock is sampled too: read the shares, not absolute times."""
 
-    def __init__(self, binary: str, pids: list[int], seconds: float, rate: int = 100) -> None:
-        self.files = []
+    def __init__(
+        self, binary: str, pids: list[int], seconds: float, rate: int = 250,
+        read_models: list[int] | None = None,
+    ) -> None:  # fmt: skip
+        self.files: list[Path] = []
+        self.read_model_files: list[Path] = []
         self.procs = []
         folder = REPO_ROOT / ".bench"
-        for pid in pids:
+        for pid in [*pids, *(read_models or [])]:
             out = folder / f"py-spy-{pid}.txt"
-            self.files.append(out)
-            cmd = [binary, "record", "--nonblocking", "--idle", "-r", str(rate), "-d", str(max(1, round(seconds))),
+            (self.read_model_files if pid in (read_models or []) else self.files).append(out)
+            cmd = [binary, "record", "--nonblocking", "--gil", "-r", str(rate), "-d", str(max(1, round(seconds))),
                    "-f", "raw", "-o", str(out), "-p", str(pid)]  # fmt: skip
             self.procs.append(
                 subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             )
 
     def summary(self) -> dict[str, Any]:
-        """Each thread's samples by what it was doing; on-CPU samples by component.
-
-        py-spy's own idle detection does not work here (blocked threads are sampled too),
-        so ``--idle`` records everything and a sample counts as waiting when its innermost
-        frame is a known blocking call. "On CPU" includes waiting for the GIL. With uvloop
-        the event loop's waits are in C and look like work: read its share with care."""
+        """The workers' samples by layer of a command, the read models' by part."""
         for proc in self.procs:
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.terminate()
-        kinds: dict[str, Counter[str]] = {}
-        pg_waits: Counter[str] = Counter()
-        on_cpu: Counter[str] = Counter()
-        inclusive: Counter[str] = Counter()
-        for path in self.files:
-            if not path.exists():
-                continue
-            for line in path.read_text().splitlines():
-                stack, _, count = line.rpartition(" ")
-                if not count.isdigit():
-                    continue
-                n = int(count)
-                frames = stack.split(";")
-                kind = thread_kind(frames)
-                state = waiting_on(frames) or "on CPU"
-                kinds.setdefault(kind, Counter())[state] += n
-                if kind == "request threads" and state == "waiting for PostgreSQL's reply":
-                    if any("insert_events (" in f for f in frames):
-                        pg_waits["writes: insert_events (table lock, insert, commit)"] += n
-                    elif any("select_events (" in f for f in frames):
-                        pg_waits["reads: select_events (aggregates, fast-forward)"] += n
-                    else:
-                        pg_waits["other queries"] += n
-                if state != "on CPU" or kind != "request threads":
-                    continue
-                label = "other (standard library, interpreter)"
-                for frame in reversed(frames):
-                    where = frame[frame.rfind("(") + 1 :]
-                    hit = next((name for name, key in COMPONENTS if key in where), None)
-                    if hit:
-                        label = hit
-                        break
-                on_cpu[label] += n
-                for name, key in INCLUSIVE:
-                    if any(key in frame for frame in frames):
-                        inclusive[name] += n
-
-        def share(n: int, of: int) -> float:
-            return round(100 * n / of, 1) if of else 0.0
-
-        cpu = sum(on_cpu.values())
+        workers = [s for path in self.files if path.exists() for s in raw_samples(path)]
+        read_models = [
+            s for path in self.read_model_files if path.exists() for s in raw_samples(path)
+        ]
         return {
-            "samples": sum(sum(c.values()) for c in kinds.values()),
-            "files": [str(p) for p in self.files],
-            "threads_percent_of_their_samples": {
-                kind: {state: share(v, sum(c.values())) for state, v in c.most_common()}
-                for kind, c in sorted(kinds.items())
-            },
-            "request_threads_postgres_waits_percent": {
-                k: share(v, sum(pg_waits.values())) for k, v in pg_waits.most_common()
-            },
-            "request_threads_on_cpu_by_component": {
-                k: share(v, cpu) for k, v in on_cpu.most_common()
-            },
-            "request_threads_on_cpu_inside": {
-                name: share(inclusive[name], cpu) for name, _ in INCLUSIVE
-            },
+            "files": [str(p) for p in [*self.files, *self.read_model_files]],
+            "worker_samples": sum(n for _, n in workers),
+            "workers_percent_by_layer": shares(workers, worker_layer),
+            "read_model_samples": sum(n for _, n in read_models),
+            "read_models_percent_by_part": shares(read_models, read_model_part),
         }
-
-
-def is_read_model_thread(frames: list[str]) -> bool:
-    """A sample of the read-model runners' threads (projections, their subscriptions)."""
-    return any("Subscription" in f or "ProjectionRunner" in f for f in frames)
-
-
-def thread_kind(frames: list[str]) -> str:
-    if is_read_model_thread(frames):
-        return "read-model runner threads"
-    if any("WorkerThread.run" in f for f in frames):
-        # FastAPI runs the endpoint and each plain ``def`` dependency (authentication)
-        # in the threadpool: a thread in any of them is serving a request.
-        serving = any(
-            key in f for f in frames for key in ("fastapi/", "starlette/", "(app/", "(domain/")
-        )
-        return "request threads" if serving else "idle threadpool threads"
-    if any("ConnectionPool.worker" in f or "Scheduler.run" in f for f in frames):
-        return "connection pools' threads"
-    if any("Thread._bootstrap" in f for f in frames):
-        return "other threads"
-    return "event loop (main thread)"
-
-
-def waiting_on(frames: list[str]) -> str | None:
-    """What a sampled thread is blocked on, or None if it is running."""
-    leaf = frames[-1]
-    if "select (selectors.py" in leaf:
-        return "waiting for sockets"
-    if "Connection.wait (psycopg/" in leaf:
-        return "waiting for PostgreSQL's reply"
-    if "multiprocessing/connection.py" in leaf:  # uvicorn's health-check pipe
-        return "waiting (lock, queue or event)"
-    if "(threading.py" in leaf and (".wait " in leaf or "acquire" in leaf):
-        if any("getconn" in f for f in frames):
-            return "waiting for a pooled PostgreSQL connection"
-        return "waiting (lock, queue or event)"
-    return None

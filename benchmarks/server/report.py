@@ -213,21 +213,16 @@ def print_load(report: dict[str, Any], load: dict[str, Any]) -> None:
         )
     prof = load.get("profile")
     if prof:
-        print(f"  uvicorn workers' threads (py-spy --idle, {prof['samples']} samples):")
-        for kind, states in prof["threads_percent_of_their_samples"].items():
-            print(f"    {kind}: " + ", ".join(f"{k} {v:.0f}%" for k, v in states.items()))
         print(
-            "  request threads' waits for PostgreSQL: "
-            + ", ".join(
-                f"{k} {v:.0f}%" for k, v in prof["request_threads_postgres_waits_percent"].items()
-            )
+            f"  uvicorn workers, by layer of a command (py-spy --gil: the samples in which a "
+            f"thread runs Python, {prof['worker_samples']} samples):"
         )
-        print("  request threads' on-CPU samples by component (innermost listed package):")
-        for name, pct in prof["request_threads_on_cpu_by_component"].items():
+        for name, pct in prof["workers_percent_by_layer"].items():
             print(f"    {pct:5.1f}%  {name}")
-        print("  request threads' on-CPU samples inside:")
-        for name, pct in prof["request_threads_on_cpu_inside"].items():
-            print(f"    {pct:5.1f}%  {name}")
+        if prof["read_model_samples"]:
+            print(f"  read models' process, by part ({prof['read_model_samples']} samples):")
+            for name, pct in prof["read_models_percent_by_part"].items():
+                print(f"    {pct:5.1f}%  {name}")
 
 
 def print_report(report: dict[str, Any], path: Path) -> None:
