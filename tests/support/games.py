@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 from uuid import UUID
 
 from app.application import CanastaApp
@@ -20,6 +21,26 @@ def stacked_deck(seed: int | str, decks: int = 2) -> list[str]:
     deck = full_deck(decks)
     random.Random(seed).shuffle(deck)
     return deck
+
+
+def seated_table(
+    app: CanastaApp,
+    names: Sequence[str],
+    entry: str = "classic",
+    *,
+    teams: Sequence[Sequence[int]] | None = None,
+    target: int | None = None,
+    options: dict[str, Any] | None = None,
+) -> UUID:
+    """A table of ``entry`` for ``len(names)`` created by ``names[0]`` (its host), with
+    ``names[i]`` seated in room seat ``i`` and ``teams`` chosen if given; not started (the
+    host starts it: ``app.start_game(table_id, names[0])``)."""
+    table_id = app.create_table(names[0], entry, len(names), options, target)
+    for seat, name in enumerate(names):
+        app.join_table(table_id, name, seat)
+    if teams is not None:
+        app.choose_teams(table_id, names[0], teams)
+    return table_id
 
 
 def play_to_end(app: CanastaApp, deal_id: UUID, rng: random.Random, limit: int = 5000) -> Deal:
