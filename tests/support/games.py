@@ -8,7 +8,7 @@ from typing import Any
 from uuid import UUID
 
 from app.application import CanastaApp
-from app.autoplay import play_deal
+from app.autoplay import SeededRandom, new_table, play_deal, play_game
 from domain.cards import full_deck
 from domain.deal import Deal
 from domain.legal import seat_to_act
@@ -40,6 +40,24 @@ def seated_table(
         app.join_table(table_id, name, seat)
     if teams is not None:
         app.choose_teams(table_id, names[0], teams)
+    return table_id
+
+
+def random_game(
+    app: CanastaApp,
+    seed: int,
+    entry: str = "classic",
+    players: int = 4,
+    *,
+    max_deals: int = 2,
+    always_frozen: bool = False,
+) -> UUID:
+    """A random game at a table of ``player0``.. (``app.autoplay.new_table``): the server's
+    chance and the players' commands drawn from ``seed``, stopped after ``max_deals`` deals
+    unless it ended first; its table id."""
+    app.random = SeededRandom(random.Random(seed))
+    table_id = new_table(app, entry, players, always_frozen=always_frozen)
+    play_game(app, table_id, random.Random(seed), max_deals=max_deals)
     return table_id
 
 
