@@ -114,6 +114,25 @@ class Game:
         )
         return response
 
+    def play_one(self, state_of: Callable[[str], DealState], rng: random.Random) -> bool:
+        """One random legal command of the seat to act on the current deal, which must be
+        accepted; False (nothing sent) once the deal is over. ``state_of(deal_id)`` reads the
+        deal's real state (to choose a legal command)."""
+        st = state_of(self.deal_id)
+        seat = seat_to_act(st)
+        if seat is None:
+            return False
+        response = self.send(self.names[seat], legal_command(st, seat, rng))
+        assert response.status_code == 200, response.text
+        return True
+
+    def play_commands(
+        self, state_of: Callable[[str], DealState], rng: random.Random, commands: int
+    ) -> None:
+        """``commands`` random legal commands (``play_one``); the deal must not end first."""
+        for sent in range(commands):
+            assert self.play_one(state_of, rng), f"the deal ended after {sent} commands"
+
     def play_deal(
         self,
         state_of: Callable[[str], DealState],
@@ -122,22 +141,15 @@ class Game:
         max_commands: int = 5000,
         after_each: Callable[[int], None] | None = None,
     ) -> int:
-        """Play the current deal to its end with random legal commands; returns how many were
-        sent. ``state_of(deal_id)`` reads the deal's real state (to choose a legal command);
-        ``after_each(n)`` runs after the n-th accepted command."""
-        assert self.deal is not None, "the game has not started"
+        """Play the current deal to its end with random legal commands (``play_one``);
+        returns how many were sent. ``after_each(n)`` runs after the n-th accepted command."""
         sent = 0
-        while True:
-            st = state_of(self.deal)
-            seat = seat_to_act(st)
-            if seat is None:
-                return sent
-            assert sent < max_commands, f"the deal did not end in {max_commands} commands"
-            response = self.send(self.names[seat], legal_command(st, seat, rng))
-            assert response.status_code == 200, response.text
+        while self.play_one(state_of, rng):
             sent += 1
+            assert sent <= max_commands, f"the deal did not end in {max_commands} commands"
             if after_each is not None:
                 after_each(sent)
+        return sent
 
 
 def open_table(
