@@ -5,13 +5,36 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from app.application import CanastaApp
 from app.autoplay import SeededRandom, new_table, play_deal, play_game
 from domain.cards import full_deck
 from domain.deal import Deal
 from domain.legal import seat_to_act
+
+
+def shuffled_deal() -> Deal:
+    """Deal 1 of a classic table of ann and bob (ann deals, bob cuts), started and shuffled
+    from a zero seed, as a ``Deal`` aggregate alone: no application, no store."""
+    deal = Deal.start(
+        uuid4(),
+        table_id=str(uuid4()),
+        number=1,
+        variant="classic",
+        decks=2,
+        options={},
+        players=2,
+        player_ids=["ann", "bob"],
+        order=[0, 1],
+        side_of=["A", "B"],
+        dealer=0,
+        cutter=1,
+        scores_before={"A": 0, "B": 0},
+        commitment="c",
+    )
+    deal.shuffle(bytes(32))
+    return deal
 
 
 def stacked_deck(seed: int | str, decks: int = 2) -> list[str]:
