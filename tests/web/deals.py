@@ -243,6 +243,16 @@ def start_table(http: Any, deal: ScriptedDeal, names: tuple[str, ...] = NAMES) -
     return game
 
 
+def classic_played(http: Any, names: tuple[str, ...], steps: int | None = None) -> Game:
+    """A new table of ``names`` with the ``classic_four`` deal (``start_table``), played over
+    HTTP to its end, or its first ``steps`` moves (``play_step``)."""
+    deal = classic_four()
+    game = start_table(http, deal, names)
+    for step in deal.steps[:steps]:
+        play_step(http, game, step)
+    return game
+
+
 def shape(body: dict[str, Any]) -> Any:
     """A command body with every card replaced by its rank (the menu lists one per shape)."""
     out: dict[str, Any] = {}

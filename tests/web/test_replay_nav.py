@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from tests.e2e.conftest import Backend
 from tests.support.http import Game, open_table
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
-from tests.web.deals import ScriptedDeal, classic_four, play_step, start_table
+from tests.web.deals import ScriptedDeal, classic_four, classic_played, play_step
 from tests.web.pages import LIVE_MS, in_language, sign_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -129,10 +129,7 @@ def test_the_replay_links_fit_a_small_phone_in_russian(
 def test_a_rematch_links_back_to_the_game_before(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    deal = classic_four()
-    game = start_table(http, deal, ("ria", "sol", "tia", "uli"))
-    for step in deal.steps:
-        play_step(http, game, step)
+    game = classic_played(http, ("ria", "sol", "tia", "uli"))
     assert http.post(f"/tables/{game.table}/stop", headers=game.host).is_success
     opened = http.post(f"/tables/{game.table}/rematch", headers=game.host)
     assert opened.status_code == 201, opened.text

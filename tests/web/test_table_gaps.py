@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.conftest import Backend
 from tests.support.http import register_player
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
-from tests.web.deals import classic_four, play_step, start_table
+from tests.web.deals import classic_played
 from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -157,10 +157,7 @@ def play_until(page: Page, done: str, http: httpx.Client, people: list[Headers],
 def test_while_the_host_is_away_a_player_opens_the_next_deal_and_the_log_names_the_bot(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    deal = classic_four()
-    game = start_table(http, deal, ("ann", "bob", "cyd", "dee"))
-    for step in deal.steps:
-        play_step(http, game, step)
+    game = classic_played(http, ("ann", "bob", "cyd", "dee"))
     ann, bob, cyd, dee = (game.headers[name] for name in game.names)
     assert leave(http, game.table, ann)["seat"] == 0
     assert leave(http, game.table, dee)["seat"] == 3
