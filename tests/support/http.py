@@ -190,6 +190,35 @@ def open_table(
     return game
 
 
+#: The moves of a short turn (a cut, a draw, a discard): ``move_from_menu``'s ``prefer`` for a
+#: player who must beat a turn clock, or who is to keep a deal going without ending it soon.
+QUICK_MOVES = ("cut", "draw", "discard")
+
+
+def move_from_menu(
+    http: Any, headers: Headers, deal: str, rng: random.Random, prefer: Sequence[str] = ()
+) -> bool:
+    """One move of the player of ``headers`` chosen at random from his move menu (``GET
+    /deals/{id}/moves``; among the moves of the types in ``prefer``, if it lists any) if he
+    is to act, sent with the menu's ``next_seq`` and ``expect``; True if it was accepted,
+    False if he had no move or the answer was 409 (a bot or a timeout moved between the
+    reads). ``http``: an httpx client, or ``tests.e2e.client.Api``."""
+    answer: httpx.Response = http.get(f"/deals/{deal}/moves", headers=headers)
+    assert answer.status_code == 200, answer.text
+    menu = answer.json()
+    if not menu["moves"]:
+        return False
+    preferred = [move for move in menu["moves"] if move["type"] in prefer]
+    request = {
+        "seq": menu["next_seq"],
+        "expect": menu["expect"],
+        "command": rng.choice(preferred or menu["moves"]),
+    }
+    answer = http.post(f"/deals/{deal}/commands", json=request, headers=headers)
+    assert answer.status_code in (200, 409), answer.text
+    return answer.status_code == 200
+
+
 def state_reader(canasta: CanastaApp) -> Callable[[str], DealState]:
     """``state_of(deal_id)`` for ``Game.play_deal`` over an application service."""
     return lambda deal_id: canasta.get_deal(UUID(deal_id)).state

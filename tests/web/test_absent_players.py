@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.support.http import register_player
+from tests.support.http import QUICK_MOVES, move_from_menu, register_player
 from tests.web.conftest import NewContext, screenshot
 from tests.web.pages import LIVE_MS, in_language, table_page
 
@@ -22,24 +22,13 @@ pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 Headers = dict[str, str]
 
 
-def eli_moves(http: httpx.Client, eli: Headers, deal: str, rng: random.Random) -> bool:
-    """One move of eli's if he is to act (draws and discards first); whether he moved."""
-    menu = http.get(f"/deals/{deal}/moves", headers=eli).json()
-    if not menu["moves"]:
-        return False
-    plain = [m for m in menu["moves"] if m["type"] in ("cut", "draw", "discard")]
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": rng.choice(plain)}
-    answer = http.post(f"/deals/{deal}/commands", json=body, headers=eli)
-    return answer.status_code == 200
-
-
 def until(page: Page, done: str, http: httpx.Client, eli: Headers, deal: str) -> None:
     """eli plays on (the bot or dot plays the other seat) until ``done`` is on the page."""
     rng = random.Random(3)
     for _ in range(300):
         if page.locator(done).count():
             return
-        if not eli_moves(http, eli, deal, rng):
+        if not move_from_menu(http, eli, deal, rng, QUICK_MOVES):
             page.wait_for_timeout(100)
     raise AssertionError(f"{done} never showed")
 
@@ -148,7 +137,9 @@ def test_the_go_out_question_names_who_plays_the_partner_s_seat_now(
         menu = http.get(f"/deals/{deal}/moves", headers=kim).json()
         if any(move["type"] == "ask_partner" for move in menu["moves"]):
             break
-        if not any(eli_moves(http, who, deal, rng) for who in (kim, mo, lou, ned)):
+        if not any(
+            move_from_menu(http, who, deal, rng, QUICK_MOVES) for who in (kim, mo, lou, ned)
+        ):
             page.wait_for_timeout(100)
     ask = page.locator("#moves [data-move=ask_partner]")
     expect(ask).to_have_text("Ask lou: may I go out?", timeout=LIVE_MS)

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import register_player
+from tests.support.http import QUICK_MOVES, move_from_menu, register_player
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_played
 from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
@@ -133,23 +133,13 @@ def test_a_refused_clock_change_is_said(new_context: NewContext, http: httpx.Cli
     assert http.get(f"/tables/{table}").json()["turn_seconds"] is None
 
 
-def person_moves(http: httpx.Client, who: Headers, deal: str, rng: random.Random) -> bool:
-    """One move of ``who`` if he is to act (cut, draw and discard only); whether he moved."""
-    menu = http.get(f"/deals/{deal}/moves", headers=who).json()
-    plain = [m for m in menu["moves"] if m["type"] in ("cut", "draw", "discard")]
-    if not plain:
-        return False
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": rng.choice(plain)}
-    return http.post(f"/deals/{deal}/commands", json=body, headers=who).status_code == 200
-
-
 def play_until(page: Page, done: str, http: httpx.Client, people: list[Headers], deal: str) -> None:
     """The present people play on (the bots play the other seats) until ``done`` shows."""
     rng = random.Random(5)
     for _ in range(400):
         if page.locator(done).count():
             return
-        if not any([person_moves(http, who, deal, rng) for who in people]):
+        if not any([move_from_menu(http, who, deal, rng, QUICK_MOVES) for who in people]):
             page.wait_for_timeout(100)
     raise AssertionError(f"{done} never showed")
 
