@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import QUICK_MOVES, move_from_menu, register_player
+from tests.support.http import QUICK_MOVES, move_from_menu, open_table, register_player
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_played
 from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
@@ -44,12 +44,9 @@ def leave(http: httpx.Client, table: str, headers: Headers) -> Any:
 def test_the_lobby_shows_the_clock_and_who_is_away(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    fay, gus = register_player(http, "fay"), register_player(http, "gus")
-    body = {"entry": "classic", "players": 2, "turn_seconds": 120}
-    clocked = http.post("/tables", json=body, headers=fay).json()["id"]
-    for seat, who in enumerate((fay, gus)):
-        assert http.post(f"/tables/{clocked}/seats", json={"seat": seat}, headers=who).is_success
-    assert http.post(f"/tables/{clocked}/start", headers=fay).status_code == 201
+    game = open_table(http, ("fay", "gus"), table={"turn_seconds": 120})
+    fay, gus = (game.headers[name] for name in game.names)
+    clocked = game.table
     assert leave(http, clocked, gus)["seat"] == 1
     plain = http.post("/tables", json={"entry": "classic", "players": 2}, headers=gus).json()["id"]
 
