@@ -138,10 +138,12 @@ class Api:
         ]
         return table_id
 
-    def seated_table(self, players: list[Player], entry: str = "classic") -> str:
+    def seated_table(
+        self, players: list[Player], entry: str = "classic", *, always_frozen: bool = False
+    ) -> str:
         """A new table of ``entry`` for ``len(players)``, hosted by the first, each player
         seated in his room seat (not started)."""
-        table = self.create_table(players[0], entry, len(players))
+        table = self.create_table(players[0], entry, len(players), always_frozen=always_frozen)
         for seat, player in enumerate(players):
             self.join(player, table, seat)
         return table
@@ -319,11 +321,9 @@ class Game:
     def set_up(self) -> None:
         """Register the players, create the table, take every seat, choose the teams."""
         self.seats = [self.api.register(f"{self.prefix}{i}") for i in range(self.players)]
-        self.table_id = self.api.create_table(
-            self.host, self.entry, self.players, always_frozen=self.always_frozen
+        self.table_id = self.api.seated_table(
+            self.seats, self.entry, always_frozen=self.always_frozen
         )
-        for seat, player in enumerate(self.seats):
-            self.api.join(player, self.table_id, seat)
         teams = TEAMS.get((self.entry, self.players))
         if teams is not None:
             table = self.api.choose_teams(self.host, self.table_id, teams)
