@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from tests.support.http import open_table
 from tests.support.openapi import sse_messages
 
 Headers = dict[str, str]
@@ -19,12 +20,9 @@ def test_seats_change_hands_and_the_table_says_so(
     make_client: Callable[..., TestClient], register: Callable[[Any, str], Headers]
 ) -> None:
     client = make_client(run_bots=False)
-    ann, bob, cy, di, eve = (register(client, n) for n in ("ann", "bob", "cy", "di", "eve"))
-    table = client.post("/tables", json={"entry": "classic", "players": 4}, headers=ann).json()[
-        "id"
-    ]
-    for seat, who in enumerate((ann, bob, cy, di)):
-        client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who)
+    game = open_table(client, ("ann", "bob", "cy", "di"), start=False)
+    ann, bob = game.headers["ann"], game.headers["bob"]
+    table, eve = game.table, register(client, "eve")
     assert client.post(f"/tables/{table}/leave").status_code == 401
 
     left = client.post(f"/tables/{table}/leave", headers=bob)

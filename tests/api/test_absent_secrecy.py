@@ -19,17 +19,18 @@ from fastapi.testclient import TestClient
 from app.application import CanastaApp
 from tests.api.secrecy_support import card_tokens, fetch, sse_messages
 from tests.support.games import play_commands, stacked_deck
+from tests.support.http import Game, open_table
 
 Headers = dict[str, str]
 
 
-def start(client: TestClient, table: str, host: Headers) -> UUID:
-    """Starts the game on a deck fixed in advance: the same deal every run, so that it lasts
-    as long as the test needs it (a server's shuffle once ended it first: a failed CI run)."""
-    body = {"deck": stacked_deck(DECK_SEED), "dealer": 0}
-    answer = client.post(f"/tables/{table}/start", json=body, headers=host)
-    assert answer.status_code == 201, answer.text
-    return UUID(answer.json()["deal"])
+def started(client: TestClient, **table: Any) -> tuple[Game, UUID]:
+    """A classic table of ann, bob, cy and di (``table``: more fields of ``POST /tables``)
+    started on a deck fixed in advance: the same deal every run, so that it lasts as long as
+    the test needs it (a server's shuffle once ended it first: a failed CI run)."""
+    start = {"deck": stacked_deck(DECK_SEED), "dealer": 0}
+    game = open_table(client, ("ann", "bob", "cy", "di"), start_body=start, table=table)
+    return game, UUID(game.deal_id)
 
 
 #: The deck the tests' games are dealt from (``start``).
@@ -81,14 +82,9 @@ def test_a_player_away_sees_none_of_what_the_bot_draws_for_him(
 ) -> None:
     client = make_client(run_bots=False, allow_stacked_decks=True)  # it plays every seat
     canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
-    people = {name: register(client, name) for name in ("ann", "bob", "cy", "di")}
+    game, deal_id = started(client)
+    people, table = game.headers, game.table
     bob = people["bob"]
-    table = client.post(
-        "/tables", json={"entry": "classic", "players": 4}, headers=people["ann"]
-    ).json()["id"]
-    for seat, headers in enumerate(people.values()):
-        client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=headers)
-    deal_id = start(client, table, people["ann"])
     rng = random.Random(8)
     play_commands(canasta, deal_id, rng, 8)
     # His stream, open across the leave (read in a thread until it has been quiet a while).
@@ -138,14 +134,9 @@ def test_a_draw_log_holds_only_the_draws_made_while_its_reader_played_the_seat(
     of the draws made there before her (bob's, the bot's)."""
     client = make_client(run_bots=False, allow_stacked_decks=True)  # it plays every seat
     canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
-    people = {name: register(client, name) for name in ("ann", "bob", "cy", "di", "eve")}
-    bob, eve = people["bob"], people["eve"]
-    table = client.post(
-        "/tables", json={"entry": "classic", "players": 4}, headers=people["ann"]
-    ).json()["id"]
-    for seat, name in enumerate(("ann", "bob", "cy", "di")):
-        client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=people[name])
-    deal_id = start(client, table, people["ann"])
+    game, deal_id = started(client)
+    people, table = game.headers, game.table
+    bob, eve = people["bob"], register(client, "eve")
     rng = random.Random(8)
     drawn: set[int] = set()  # the steps of seat 1's draws so far
 
@@ -207,13 +198,9 @@ def test_a_stream_resumed_past_the_deal_s_step_follows_the_seat_and_the_clock(
     table with a clock the stream broke off (OriginatorVersionError) at its first event."""
     client = make_client(run_bots=False, allow_stacked_decks=True)
     canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
-    people = {name: register(client, name) for name in ("ann", "bob", "cy", "di")}
+    game, deal_id = started(client, turn_seconds=turn_seconds)
+    people, table = game.headers, game.table
     bob = people["bob"]
-    body: dict[str, Any] = {"entry": "classic", "players": 4, "turn_seconds": turn_seconds}
-    table = client.post("/tables", json=body, headers=people["ann"]).json()["id"]
-    for seat, headers in enumerate(people.values()):
-        client.post(f"/tables/{table}/seats", json={"seat": seat}, headers=headers)
-    deal_id = start(client, table, people["ann"])
     rng = random.Random(8)
     play_commands(canasta, deal_id, rng, 8)
     now = canasta.get_deal(deal_id).version

@@ -23,7 +23,7 @@ from domain.rules import decide
 from domain.state import DealState
 from tests.api.test_command_lane import lane_of
 from tests.e2e.server import CARD_PATTERN
-from tests.support.games import stacked_deck
+from tests.support.games import seated_table, stacked_deck
 from tests.support.http import PLAYERS, Game, open_table, state_reader
 
 Client = Callable[..., TestClient]
@@ -301,9 +301,7 @@ def going_out_deal(
     names = list(PLAYERS[:4])
     try:
         for seed in range(limit):
-            table = canasta.create_table(names[0], "classic", 4)
-            for seat, name in enumerate(names):
-                canasta.join_table(table, name, seat)
+            table = seated_table(canasta, names)
             deck = stacked_deck(100 + seed)
             deal_id = canasta.start_game(table, names[0], dealer=0, deck=deck)
             rng = random.Random(seed)

@@ -17,7 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from app.command_lane import CommandLane
 from domain.legal import legal_command, seat_to_act
 from tests.support.bots import bot_table, wait_for
-from tests.support.http import Game, open_table, state_reader
+from tests.support.http import open_table, state_reader
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -48,17 +48,6 @@ def lane_of(client: TestClient) -> Any:
     return layer
 
 
-def play_commands(client: TestClient, game: Game, count: int) -> None:
-    state_of = state_reader(client.app.state.canasta)  # type: ignore[attr-defined]
-    rng = random.Random(3)
-    for _ in range(count):
-        st = state_of(game.deal_id)
-        seat = seat_to_act(st)
-        assert seat is not None
-        response = game.send(game.names[seat], legal_command(st, seat, rng))
-        assert response.status_code == 200, response.text
-
-
 @pytest.mark.parametrize("lane", [True, False], ids=["command-lane", "route"])
 def test_metrics_count_commands_accepted_replayed_and_refused_by_code(
     make_client: Callable[..., TestClient], lane: bool
@@ -66,7 +55,7 @@ def test_metrics_count_commands_accepted_replayed_and_refused_by_code(
     client = make_client(command_lane=lane)
     game = open_table(client)
     before = scrape(client)
-    play_commands(client, game, 3)
+    game.play_commands(state_reader(client.app.state.canasta), random.Random(3), 3)  # type: ignore[attr-defined]
 
     # A retry of the last command under its seq: answered again, not recorded twice.
     st = state_reader(client.app.state.canasta)(game.deal_id)  # type: ignore[attr-defined]
@@ -135,7 +124,7 @@ def test_ready_answers_503_while_the_read_models_lag_beyond_the_bound(
     client = make_client(read_models="off", ready_max_lag=5)
     assert client.get("/ready").status_code == 200
     game = open_table(client)  # registrations, a table, seats, a start: many notifications
-    play_commands(client, game, 3)
+    game.play_commands(state_reader(client.app.state.canasta), random.Random(3), 3)  # type: ignore[attr-defined]
 
     answer = client.get("/ready")
     assert answer.status_code == 503

@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 import httpx
 import pytest
@@ -22,10 +21,9 @@ from app.application import CanastaApp
 from app.main import create_app
 from app.migrations import upgrade
 from app.settings import Settings, eventsourcing_env
-from domain.legal import legal_command, seat_to_act
 from tests.e2e.server import Server
 from tests.support.databases import drop_database, own_database
-from tests.support.http import open_table
+from tests.support.http import open_table, state_reader
 from tests.support.keys import key_file
 
 STREAM_ROUTE = "/deals/{deal_id}/stream"
@@ -151,14 +149,8 @@ def test_metrics_add_up_every_workers_counts_in_multiprocess_mode(
         limits = httpx.Limits(max_keepalive_connections=0)
         with httpx.Client(base_url=server.url, limits=limits, timeout=10) as http:
             game = open_table(http)
-            rng = random.Random(8)
             sent = 12
-            for _ in range(sent):
-                st = reader.get_deal(UUID(game.deal_id)).state
-                seat = seat_to_act(st)
-                assert seat is not None
-                answer = game.send(game.names[seat], legal_command(st, seat, rng))
-                assert answer.status_code == 200, answer.text
+            game.play_commands(state_reader(reader), random.Random(8), sent)
         writers = {path.name.rsplit("_", 1)[1] for path in prometheus_dir.glob("counter_*.db")}
         assert len(writers) == 2, f"both workers count, in files of their own: {writers}"
         totals = {metric(server.url, "canasta_commands_accepted_total") for _ in range(8)}

@@ -27,7 +27,7 @@ from domain.errors import Forbidden
 from domain.legal import legal_command, seat_to_act
 from domain.table import MISSED_TURNS
 from tests.support.bots import wait_for
-from tests.support.games import play_commands, play_to_end
+from tests.support.games import play_commands, play_to_end, seated_table
 
 PEOPLE = ("ann", "bob", "cy", "di")
 
@@ -43,9 +43,7 @@ def canasta(tmp_path: Path) -> Iterator[tuple[CanastaApp, Settings]]:
 
 
 def started(app: CanastaApp) -> tuple[UUID, UUID]:
-    table_id = app.create_table("ann", "classic", 4)
-    for seat, player in enumerate(PEOPLE):
-        app.join_table(table_id, player, seat)
+    table_id = seated_table(app, PEOPLE)
     return table_id, app.start_game(table_id, "ann")
 
 

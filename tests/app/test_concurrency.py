@@ -38,7 +38,7 @@ from domain.errors import Conflict, RuleViolation
 from domain.legal import candidates, legal_command, seat_to_act
 from domain.rules import decide
 from domain.state import ANSWER, CUT, DRAW, OVER, PLAY, DealState
-from tests.support.games import play_commands
+from tests.support.games import play_commands, seated_table
 from tests.support.store import fold_stored_events, stored_versions
 
 PLAYERS = ["ann", "bob", "cyd", "dee"]
@@ -182,10 +182,7 @@ def check_race(
 
 
 def new_game(app: CanastaApp, entry: str = "classic", players: int = 4) -> UUID:
-    table_id = app.create_table(PLAYERS[0], entry, players)
-    for player in PLAYERS[:players]:
-        app.join_table(table_id, player)
-    return app.start_game(table_id, PLAYERS[0])
+    return app.start_game(seated_table(app, PLAYERS[:players], entry), PLAYERS[0])
 
 
 def play_rounds(

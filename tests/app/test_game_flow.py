@@ -28,7 +28,7 @@ from domain.errors import Forbidden, RuleViolation, SetupError
 from domain.legal import seat_to_act
 from domain.shuffle import commitment, shuffled
 from domain.state import OVER
-from tests.support.games import play_commands, play_to_end
+from tests.support.games import play_commands, play_to_end, seated_table
 
 TARGET_REACHED = (
     Path(__file__).parents[1] / "scenarios" / "scoring" / "r-game-1_target_reached_ends_game.json"
@@ -64,20 +64,6 @@ def names(n: int) -> list[str]:
 
 def new_app(*, stacked: bool = False, random_source: Any = None) -> CanastaApp:
     return CanastaApp(env=POPO, allow_stacked_decks=stacked, random=random_source)
-
-
-def full_table(
-    app: CanastaApp,
-    players: int,
-    entry: str = "classic",
-    teams: Sequence[Sequence[int]] | None = None,
-) -> UUID:
-    table_id = app.create_table(HOST, entry, players)
-    for seat, player in enumerate(names(players)):
-        app.join_table(table_id, player, seat)
-    if teams is not None:
-        app.choose_teams(table_id, HOST, teams)
-    return table_id
 
 
 def event_names(app: CanastaApp, aggregate_id: UUID) -> list[str]:
@@ -154,7 +140,7 @@ def test_joining_a_full_table_or_a_taken_seat_is_refused_r_seat_5() -> None:
 
 def test_joining_a_started_table_is_refused_r_seat_5() -> None:
     app = new_app()
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     app.start_game(table_id, HOST)
     with pytest.raises(SetupError) as err:
         app.join_table(table_id, "late")
@@ -167,7 +153,7 @@ def test_joining_a_started_table_is_refused_r_seat_5() -> None:
 
 def test_only_the_host_can_start_the_game_r_seat_3() -> None:
     app = new_app()
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     for player in ("p1", "stranger"):
         with pytest.raises(Forbidden) as err:
             app.start_game(table_id, player)
@@ -181,7 +167,7 @@ def test_only_the_host_can_start_the_game_r_seat_3() -> None:
 
 def test_only_the_host_can_start_the_next_deal_r_seat_3() -> None:
     app = new_app(random_source=RecordingRandom(1))
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     deal_id = app.start_game(table_id, HOST)
     play_to_end(app, deal_id, random.Random(1))
     with pytest.raises(Forbidden) as err:
@@ -194,7 +180,7 @@ def test_only_the_host_can_start_the_next_deal_r_seat_3() -> None:
 
 def test_only_the_host_can_stop_the_game_r_seat_3_r_game_2() -> None:
     app = new_app()
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     app.start_game(table_id, HOST)
     for player in ("p1", "p3", "stranger"):
         with pytest.raises(Forbidden) as err:
@@ -205,7 +191,7 @@ def test_only_the_host_can_stop_the_game_r_seat_3_r_game_2() -> None:
 
 def test_the_next_deal_cannot_start_before_the_current_deal_is_over_r_game_1() -> None:
     app = new_app()
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     app.start_game(table_id, HOST)
     with pytest.raises(SetupError) as err:
         app.start_next_deal(table_id, HOST)
@@ -221,7 +207,7 @@ def test_five_and_six_player_tables_need_the_hosts_teams_before_the_start_r_seat
     entry: str, players: int
 ) -> None:
     app = new_app()
-    table_id = full_table(app, players, entry)
+    table_id = seated_table(app, names(players), entry)
     with pytest.raises(SetupError) as err:
         app.start_game(table_id, HOST)
     assert err.value.code == "R-SEAT-3"
@@ -245,7 +231,7 @@ def test_teams_of_the_wrong_sizes_are_refused_r_seat_2(
     entry: str, players: int, teams: list[list[int]]
 ) -> None:
     app = new_app()
-    table_id = full_table(app, players, entry)
+    table_id = seated_table(app, names(players), entry)
     with pytest.raises(SetupError) as err:
         app.choose_teams(table_id, HOST, teams)
     assert err.value.code == "R-SEAT-2"
@@ -260,7 +246,7 @@ def test_teams_naming_unknown_or_repeated_seats_are_refused_r_seat_3(
     teams: list[list[int]],
 ) -> None:
     app = new_app()
-    table_id = full_table(app, 5)
+    table_id = seated_table(app, names(5))
     with pytest.raises(SetupError) as err:
         app.choose_teams(table_id, HOST, teams)
     assert err.value.code == "R-SEAT-3"
@@ -268,7 +254,7 @@ def test_teams_naming_unknown_or_repeated_seats_are_refused_r_seat_3(
 
 def test_a_seat_in_two_teams_is_refused_r_seat_3() -> None:
     app = new_app()
-    table_id = full_table(app, 6, "extra_six")
+    table_id = seated_table(app, names(6), "extra_six")
     with pytest.raises(SetupError) as err:
         app.choose_teams(table_id, HOST, [[0, 1], [1, 2]])
     assert err.value.code == "R-SEAT-3"
@@ -276,7 +262,7 @@ def test_a_seat_in_two_teams_is_refused_r_seat_3() -> None:
 
 def test_only_the_host_chooses_teams_and_only_before_the_start_r_seat_3() -> None:
     app = new_app()
-    table_id = full_table(app, 5)
+    table_id = seated_table(app, names(5))
     with pytest.raises(Forbidden) as err:
         app.choose_teams(table_id, "p1", [[0, 2, 4]])
     assert err.value.code == "R-SEAT-3"
@@ -290,7 +276,7 @@ def test_only_the_host_chooses_teams_and_only_before_the_start_r_seat_3() -> Non
 
 def test_four_player_partnerships_are_fixed_and_cannot_be_chosen_r_seat_1_r_seat_3() -> None:
     app = new_app()
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     with pytest.raises(SetupError) as err:
         app.choose_teams(table_id, HOST, [[0, 1]])
     assert err.value.code == "R-SEAT-3"
@@ -310,7 +296,7 @@ def test_extra_six_teams_interleave_so_both_neighbours_are_opponents_r_seat_3_8b
     teams: list[list[int]], sides: dict[str, list[int]], order: list[int]
 ) -> None:
     app = new_app()
-    table_id = full_table(app, 6, "extra_six", teams)
+    table_id = seated_table(app, names(6), "extra_six", teams=teams)
     deal_id = app.start_game(table_id, HOST)
     assert app.get_table(table_id).sides == sides
     st = app.get_deal(deal_id).state
@@ -336,7 +322,7 @@ def test_the_first_dealer_is_drawn_among_the_seats_that_play_deal_1_r_deal_1(
 ) -> None:
     source = RecordingRandom(3)
     app = new_app(random_source=source)
-    table_id = full_table(app, players, teams=teams)
+    table_id = seated_table(app, names(players), teams=teams)
     deal_id = app.start_game(table_id, HOST)
     st = app.get_deal(deal_id).state
     assert sorted(source.offered[0]) == active  # the draw is over the active seats only
@@ -353,7 +339,7 @@ def test_the_system_random_first_dealer_is_always_an_active_seat_and_reaches_eac
     app = new_app()  # the operating system's cryptographic source
     seen: set[int] = set()
     for _ in range(100):
-        table_id = full_table(app, 5, teams=[[0, 2, 4]])
+        table_id = seated_table(app, names(5), teams=[[0, 2, 4]])
         deal_id = app.start_game(table_id, HOST)
         dealer = app.get_deal(deal_id).state.dealer
         assert dealer in (1, 2, 3, 4), "seat 0 sits out deal 1 and cannot deal it"
@@ -363,7 +349,7 @@ def test_the_system_random_first_dealer_is_always_an_active_seat_and_reaches_eac
 
 def test_a_test_set_up_cannot_make_a_sitting_out_seat_the_first_dealer_r_deal_1() -> None:
     app = new_app(stacked=True)
-    table_id = full_table(app, 5, teams=[[0, 2, 4]])
+    table_id = seated_table(app, names(5), teams=[[0, 2, 4]])
     with pytest.raises(SetupError) as err:
         app.start_game(table_id, HOST, dealer=0)
     assert err.value.code == "R-DEAL-1"
@@ -372,7 +358,7 @@ def test_a_test_set_up_cannot_make_a_sitting_out_seat_the_first_dealer_r_deal_1(
 
 def test_the_dealer_passes_to_the_left_each_deal_at_four_players_r_deal_2() -> None:
     app = new_app(random_source=RecordingRandom(11, dealer=1))
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, 5, seed=11)
     states = deal_states(app, table_id)
@@ -397,7 +383,7 @@ def test_the_dealer_skips_seats_that_sit_out_the_new_deal_at_five_players_r_deal
     # Deal 4: left of 3 on [0,1,2,3] is 0, sitting out; then 1: 1.
     # Deal 5: left of 1 on [2,1,4,3] is 4, who plays deal 5 [0,1,4,3]: 4.
     app = new_app(random_source=RecordingRandom(5, dealer=2))
-    table_id = full_table(app, 5, teams=[[0, 2, 4]])
+    table_id = seated_table(app, names(5), teams=[[0, 2, 4]])
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, 5, seed=5)
     states = deal_states(app, table_id)
@@ -422,7 +408,7 @@ def test_sit_outs_rotate_per_deal_in_room_seat_order_r_seat_2(
     players: int, teams: list[list[int]], orders: list[list[int]]
 ) -> None:
     app = new_app(random_source=RecordingRandom(21))
-    table_id = full_table(app, players, teams=teams)
+    table_id = seated_table(app, names(players), teams=teams)
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, len(orders), seed=21)
     states = deal_states(app, table_id)
@@ -439,7 +425,7 @@ def test_sit_outs_rotate_per_deal_in_room_seat_order_r_seat_2(
 
 def test_a_seat_sitting_out_the_deal_cannot_act_r_turn_1_r_seat_4() -> None:
     app = new_app(random_source=RecordingRandom(8, dealer=3))
-    table_id = full_table(app, 5, teams=[[0, 2, 4]])
+    table_id = seated_table(app, names(5), teams=[[0, 2, 4]])
     deal_id = app.start_game(table_id, HOST)  # seat 0 sits out deal 1
     st = app.get_deal(deal_id).state
     assert 0 not in st.order
@@ -460,7 +446,7 @@ def test_the_published_commitment_is_the_hash_of_the_deal_id_and_the_recorded_se
     None
 ):
     app = new_app()  # a real server: cryptographic seeds
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     first = app.start_game(table_id, HOST)
     play_to_end(app, first, random.Random(4))
     second = app.start_next_deal(table_id, HOST)
@@ -495,7 +481,7 @@ def test_a_server_not_set_up_for_tests_refuses_test_only_set_ups_r_deal_3(
 ) -> None:
     app = new_app(stacked=False)
     players, teams = (5, [[0, 2, 4]]) if "sit_out" in setup else (4, None)
-    table_id = full_table(app, players, teams=teams)
+    table_id = seated_table(app, names(players), teams=teams)
     with pytest.raises(SetupError) as err:
         app.start_game(table_id, HOST, **setup)
     assert err.value.code == "R-DEAL-3"
@@ -507,7 +493,7 @@ def test_a_server_not_set_up_for_tests_refuses_test_only_set_ups_r_deal_3(
 
 def test_a_server_not_set_up_for_tests_refuses_a_stacked_deck_for_the_next_deal_r_deal_3() -> None:
     app = new_app(stacked=False, random_source=RecordingRandom(9))
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     deal_id = app.start_game(table_id, HOST)
     play_to_end(app, deal_id, random.Random(9))
     with pytest.raises(SetupError) as err:
@@ -518,7 +504,7 @@ def test_a_server_not_set_up_for_tests_refuses_a_stacked_deck_for_the_next_deal_
 
 def test_a_stacked_deck_must_hold_every_card_once_r_deal_3() -> None:
     app = new_app(stacked=True)
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     deck = full_deck(2)
     deck[0] = deck[1]  # one card twice, another missing
     with pytest.raises(SetupError) as err:
@@ -534,7 +520,7 @@ def test_the_host_stops_mid_deal_completed_deals_stay_and_the_open_deal_is_not_s
 ):
     app = new_app(random_source=RecordingRandom(2))
     players = names(4)
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     first = app.start_game(table_id, HOST)
     play_to_end(app, first, random.Random(2))
     after_first = app.get_table(table_id)
@@ -585,7 +571,7 @@ def test_the_host_stops_mid_deal_completed_deals_stay_and_the_open_deal_is_not_s
 
 def test_stopping_between_deals_keeps_every_completed_deal_r_game_2() -> None:
     app = new_app(random_source=RecordingRandom(6))
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, 2, seed=6)
     played = app.get_table(table_id)
@@ -605,7 +591,7 @@ def test_stopping_between_deals_keeps_every_completed_deal_r_game_2() -> None:
 
 def test_the_host_may_stop_right_after_the_start_before_the_cut_r_game_2() -> None:
     app = new_app()
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     deal_id = app.start_game(table_id, HOST)
     cutter = app.get_deal(deal_id).state.cutter
     app.stop_game(table_id, HOST)
@@ -619,7 +605,7 @@ def test_the_host_may_stop_right_after_the_start_before_the_cut_r_game_2() -> No
 
 def test_a_game_not_started_cannot_be_stopped_r_game_2() -> None:
     app = new_app()
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     with pytest.raises(SetupError) as err:
         app.stop_game(table_id, HOST)
     assert err.value.code == "R-GAME-2"
@@ -630,7 +616,7 @@ def _finish_by_going_out(app: CanastaApp) -> UUID:
     """The stacked deal of r-game-1_target_reached_ends_game.json: seat 0 (side A, 4900
     before) goes out with seven aces and four jacks, and the game ends."""
     setup = build_setup(json.loads(TARGET_REACHED.read_text(encoding="utf-8")), "finished game")
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     deal_id = app.start_game(
         table_id, HOST, dealer=setup.dealer, scores_before=setup.scores_before, deck=setup.deck
     )
@@ -662,7 +648,7 @@ def test_a_finished_game_has_no_next_deal_and_cannot_be_stopped_r_game_1_r_game_
 
 def test_each_next_deal_starts_from_the_cumulative_totals_r_score_1_r_init_1() -> None:
     app = new_app(random_source=RecordingRandom(12))
-    table_id = full_table(app, 4)
+    table_id = seated_table(app, names(4))
     deal_id = app.start_game(table_id, HOST)
     play_deals(app, table_id, deal_id, 3, seed=12)
     table = app.get_table(table_id)

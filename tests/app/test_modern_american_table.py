@@ -24,6 +24,7 @@ from app.application import CanastaApp
 from app.scenario import build_command, build_setup
 from domain.commands import Cut
 from domain.errors import SetupError
+from tests.support.games import seated_table
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 HOST = "host"
@@ -41,13 +42,6 @@ DEAL_A, DEAL_B = 1070, -185  # that deal's scores (worked through in the folder'
 
 def new_app(*, stacked: bool = False) -> CanastaApp:
     return CanastaApp(env=POPO, allow_stacked_decks=stacked)
-
-
-def seated_table(app: CanastaApp, target: int | None = None) -> UUID:
-    table_id = app.create_table(HOST, ENTRY, 4, target=target)
-    for seat, player in enumerate(PLAYERS):
-        app.join_table(table_id, player, seat)
-    return table_id
 
 
 def play_scripted_deal(app: CanastaApp, table_id: UUID, before: dict[str, int]) -> UUID:
@@ -86,7 +80,7 @@ def test_the_default_target_is_8500_r_ma_game_1() -> None:
 @pytest.mark.parametrize("target", SELECTABLE)
 def test_each_selectable_target_is_accepted_and_kept_r_ma_game_1_r_seat_3(target: int) -> None:
     app = new_app()
-    table_id = seated_table(app, target)
+    table_id = seated_table(app, PLAYERS, ENTRY, target=target)
     assert app.get_table(table_id).target == target
     app.start_game(table_id, HOST)
     table = app.get_table(table_id)
@@ -144,7 +138,7 @@ def test_only_four_players_r_seat_1(players: int) -> None:
 
 def test_four_players_sit_in_two_fixed_partnerships_r_seat_1() -> None:
     app = new_app()
-    table_id = seated_table(app)
+    table_id = seated_table(app, PLAYERS, ENTRY)
     deal_id = app.start_game(table_id, HOST)
     st = app.get_deal(deal_id).state
     assert st.side_of == ["A", "B", "A", "B"]
@@ -173,7 +167,7 @@ def test_the_game_ends_when_a_side_reaches_its_tables_target_r_ma_game_1(
     target: int | None, before_a: int, finished: bool
 ) -> None:
     app = new_app(stacked=True)
-    table_id = seated_table(app, target)
+    table_id = seated_table(app, PLAYERS, ENTRY, target=target)
     play_scripted_deal(app, table_id, {"A": before_a, "B": 0})
     table = app.get_table(table_id)
     assert table.totals == {"A": before_a + DEAL_A, "B": DEAL_B}

@@ -21,7 +21,7 @@ from domain.commands import Cut
 from domain.errors import RuleViolation, SetupError
 from domain.legal import seat_to_act
 from domain.state import CUT, OVER
-from tests.support.games import play_to_end
+from tests.support.games import play_to_end, seated_table
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 HOST = "host"
@@ -34,13 +34,6 @@ def new_app(seed: int, *, stacked: bool = False) -> CanastaApp:
     return CanastaApp(
         env=POPO, random=SeededRandom(random.Random(seed)), allow_stacked_decks=stacked
     )
-
-
-def ponytail_table(app: CanastaApp, options: dict[str, bool] | None = None) -> UUID:
-    table_id = app.create_table(HOST, "ponytail", 4, options)
-    for seat, player in enumerate(PLAYERS):
-        app.join_table(table_id, player, seat)
-    return table_id
 
 
 def right_of(order: list[int], seat: int) -> int:
@@ -64,7 +57,7 @@ def test_ponytail_is_played_by_four_players_only_r_seat_1(players: int) -> None:
 
 def test_four_players_sit_in_two_fixed_partnerships_r_seat_1() -> None:
     app = new_app(2)
-    table_id = ponytail_table(app)
+    table_id = seated_table(app, PLAYERS, "ponytail")
     deal_id = app.start_game(table_id, HOST)
     st = app.get_deal(deal_id).state
     assert st.side_of == ["A", "B", "A", "B"]
@@ -74,7 +67,7 @@ def test_four_players_sit_in_two_fixed_partnerships_r_seat_1() -> None:
 
 def test_always_frozen_is_accepted_and_freezes_the_pile_for_the_whole_deal_s9() -> None:
     app = new_app(3)
-    table_id = ponytail_table(app, {"always_frozen": True})
+    table_id = seated_table(app, PLAYERS, "ponytail", options={"always_frozen": True})
     table = app.get_table(table_id)
     assert table.options == {"always_frozen": True}
     deal_id = app.start_game(table_id, HOST)
@@ -92,7 +85,7 @@ def test_always_frozen_is_accepted_and_freezes_the_pile_for_the_whole_deal_s9() 
 
 def test_the_target_is_50000_and_no_other_can_be_chosen_r_pt_game_1() -> None:
     app = new_app(4)
-    table_id = ponytail_table(app)
+    table_id = seated_table(app, PLAYERS, "ponytail")
     assert app.get_table(table_id).target == TARGET
     with pytest.raises(SetupError) as err:
         app.create_table(HOST, "ponytail", 4, target=5000)
@@ -104,7 +97,7 @@ def test_the_target_is_50000_and_no_other_can_be_chosen_r_pt_game_1() -> None:
 
 def test_the_dealers_right_cuts_and_an_exact_61_scores_100_for_his_side_r_pt_deal_1() -> None:
     app = new_app(5)
-    table_id = ponytail_table(app)
+    table_id = seated_table(app, PLAYERS, "ponytail")
     deal_id = app.start_game(table_id, HOST)
     rng = random.Random(5)
     for number, n in ((1, 61), (2, 60)):
@@ -166,7 +159,7 @@ def test_the_game_ends_after_the_fourth_deal_and_the_highest_total_wins_r_pt_gam
     """Started far below zero (a test set-up), no side can reach 50000 in four deals of random
     play (they score 5000-25000 each): the fourth deal ends the game."""
     app = new_app(seed, stacked=True)
-    table_id = ponytail_table(app)
+    table_id = seated_table(app, PLAYERS, "ponytail")
     start = {"A": -40000, "B": -40000}
     deal_id = app.start_game(table_id, HOST, scores_before=start)
     statuses = play_game(app, table_id, deal_id, seed)
@@ -185,7 +178,7 @@ def test_reaching_50000_ends_the_game_before_the_fourth_deal_r_pt_game_1(seed: i
     """Started at 30000 for side A (a test set-up), a side passes 50000 within three deals of
     random play: the game ends after that deal, not after the fourth."""
     app = new_app(seed, stacked=True)
-    table_id = ponytail_table(app)
+    table_id = seated_table(app, PLAYERS, "ponytail")
     start = {"A": 30000, "B": 0}
     deal_id = app.start_game(table_id, HOST, scores_before=start)
     statuses = play_game(app, table_id, deal_id, seed)
@@ -202,7 +195,7 @@ def test_reaching_50000_ends_the_game_before_the_fourth_deal_r_pt_game_1(seed: i
 
 def test_totals_given_near_50000_end_the_game_after_the_first_deal_r_pt_game_1() -> None:
     app = new_app(21, stacked=True)  # set up for tests: the totals before deal 1 are given
-    table_id = ponytail_table(app)
+    table_id = seated_table(app, PLAYERS, "ponytail")
     deal_id = app.start_game(table_id, HOST, scores_before={"A": 45000, "B": 45000})
     statuses = play_game(app, table_id, deal_id, 21)
     assert statuses == ["finished"], statuses

@@ -19,15 +19,13 @@ from app.autoplay import SeededRandom
 from app.routes.audit import table_report
 from app.signing import Keyring
 from domain.audit.signatures import check_record, find_record
-from tests.support.games import play_to_end
+from tests.support.games import play_to_end, seated_table
 
 
 @pytest.fixture
 def played() -> Iterator[tuple[CanastaApp, UUID, UUID]]:
     app = CanastaApp(env=MEMORY_ENV, random=SeededRandom(21), keys=Keyring.ephemeral())
-    table_id = app.create_table("ann", "classic", 2)
-    for name in ("ann", "bob"):
-        app.join_table(table_id, name)
+    table_id = seated_table(app, ("ann", "bob"))
     deal_id = app.start_game(table_id, "ann")
     play_to_end(app, deal_id, random.Random(21))
     yield app, table_id, deal_id

@@ -23,14 +23,14 @@ from uuid import UUID
 import pytest
 
 from app.application import CanastaApp
-from app.autoplay import HOST, SeededRandom, new_table, play_deal, play_game
+from app.autoplay import HOST, SeededRandom, new_table, play_deal
 from domain.audit import AuditReport, audit_deal, audit_table, fold, kind_of
 from domain.cards import CARDS, full_deck
 from domain.chain import GENESIS, event_data, link
-from domain.legal import legal_command, seat_to_act
 from domain.refusals import render
 from domain.shuffle import stacked_commitment
 from domain.table import Table
+from tests.support.games import play_commands, random_game
 
 MEMORY_ENV = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
@@ -59,11 +59,11 @@ def play(
     seed: int = 1,
     max_deals: int = 2,
 ) -> Game:
-    rng = random.Random(seed)
-    app = CanastaApp(env=MEMORY_ENV, random=SeededRandom(rng))
-    table_id = new_table(app, entry, players, always_frozen=always_frozen)
-    table = play_game(app, table_id, rng, max_deals=max_deals)
-    return Game(app, table_id, table)
+    app = CanastaApp(env=MEMORY_ENV)
+    table_id = random_game(
+        app, seed, entry, players, max_deals=max_deals, always_frozen=always_frozen
+    )
+    return Game(app, table_id, app.get_table(table_id))
 
 
 @pytest.fixture(scope="module")
@@ -173,11 +173,7 @@ def test_a_deal_stopped_by_the_host_audits_ok_as_abandoned_r_game_2() -> None:
     app = CanastaApp(env=MEMORY_ENV, random=SeededRandom(rng))
     table_id = new_table(app, "classic", 4)
     deal_id = app.start_game(table_id, HOST)
-    for _ in range(12):
-        deal = app.get_deal(deal_id)
-        seat = seat_to_act(deal.state)
-        assert seat is not None
-        app.act(deal_id, deal.state.player_ids[seat], legal_command(deal.state, seat, rng))
+    play_commands(app, deal_id, rng, 12)
     app.stop_game(table_id, HOST)
     events = list(app.events.get(deal_id))
     assert kind_of(events[-1]) == "DealAbandoned"

@@ -4,13 +4,10 @@ back, the host gives a vacant seat, the missed turns hook; refusals change nothi
 
 from __future__ import annotations
 
-from uuid import uuid4
-
 import pytest
 
 from domain.audit.replay import check_rules
 from domain.bot_names import stand_in_name
-from domain.deal import Deal
 from domain.errors import Conflict, Forbidden, SetupError
 from domain.table import (
     DEFAULT_MISSED_TURNS_LIMIT,
@@ -20,6 +17,7 @@ from domain.table import (
     SEAT_NOT_VACANT,
     Table,
 )
+from tests.support.games import shuffled_deal
 
 AT = "2026-12-02T01:00:00+00:00"
 
@@ -110,23 +108,7 @@ def test_a_bots_seat_has_nobody_to_stand_in_for() -> None:
 
 
 def test_a_deal_records_who_plays_a_seat_and_the_audit_accepts_it() -> None:
-    deal = Deal.start(
-        uuid4(),
-        table_id=str(uuid4()),
-        number=1,
-        variant="classic",
-        decks=2,
-        options={},
-        players=2,
-        player_ids=["ann", "bob"],
-        order=[0, 1],
-        side_of=["A", "B"],
-        dealer=0,
-        cutter=1,
-        scores_before={"A": 0, "B": 0},
-        commitment="x",
-    )
-    deal.shuffle(bytes(32))
+    deal = shuffled_deal()
     deal.change_player(1, "bot:basic:1:for:bob", "left")
     assert deal.state.player_ids == ["ann", "bot:basic:1:for:bob"]
     with pytest.raises(ValueError):

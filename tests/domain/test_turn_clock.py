@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 from typing import Any
-from uuid import uuid4
 
 import pytest
 
@@ -26,27 +25,7 @@ from domain.errors import RuleViolation, SetupError
 from domain.legal import legal_command
 from domain.state import DealState
 from domain.table import Table
-
-
-def _deal() -> Deal:
-    deal = Deal.start(
-        uuid4(),
-        table_id=str(uuid4()),
-        number=1,
-        variant="classic",
-        decks=2,
-        options={},
-        players=2,
-        player_ids=["ann", "bob"],
-        order=[0, 1],
-        side_of=["A", "B"],
-        dealer=0,
-        cutter=1,
-        scores_before={"A": 0, "B": 0},
-        commitment="c",
-    )
-    deal.shuffle(bytes(32))
-    return deal
+from tests.support.games import shuffled_deal
 
 
 def _time_out(deal: Deal) -> None:
@@ -63,7 +42,7 @@ def _play_turn(deal: Deal, rng: random.Random) -> None:
 
 
 def test_only_the_seat_to_act_times_out_and_once_a_turn() -> None:
-    deal = _deal()
+    deal = shuffled_deal()
     assert deal.state.to_act == 1  # the cutter
     with pytest.raises(RuleViolation) as other:
         deal.execute(0, TimeOut(deal.version))
@@ -82,7 +61,7 @@ def test_only_the_seat_to_act_times_out_and_once_a_turn() -> None:
 
 
 def test_the_fold_counts_turns_in_a_row_and_the_seat_playing_himself_resets_it() -> None:
-    deal, rng = _deal(), random.Random(4)
+    deal, rng = shuffled_deal(), random.Random(4)
     _time_out(deal)  # bob's cut
     deal.execute(1, legal_command(deal.state, 1, rng))  # the cut; then bob plays first
     assert deal.state.timed_out == [] and deal.state.to_act == 1
@@ -99,7 +78,7 @@ def test_the_fold_counts_turns_in_a_row_and_the_seat_playing_himself_resets_it()
 
 
 def test_the_deadline_comes_from_the_event_that_made_the_seat_the_one_to_act() -> None:
-    deal, rng = _deal(), random.Random(6)
+    deal, rng = shuffled_deal(), random.Random(6)
     shuffled = deal.turn_since
     assert shuffled is not None
     assert deadline(shuffled, 30, deal.state) == datetime.fromisoformat(shuffled) + timedelta(
@@ -123,7 +102,7 @@ def test_the_options_bounds_and_the_stand_ins() -> None:
     for wrong in (9, TURN_SECONDS_MAX + 1, True, 1.5, "60"):
         with pytest.raises(SetupError):
             check_turn_seconds(wrong)
-    state = _deal().state
+    state = shuffled_deal().state
     assert stand_in(1) == "bot:basic:1"
     assert stand_in_seat("bot:basic:1", state) == 1
     assert stand_in_seat("bob", state) is None  # a person is no stand-in
@@ -131,7 +110,7 @@ def test_the_options_bounds_and_the_stand_ins() -> None:
 
 
 def test_old_snapshots_and_old_tables_read_as_without_a_clock() -> None:
-    state = _deal().state.to_dict()
+    state = shuffled_deal().state.to_dict()
     del state["timed_out"], state["missed"]
     old = DealState.from_dict(state)
     assert old.timed_out == [] and old.missed == [0, 0]

@@ -33,7 +33,7 @@ from domain.legal import legal_command, seat_to_act
 from domain.rules import decide
 from domain.state import DealState
 from domain.variants import get_variant
-from tests.support.http import expectation
+from tests.support.http import expectation, move_from_menu
 from tests.support.openapi import Contract
 
 JSON = dict[str, Any]
@@ -90,8 +90,9 @@ class Api:
         json: Any = None,
         params: dict[str, Any] | None = None,
         expect: int | None = None,
+        headers: dict[str, str] | None = None,
     ) -> httpx.Response:
-        headers = player.auth if player is not None else {}
+        headers = {**(player.auth if player is not None else {}), **(headers or {})}
         try:
             response = self.http.request(method, path, json=json, params=params, headers=headers)
         except httpx.TransportError as exc:
@@ -103,6 +104,19 @@ class Api:
         if self.contract is not None:
             self.contract.check(response)
         return response
+
+    def get(
+        self, path: str, *, headers: dict[str, str] | None = None, params: Any = None
+    ) -> httpx.Response:
+        """``call`` with httpx's ``Client.get`` arguments, for the helpers written for any
+        client (``tests.support.http``)."""
+        return self.call("GET", path, headers=headers, params=params)
+
+    def post(
+        self, path: str, *, json: Any = None, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        """``call`` with httpx's ``Client.post`` arguments (as ``get``)."""
+        return self.call("POST", path, json=json, headers=headers)
 
     def check_against_the_document(self) -> Contract:
         """From now on, every answer is checked against the server's ``/openapi.json``."""
@@ -124,10 +138,12 @@ class Api:
         ]
         return table_id
 
-    def seated_table(self, players: list[Player], entry: str = "classic") -> str:
+    def seated_table(
+        self, players: list[Player], entry: str = "classic", *, always_frozen: bool = False
+    ) -> str:
         """A new table of ``entry`` for ``len(players)``, hosted by the first, each player
         seated in his room seat (not started)."""
-        table = self.create_table(players[0], entry, len(players))
+        table = self.create_table(players[0], entry, len(players), always_frozen=always_frozen)
         for seat, player in enumerate(players):
             self.join(player, table, seat)
         return table
@@ -179,28 +195,12 @@ class Api:
         return self.call("POST", f"/deals/{deal_id}/commands", player=player, json=request)
 
 
-#: The moves of a short turn (a draw, a discard): for a player who must beat a turn clock.
-QUICK_MOVES = ("cut", "draw", "discard")
-
-
 def play_from_menu(
     api: Api, player: Player, deal: str, rng: random.Random, prefer: tuple[str, ...] = ()
 ) -> bool:
     """One move of ``player`` chosen at random from his move menu (``GET /deals/{id}/moves``)
-    if he is to act (among the moves of the types in ``prefer``, if there are any); True if it
-    was accepted (409: a bot or a timeout moved between the reads)."""
-    menu = api.call("GET", f"/deals/{deal}/moves", player=player, expect=200).json()
-    if not menu["moves"]:
-        return False
-    preferred = [move for move in menu["moves"] if move["type"] in prefer]
-    request = {
-        "seq": menu["next_seq"],
-        "expect": menu["expect"],
-        "command": rng.choice(preferred or menu["moves"]),
-    }
-    answer = api.call("POST", f"/deals/{deal}/commands", player=player, json=request)
-    assert answer.status_code in (200, 409), answer.text  # 409: a bot moved between the reads
-    return answer.status_code == 200
+    if he is to act (``tests.support.http.move_from_menu`` through ``api``)."""
+    return move_from_menu(api, player.auth, deal, rng, prefer)
 
 
 # --- commands ----------------------------------------------------------------------------
@@ -321,11 +321,9 @@ class Game:
     def set_up(self) -> None:
         """Register the players, create the table, take every seat, choose the teams."""
         self.seats = [self.api.register(f"{self.prefix}{i}") for i in range(self.players)]
-        self.table_id = self.api.create_table(
-            self.host, self.entry, self.players, always_frozen=self.always_frozen
+        self.table_id = self.api.seated_table(
+            self.seats, self.entry, always_frozen=self.always_frozen
         )
-        for seat, player in enumerate(self.seats):
-            self.api.join(player, self.table_id, seat)
         teams = TEAMS.get((self.entry, self.players))
         if teams is not None:
             table = self.api.choose_teams(self.host, self.table_id, teams)

@@ -91,9 +91,7 @@ def _refused(api: Api, method: str, path: str, player: Player, body: Any, status
 def test_leave_takeover_return_and_a_seat_given(backend: Backend) -> None:
     api = backend.api()
     ann, bob, cy, di, eve = (api.register(n) for n in ("ann", "bob", "cy", "di", "eve"))
-    table = api.create_table(ann, "classic", 4)
-    for seat, player in enumerate((ann, bob, cy, di)):
-        api.join(player, table, seat)
+    table = api.seated_table([ann, bob, cy, di])
     deal = api.start(ann, table)
     game = Game(api, table, deal, {p.name: p for p in (ann, bob, cy, di, eve)})
     for _ in range(6):

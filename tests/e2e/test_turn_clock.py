@@ -29,9 +29,10 @@ from domain.clock import deadline, stand_in
 from domain.commands import TimeOut
 from domain.legal import seat_to_act
 from tests.e2e.checks import check_stream
-from tests.e2e.client import QUICK_MOVES, Api, Player, play_from_menu
+from tests.e2e.client import Api, Player, play_from_menu
 from tests.e2e.conftest import BACKENDS, Backend, started_backend
 from tests.e2e.server import bots_process
+from tests.support.http import QUICK_MOVES
 
 #: The clock of the table: short, so that a stalled turn times out quickly (the server lets
 #: hosts choose down to 1 second: ``CANASTA_TURN_SECONDS_MIN``).

@@ -11,7 +11,8 @@ from app.application import CanastaApp
 from app.infra.event_log import LOG_NAME, LogReader
 from app.infra.projection_runner import ReadModels
 from app.settings import Settings, eventsourcing_env
-from tests.projections.helpers import assert_read_models_match, play
+from tests.projections.helpers import assert_read_models_match
+from tests.support.games import random_game
 
 
 def test_the_log_reader_is_the_applications_log() -> None:
@@ -22,7 +23,7 @@ def test_the_runner_reads_a_sqlite_log_with_no_write_side(tmp_path: Path) -> Non
     settings = Settings(data_dir=tmp_path)
     app = CanastaApp(eventsourcing_env(settings))
     try:
-        table_id = play(app, 7, "classic", 4, max_deals=1)
+        table_id = random_game(app, 7, "classic", 4, max_deals=1)
         threads = set(threading.enumerate())
         with ReadModels(settings) as rm:
             assert isinstance(rm.log, LogReader)

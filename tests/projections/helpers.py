@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC
@@ -10,29 +9,12 @@ from typing import Any
 from uuid import UUID
 
 from app.application import CanastaApp
-from app.autoplay import SeededRandom, new_table, play_game
 from domain.bot_names import bot_level
 from domain.events import CardsDrawn
 from domain.table import OPEN
 from projections.discard_log import public_discard_log
 from projections.read_models import TABLE_DEAL_RECORDED
 from tests.support.store import expected_last_move
-
-
-def play(
-    app: CanastaApp,
-    seed: int,
-    entry: str = "classic",
-    players: int = 4,
-    *,
-    max_deals: int = 2,
-    always_frozen: bool = False,
-) -> UUID:
-    """A random game (stopped after ``max_deals`` unless it ended first); its table id."""
-    app.random = SeededRandom(random.Random(seed))
-    table_id = new_table(app, entry, players, always_frozen=always_frozen)
-    play_game(app, table_id, random.Random(seed), max_deals=max_deals)
-    return table_id
 
 
 def expected_discard_log(app: CanastaApp, deal_id: UUID | str) -> list[dict[str, Any]]:

@@ -18,7 +18,8 @@ from app.application import CanastaApp
 from app.infra.projection_runner import LOCK_FILE_SUFFIX, ReadModels
 from app.settings import Settings
 from projections.read_models import DiscardLogProjection
-from tests.projections.helpers import assert_read_models_match, play, wait_for
+from tests.projections.helpers import assert_read_models_match, wait_for
+from tests.support.games import random_game
 
 #: How long a non-leader waits between attempts to take the lease here.
 RETRY = 0.1
@@ -68,7 +69,7 @@ def test_two_on_one_database_one_leads_exactly_once_and_the_other_takes_over(
     if settings.database_url is None:  # SQLite: the lease is a lock file next to the database
         assert settings.sqlite_path.with_name(settings.sqlite_path.name + LOCK_FILE_SUFFIX).exists()
 
-    first = play(app, 41, "classic", 4, max_deals=2)
+    first = random_game(app, 41, "classic", 4, max_deals=2)
     head = leader.head()
     # Neither catches up in this thread: the leader's background thread does it.
     wait_for(lambda: processed(leader, head), what="for the leader to project")
@@ -78,7 +79,7 @@ def test_two_on_one_database_one_leads_exactly_once_and_the_other_takes_over(
     # The leader ends (a server stopping): the other takes the lease and projects what follows.
     leader.close()
     wait_for(lambda: other.is_leading, what="for the other to take over")
-    second = play(app, 42, "classic", 2, max_deals=1)
+    second = random_game(app, 42, "classic", 2, max_deals=1)
     head = other.head()
     wait_for(lambda: processed(other, head), what="for the new leader to project")
     assert_read_models_match(app, other, [first, second])
@@ -107,7 +108,7 @@ def test_read_models_off_never_lead_and_wait_until_catches_up_in_the_caller(
     time.sleep(3 * RETRY)
     assert not off.is_leading
 
-    table_id = play(app, 43, "classic", 4, max_deals=1)
+    table_id = random_game(app, 43, "classic", 4, max_deals=1)
     assert not processed(off, off.head())  # nobody runs the projections now
     off.wait_until(timeout=10)  # caught up in this thread
     assert processed(off, off.head())
@@ -126,7 +127,7 @@ def test_a_projection_that_fails_is_retried_after_a_back_off_and_ends_consistent
                 raise RuntimeError("a transient failure")
             super().project(event, tracking)
 
-    table_id = play(app, 23, "classic", 4, max_deals=1)
+    table_id = random_game(app, 23, "classic", 4, max_deals=1)
     caplog.set_level(logging.INFO, logger="app.infra.projection_runner.runner")
     rm = open_read_models(opened, settings, app=app, projections=(FailsOnce,))
     rm.start()

@@ -32,6 +32,7 @@ from projections.read_models import DEAL_MOVES, LobbyProjection, topics_of
 from projections.view import LOBBY
 from tests.projections.helpers import lobby_row
 from tests.projections.test_read_models import notifications
+from tests.support.games import seated_table
 from tests.support.store import LAST_MOVE_GRANULARITY, NOT_MOVES
 
 T0 = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
@@ -53,9 +54,7 @@ def lobby_models(settings: Settings, app: CanastaApp) -> Iterator[ReadModels]:
 
 def started(app: CanastaApp, host: str) -> tuple[UUID, UUID]:
     """A two-player classic table of ``host`` and a guest, started: its id and its deal's."""
-    table_id = app.create_table(host, "classic", 2)
-    app.join_table(table_id, host, 0)
-    app.join_table(table_id, f"{host}-guest", 1)
+    table_id = seated_table(app, (host, f"{host}-guest"))
     return table_id, app.start_game(table_id, host)
 
 

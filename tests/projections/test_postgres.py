@@ -20,7 +20,8 @@ from app.migrations import downgrade, upgrade
 from app.settings import Settings, eventsourcing_env
 from projections.read_models import PROJECTIONS
 from projections.view import VIEW_TABLES
-from tests.projections.helpers import assert_read_models_match, play, wait_for
+from tests.projections.helpers import assert_read_models_match, wait_for
+from tests.support.games import random_game
 
 pytestmark = pytest.mark.postgres
 
@@ -46,14 +47,14 @@ def test_the_leader_follows_the_log_with_listen_notify(
     with ReadModels(pg_settings, app=pg_app, poll_interval=60) as rm:
         rm.start()
         wait_for(lambda: rm.is_leading, what="for the lease")
-        table_id = play(pg_app, 21, "classic", 4, max_deals=2)
+        table_id = random_game(pg_app, 21, "classic", 4, max_deals=2)
         head = rm.head()
         # The background thread does the work: nothing is pulled in this thread.
         wait_for(lambda: all(w.has_processed(head) for w in rm.workers.values()))
         rm.wait_until(head, timeout=5)
         assert_read_models_match(pg_app, rm, [table_id])
         # Read-your-writes: after one more command, wait_until() sees it processed.
-        table_id2 = play(pg_app, 22, "classic", 2, max_deals=1)
+        table_id2 = random_game(pg_app, 22, "classic", 2, max_deals=1)
         rm.wait_until(timeout=5)
         assert_read_models_match(pg_app, rm, [table_id, table_id2])
         rm.rebuild()
@@ -105,7 +106,7 @@ def test_a_leader_whose_lease_connection_breaks_stops_leading_and_takes_it_again
         wait_for(lambda: "lost the lease" in caplog.text, what="for the lost lease")
         # Alone on the database, it takes the lease again, on a new connection.
         wait_for(lambda: rm.is_leading and _lease_holders(url) not in ([], [holder]))
-        table_id = play(pg_app, 25, "classic", 2, max_deals=1)
+        table_id = random_game(pg_app, 25, "classic", 2, max_deals=1)
         head = rm.head()
         wait_for(lambda: all(w.has_processed(head) for w in rm.workers.values()))
         assert_read_models_match(pg_app, rm, [table_id])

@@ -14,8 +14,9 @@ from typing import IO
 from app.application import CanastaApp
 from app.infra.projection_runner import ReadModels
 from app.settings import Settings
-from tests.projections.helpers import assert_read_models_match, play, wait_for
+from tests.projections.helpers import assert_read_models_match, wait_for
 from tests.projections.test_rebuild_cli import CANASTA, REPO, STORE_VARIABLES, store_env
+from tests.support.games import random_game
 
 
 class Projector:
@@ -81,7 +82,7 @@ def test_canasta_project_projects_in_the_foreground_and_stops_on_sigterm(
         # It leads, although the environment says "off" (that is the servers' setting).
         wait_for(lambda: projector.printed("leading:"), timeout=30, what="for the projector")
         server.start()  # does not get the lease while the projector holds it
-        table_id = play(app, 61, "classic", 4, max_deals=1)
+        table_id = random_game(app, 61, "classic", 4, max_deals=1)
         head = off.head()
         wait_for(
             lambda: all(w.has_processed(head) for w in off.workers.values()),
@@ -98,7 +99,7 @@ def test_canasta_project_projects_in_the_foreground_and_stops_on_sigterm(
 
         # It gave the lease up: the server takes over and projects what follows.
         wait_for(lambda: server.is_leading, what="for the server to take over")
-        second = play(app, 62, "classic", 2, max_deals=1)
+        second = random_game(app, 62, "classic", 2, max_deals=1)
         off.wait_until(timeout=10)
         assert_read_models_match(app, off, [table_id, second])
     finally:

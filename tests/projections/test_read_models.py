@@ -34,10 +34,10 @@ from tests.projections.helpers import (
     assert_read_models_match,
     expected_discard_log,
     expected_draw_log,
-    play,
     row_counts,
     wait_for,
 )
+from tests.support.games import random_game
 
 GAMES = [
     # seed, entry, players, max deals, always_frozen
@@ -51,7 +51,7 @@ GAMES = [
 
 def play_games(app: CanastaApp) -> list[UUID]:
     return [
-        play(app, seed, entry, players, max_deals=deals, always_frozen=frozen)
+        random_game(app, seed, entry, players, max_deals=deals, always_frozen=frozen)
         for seed, entry, players, deals, frozen in GAMES
     ]
 
@@ -101,7 +101,7 @@ def test_topics_select_exactly_the_events_that_make_rows(
 
 
 def test_draw_log_returns_one_seats_rows_only(settings: Settings, app: CanastaApp) -> None:
-    (table_id,) = [play(app, 7, "classic", 4, max_deals=1)]
+    (table_id,) = [random_game(app, 7, "classic", 4, max_deals=1)]
     deal_id = app.get_table(table_id).deals[0]
     with read_models(settings, app) as rm:
         rm.catch_up()
@@ -122,7 +122,7 @@ def test_draw_log_returns_one_seats_rows_only(settings: Settings, app: CanastaAp
 
 
 def test_discard_log_after_step(settings: Settings, app: CanastaApp) -> None:
-    table_id = play(app, 8, "classic", 4, max_deals=1)
+    table_id = random_game(app, 8, "classic", 4, max_deals=1)
     deal_id = app.get_table(table_id).deals[0]
     with read_models(settings, app) as rm:
         rm.catch_up()
@@ -286,11 +286,11 @@ def test_a_crash_between_events_then_resume(
 def test_a_new_runner_continues_from_the_tracking_position(
     settings: Settings, app: CanastaApp
 ) -> None:
-    first_game = play(app, 11, "classic", 4, max_deals=1)
+    first_game = random_game(app, 11, "classic", 4, max_deals=1)
     with read_models(settings, app) as rm:
         rm.catch_up()
         positions = rm.positions()
-    second_game = play(app, 12, "classic", 3, max_deals=1)
+    second_game = random_game(app, 12, "classic", 3, max_deals=1)
 
     with read_models(settings, app) as rm:
         assert rm.positions() == positions
@@ -322,7 +322,7 @@ def test_rebuild_from_scratch_gives_identical_tables(settings: Settings, app: Ca
 
 def test_wait_until_a_position_of_other_topics_returns(settings: Settings, app: CanastaApp) -> None:
     """A position whose events no projection reads (a new account) is reached at once."""
-    play(app, 13, "classic", 2, max_deals=1)
+    random_game(app, 13, "classic", 2, max_deals=1)
     with read_models(settings, app) as rm:
         rm.catch_up()
         positions = rm.positions()
@@ -337,7 +337,7 @@ def test_background_runner_follows_the_log(settings: Settings, app: CanastaApp) 
         rm.start()
         rm.start()  # idempotent
         wait_for(lambda: rm.is_leading)  # alone on its database: it takes the lease
-        table_id = play(app, 14, "classic", 4, max_deals=1)
+        table_id = random_game(app, 14, "classic", 4, max_deals=1)
         head = rm.head()
         # Wait WITHOUT catching up here: the background runner must do it.
         deadline = threading.Event()

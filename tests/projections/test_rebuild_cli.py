@@ -15,7 +15,8 @@ from app.application import CanastaApp
 from app.infra.projection_runner import ReadModels
 from app.settings import Settings, eventsourcing_env
 from projections.read_models import PROJECTIONS
-from tests.projections.helpers import assert_read_models_match, play
+from tests.projections.helpers import assert_read_models_match
+from tests.support.games import random_game
 
 #: ``canasta`` as the checked-out code runs it (the venv's ``canasta`` script imports the
 #: package the venv was installed from, which may be another worktree).
@@ -45,7 +46,10 @@ def store_env(settings: Settings) -> dict[str, str]:
 def test_rebuild_read_models_warns_reports_progress_and_rebuilds_the_same_rows(
     settings: Settings, app: CanastaApp
 ) -> None:
-    table_ids = [play(app, 51, "classic", 4, max_deals=2), play(app, 52, "classic", 2)]
+    table_ids = [
+        random_game(app, 51, "classic", 4, max_deals=2),
+        random_game(app, 52, "classic", 2),
+    ]
     open_table = app.create_table("hal", "classic", 4)
     with ReadModels(settings, app=app) as rm:
         rm.catch_up()
@@ -101,7 +105,7 @@ def test_rebuild_read_models_refuses_while_another_process_runs_them(
     running (here a process that leads the read models, as a server or `canasta project`
     does) would project beside the rebuild and leave the read models incomplete: the rebuild
     refuses, says what to stop, and changes nothing (it used to warn and go on)."""
-    play(app, 53, "classic", 2)
+    random_game(app, 53, "classic", 2)
     with ReadModels(settings, app=app) as leader:
         leader.start()
         wait = 0

@@ -14,14 +14,15 @@ from app.settings import MEMORY, Settings, eventsourcing_env
 from domain.scoring import PARTS
 from projections.read_models import PROJECTIONS
 from projections.view import VIEW_TABLES
-from tests.projections.helpers import assert_read_models_match, play
+from tests.projections.helpers import assert_read_models_match
+from tests.support.games import random_game
 
 
 def test_one_sqlite_file_holds_events_and_read_models(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
     app = CanastaApp(eventsourcing_env(settings))
     try:
-        table_id = play(app, 31, "classic", 4, max_deals=1)
+        table_id = random_game(app, 31, "classic", 4, max_deals=1)
         with ReadModels(settings) as rm:  # its own application on the same file
             rm.catch_up()
             assert_read_models_match(app, rm, [table_id])
@@ -48,7 +49,7 @@ def test_in_memory_store(tmp_path: Path) -> None:
     try:
         with pytest.raises(ValueError, match="application"):
             ReadModels(settings)
-        table_id = play(app, 32, "classic", 2, max_deals=2)
+        table_id = random_game(app, 32, "classic", 2, max_deals=2)
         with ReadModels(settings, app=app) as rm:
             rm.catch_up()
             assert_read_models_match(app, rm, [table_id])
@@ -65,7 +66,7 @@ def test_a_whole_game(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
     app = CanastaApp(eventsourcing_env(settings))
     try:
-        table_id = play(app, 33, "classic", 4, max_deals=100)
+        table_id = random_game(app, 33, "classic", 4, max_deals=100)
         assert app.get_table(table_id).status == "finished"
         with ReadModels(settings, app=app) as rm:
             rm.catch_up()

@@ -43,7 +43,7 @@ from domain.legal import legal_command, seat_to_act
 from domain.melds import LaidMeld
 from domain.state import CUT, OVER, DealState
 from domain.table import FINISHED, PLAYING, STOPPED, Table
-from tests.support.games import random_teams
+from tests.support.games import random_teams, seated_table
 from tests.support.store import fold_stored_events
 
 MEMORY_ENV = {"PERSISTENCE_MODULE": "eventsourcing.popo", "AGGREGATE_CACHE_MAXSIZE": "100"}
@@ -327,20 +327,18 @@ class Game:
         self.app = CanastaApp(env=MEMORY_ENV, random=SeededRandom(random.Random(f"app:{seed}")))
         self.players = [f"player-{i}" for i in range(cfg.players)]
         self.host = self.players[0]
-        self.table_id = self.app.create_table(
-            self.host,
+        self.teams = (
+            random_teams(self.rng, cfg.players, cfg.team_shapes)
+            if cfg.team_shapes is not None
+            else []
+        )
+        self.table_id = seated_table(
+            self.app,
+            self.players,
             cfg.entry,
-            cfg.players,
+            teams=self.teams or None,
             options={"always_frozen": True} if always_frozen else {},
         )
-        for player in self.players:
-            self.app.join_table(self.table_id, player)
-        if cfg.team_shapes is not None:
-            teams = random_teams(self.rng, cfg.players, cfg.team_shapes)
-            self.teams = teams
-            self.app.choose_teams(self.table_id, self.host, teams)
-        else:
-            self.teams = []
         self.deal_totals: list[dict[str, int]] = []
         self.deal_id: UUID | None = None
         self.commands = 0
@@ -529,9 +527,7 @@ def test_deal_replays_identically_from_sqlite(tmp_path: Path, seed: int) -> None
     rng = random.Random(f"players:{seed}")
     app = CanastaApp(env=env, random=SeededRandom(random.Random(f"app:{seed}")))
     players = ["ann", "bob", "cyd", "dee"]
-    table_id = app.create_table("ann", "classic", 4)
-    for player in players:
-        app.join_table(table_id, player)
+    table_id = seated_table(app, players)
     deal_id = app.start_game(table_id, "ann")
     deal = app.get_deal(deal_id)
     live = {deal.version: deal.state.clone()}

@@ -21,7 +21,7 @@ from app.arena import MEMORY_ENV
 from app.autoplay import SeededRandom
 from domain.chain import GENESIS, event_data, link
 from domain.shuffle import commitment
-from tests.support.games import play_to_end
+from tests.support.games import play_to_end, seated_table
 
 DEAL_RECORDED = "domain.table:Table.DealRecorded"
 
@@ -34,9 +34,7 @@ def forged_rows(server: CanastaApp, deal_id: UUID, seed: int) -> list[tuple[str,
     forger = CanastaApp(env=MEMORY_ENV, random=SeededRandom(seed), allow_stacked_decks=True)
     try:
         players = list(original.player_ids)
-        table_id = forger.create_table(players[0], original.variant, original.players)
-        for seat, name in enumerate(players):
-            forger.join_table(table_id, name, seat)
+        table_id = seated_table(forger, players, original.variant)
         other = forger.start_game(table_id, players[0], dealer=original.dealer)
         play_to_end(forger, other, random.Random(seed))
         events: list[Any] = list(forger.events.get(other))

@@ -114,6 +114,25 @@ class Game:
         )
         return response
 
+    def play_one(self, state_of: Callable[[str], DealState], rng: random.Random) -> bool:
+        """One random legal command of the seat to act on the current deal, which must be
+        accepted; False (nothing sent) once the deal is over. ``state_of(deal_id)`` reads the
+        deal's real state (to choose a legal command)."""
+        st = state_of(self.deal_id)
+        seat = seat_to_act(st)
+        if seat is None:
+            return False
+        response = self.send(self.names[seat], legal_command(st, seat, rng))
+        assert response.status_code == 200, response.text
+        return True
+
+    def play_commands(
+        self, state_of: Callable[[str], DealState], rng: random.Random, commands: int
+    ) -> None:
+        """``commands`` random legal commands (``play_one``); the deal must not end first."""
+        for sent in range(commands):
+            assert self.play_one(state_of, rng), f"the deal ended after {sent} commands"
+
     def play_deal(
         self,
         state_of: Callable[[str], DealState],
@@ -122,22 +141,15 @@ class Game:
         max_commands: int = 5000,
         after_each: Callable[[int], None] | None = None,
     ) -> int:
-        """Play the current deal to its end with random legal commands; returns how many were
-        sent. ``state_of(deal_id)`` reads the deal's real state (to choose a legal command);
-        ``after_each(n)`` runs after the n-th accepted command."""
-        assert self.deal is not None, "the game has not started"
+        """Play the current deal to its end with random legal commands (``play_one``);
+        returns how many were sent. ``after_each(n)`` runs after the n-th accepted command."""
         sent = 0
-        while True:
-            st = state_of(self.deal)
-            seat = seat_to_act(st)
-            if seat is None:
-                return sent
-            assert sent < max_commands, f"the deal did not end in {max_commands} commands"
-            response = self.send(self.names[seat], legal_command(st, seat, rng))
-            assert response.status_code == 200, response.text
+        while self.play_one(state_of, rng):
             sent += 1
+            assert sent <= max_commands, f"the deal did not end in {max_commands} commands"
             if after_each is not None:
                 after_each(sent)
+        return sent
 
 
 def open_table(
@@ -176,6 +188,35 @@ def open_table(
     if start:
         game.start(start_body)
     return game
+
+
+#: The moves of a short turn (a cut, a draw, a discard): ``move_from_menu``'s ``prefer`` for a
+#: player who must beat a turn clock, or who is to keep a deal going without ending it soon.
+QUICK_MOVES = ("cut", "draw", "discard")
+
+
+def move_from_menu(
+    http: Any, headers: Headers, deal: str, rng: random.Random, prefer: Sequence[str] = ()
+) -> bool:
+    """One move of the player of ``headers`` chosen at random from his move menu (``GET
+    /deals/{id}/moves``; among the moves of the types in ``prefer``, if it lists any) if he
+    is to act, sent with the menu's ``next_seq`` and ``expect``; True if it was accepted,
+    False if he had no move or the answer was 409 (a bot or a timeout moved between the
+    reads). ``http``: an httpx client, or ``tests.e2e.client.Api``."""
+    answer: httpx.Response = http.get(f"/deals/{deal}/moves", headers=headers)
+    assert answer.status_code == 200, answer.text
+    menu = answer.json()
+    if not menu["moves"]:
+        return False
+    preferred = [move for move in menu["moves"] if move["type"] in prefer]
+    request = {
+        "seq": menu["next_seq"],
+        "expect": menu["expect"],
+        "command": rng.choice(preferred or menu["moves"]),
+    }
+    answer = http.post(f"/deals/{deal}/commands", json=request, headers=headers)
+    assert answer.status_code in (200, 409), answer.text
+    return answer.status_code == 200
 
 
 def state_reader(canasta: CanastaApp) -> Callable[[str], DealState]:

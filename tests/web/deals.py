@@ -234,12 +234,28 @@ def classic_four(cut: int = 54) -> ScriptedDeal:
 NAMES = ("ann", "bob", "cyd", "dee", "eve", "fay")
 
 
-def start_table(http: Any, deal: ScriptedDeal, names: tuple[str, ...] = NAMES) -> Game:
+def start_table(
+    http: Any,
+    deal: ScriptedDeal,
+    names: tuple[str, ...] = NAMES,
+    scores_before: dict[str, int] | None = None,
+) -> Game:
     """Registers the players, seats ``names[i]`` in room seat i at a new table of the deal's
-    entry (``names[0]`` hosts) and starts it with the stacked deck; ``http`` must be a
-    client of a server set up for tests."""
-    game = open_table(http, list(names[: deal.players]), entry=deal.entry, start=False)
-    game.start(deal.start_body)
+    entry (``names[0]`` hosts) and starts it with the stacked deck (and the sides' totals
+    ``scores_before``, if given); ``http`` must be a client of a server set up for tests."""
+    body = deal.start_body
+    if scores_before is not None:
+        body = {**body, "scores_before": scores_before}
+    return open_table(http, list(names[: deal.players]), entry=deal.entry, start_body=body)
+
+
+def classic_played(http: Any, names: tuple[str, ...], steps: int | None = None) -> Game:
+    """A new table of ``names`` with the ``classic_four`` deal (``start_table``), played over
+    HTTP to its end, or its first ``steps`` moves (``play_step``)."""
+    deal = classic_four()
+    game = start_table(http, deal, names)
+    for step in deal.steps[:steps]:
+        play_step(http, game, step)
     return game
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, expect
 
+from tests.support.http import move_from_menu
 from tests.web.pages import LIVE_MS
 
 
@@ -33,17 +34,6 @@ def log_steps(page: Page) -> list[int]:
     return [int(step) for step in steps]
 
 
-def play_mine(http: httpx.Client, headers: dict[str, str], deal: str, rng: random.Random) -> bool:
-    """One of the player's moves from his move menu, if he is to act (beside his page)."""
-    menu = http.get(f"/deals/{deal}/moves", headers=headers).json()
-    if not menu["moves"]:
-        return False
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": rng.choice(menu["moves"])}
-    answer = http.post(f"/deals/{deal}/commands", json=body, headers=headers)
-    assert answer.status_code in (200, 409), answer.text  # 409: the bot moved between reads
-    return answer.status_code == 200
-
-
 def play_moves(http: httpx.Client, headers: dict[str, str], deal: str, count: int) -> None:
     """``count`` of the player's moves (the bot plays its turns between them), or fewer if
     the deal ends."""
@@ -54,7 +44,7 @@ def play_moves(http: httpx.Client, headers: dict[str, str], deal: str, count: in
         assert time.monotonic() < deadline, "the bot did not play between the player's moves"
         if http.get(f"/deals/{deal}").json()["phase"] == "over":
             return
-        if play_mine(http, headers, deal, rng):
+        if move_from_menu(http, headers, deal, rng):
             played += 1
         else:
             time.sleep(0.05)

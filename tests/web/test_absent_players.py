@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.support.http import register_player
+from tests.support.http import QUICK_MOVES, move_from_menu, open_table, register_player
 from tests.web.conftest import NewContext, screenshot
 from tests.web.pages import LIVE_MS, in_language, table_page
 
@@ -22,24 +22,13 @@ pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 Headers = dict[str, str]
 
 
-def eli_moves(http: httpx.Client, eli: Headers, deal: str, rng: random.Random) -> bool:
-    """One move of eli's if he is to act (draws and discards first); whether he moved."""
-    menu = http.get(f"/deals/{deal}/moves", headers=eli).json()
-    if not menu["moves"]:
-        return False
-    plain = [m for m in menu["moves"] if m["type"] in ("cut", "draw", "discard")]
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": rng.choice(plain)}
-    answer = http.post(f"/deals/{deal}/commands", json=body, headers=eli)
-    return answer.status_code == 200
-
-
 def until(page: Page, done: str, http: httpx.Client, eli: Headers, deal: str) -> None:
     """eli plays on (the bot or dot plays the other seat) until ``done`` is on the page."""
     rng = random.Random(3)
     for _ in range(300):
         if page.locator(done).count():
             return
-        if not eli_moves(http, eli, deal, rng):
+        if not move_from_menu(http, eli, deal, rng, QUICK_MOVES):
             page.wait_for_timeout(100)
     raise AssertionError(f"{done} never showed")
 
@@ -47,11 +36,9 @@ def until(page: Page, done: str, http: httpx.Client, eli: Headers, deal: str) ->
 def test_a_player_leaves_his_seat_and_takes_it_back(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    dot, eli = register_player(http, "dot"), register_player(http, "eli")
-    table = http.post("/tables", json={"entry": "classic", "players": 2}, headers=dot).json()["id"]
-    for seat, who in enumerate((dot, eli)):
-        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
-    deal = http.post(f"/tables/{table}/start", headers=dot).json()["deal"]
+    game = open_table(http, ("dot", "eli"))
+    dot, eli = (game.headers[name] for name in game.names)
+    table, deal = game.table, game.deal_id
     page = table_page(new_context(), dot, table)
     expect(page.locator("#deal .deal")).to_be_attached(timeout=LIVE_MS)
 
@@ -106,12 +93,10 @@ def test_the_host_s_typing_in_the_give_field_survives_the_game_going_on(
 ) -> None:
     """The seat panel is drawn again on every event of the deal: the name the host is typing
     to give a vacant seat, and his focus, stay."""
-    gil, hal, ida = (register_player(http, name) for name in ("gil", "hal", "ida"))
+    game = open_table(http, ("gil", "hal", "ida"))
+    gil, hal, ida = (game.headers[name] for name in game.names)
+    table = game.table
     register_player(http, "jon")
-    table = http.post("/tables", json={"entry": "classic", "players": 3}, headers=gil).json()["id"]
-    for seat, who in enumerate((gil, hal, ida)):
-        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
-    assert http.post(f"/tables/{table}/start", headers=gil).is_success
     assert http.post(f"/tables/{table}/leave", headers=hal).is_success
     page = table_page(new_context(), gil, table)
     expect(page.locator("#deal .deal")).to_be_attached(timeout=LIVE_MS)
@@ -136,19 +121,19 @@ def test_the_go_out_question_names_who_plays_the_partner_s_seat_now(
     the host (kim) gives lou's seat to max. The button says each time who plays the seat now
     (it used to go on naming lou, who no longer had the seat, when the table came after the
     deal's event)."""
-    kim, lou, mo, ned = (register_player(http, name) for name in ("kim", "lou", "mo", "ned"))
+    game = open_table(http, ("kim", "mo", "lou", "ned"))  # lou in seat 2: kim's partner
+    kim, mo, lou, ned = (game.headers[name] for name in game.names)
+    table, deal = game.table, game.deal_id
     register_player(http, "max")
-    table = http.post("/tables", json={"entry": "classic", "players": 4}, headers=kim).json()["id"]
-    for seat, who in enumerate((kim, mo, lou, ned)):  # lou in seat 2: kim's partner
-        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
-    deal = http.post(f"/tables/{table}/start", headers=kim).json()["deal"]
     page = table_page(new_context(), kim, table)
     rng = random.Random(5)
     for _ in range(300):  # the others play until kim has drawn (the question is offered then)
         menu = http.get(f"/deals/{deal}/moves", headers=kim).json()
         if any(move["type"] == "ask_partner" for move in menu["moves"]):
             break
-        if not any(eli_moves(http, who, deal, rng) for who in (kim, mo, lou, ned)):
+        if not any(
+            move_from_menu(http, who, deal, rng, QUICK_MOVES) for who in (kim, mo, lou, ned)
+        ):
             page.wait_for_timeout(100)
     ask = page.locator("#moves [data-move=ask_partner]")
     expect(ask).to_have_text("Ask lou: may I go out?", timeout=LIVE_MS)
@@ -180,11 +165,9 @@ def test_the_host_s_give_a_seat_reads_as_one_group(
     """The host's "Give seat 2 to": its label sat beside "Leave my seat" and its field alone
     on a line under them; now the label is over its field, the button on the field's line,
     the group under the host's own button (a desktop, a 360 px phone in Russian)."""
-    kit, lev = (register_player(http, name) for name in (f"kit{width}", f"lev{width}"))
-    table = http.post("/tables", json={"entry": "classic", "players": 2}, headers=kit).json()["id"]
-    for seat, who in enumerate((kit, lev)):
-        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
-    assert http.post(f"/tables/{table}/start", headers=kit).is_success
+    game = open_table(http, (f"kit{width}", f"lev{width}"))
+    kit, lev = (game.headers[name] for name in game.names)
+    table = game.table
     assert http.post(f"/tables/{table}/leave", headers=lev).is_success
     page = table_page(new_context(viewport={"width": width, "height": 800}), kit, table)
     in_language(page, lang)

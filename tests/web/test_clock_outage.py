@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend, make_backend, running
-from tests.support.http import register_player
+from tests.support.http import open_table
 from tests.web.conftest import NewContext, screenshot
 from tests.web.pages import LIVE_MS, table_page
 
@@ -45,12 +45,9 @@ def test_the_page_shows_the_clock_started_again_after_an_outage(
     web_server: Backend, new_context: NewContext, http: httpx.Client
 ) -> None:
     server = web_server.server
-    ann, bob = register_player(http, "ann"), register_player(http, "bob")
-    body = {"entry": "classic", "players": 2, "turn_seconds": TURN_SECONDS}
-    table = http.post("/tables", json=body, headers=ann).json()["id"]
-    for seat, who in enumerate((ann, bob)):
-        assert http.post(f"/tables/{table}/seats", json={"seat": seat}, headers=who).is_success
-    assert http.post(f"/tables/{table}/start", headers=ann).status_code == 201
+    game = open_table(http, ("ann", "bob"), table={"turn_seconds": TURN_SECONDS})
+    ann, bob = (game.headers[name] for name in game.names)
+    table = game.table
     view = http.get(f"/tables/{table}").json()
     to_act = http.get(f"/deals/{view['current_deal']}").json()
     assert to_act["phase"] == "cut"

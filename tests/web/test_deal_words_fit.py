@@ -25,7 +25,7 @@ from tests.web.conftest import (
     screenshot,
     stacked_decks_server,
 )
-from tests.web.deals import classic_four, play_step, start_table
+from tests.web.deals import classic_played
 from tests.web.pages import open_page, sign_in
 from tests.web.practice import play_moves, start_practice
 
@@ -49,10 +49,7 @@ def finished(web_server: Backend) -> Iterator[tuple[Game, Headers]]:
     side A scores no canasta: its column's heading is its widest words, which a cell that may
     break anywhere split, "Коман-да"), and the auditor's headers."""
     with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
-        deal = classic_four()
-        game = start_table(http, deal, LONG_NAMES)
-        for step in deal.steps:
-            play_step(http, game, step)
+        game = classic_played(http, LONG_NAMES)
         yield game, register_player(http, AUDITOR)
 
 

@@ -15,9 +15,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import Game, open_table
+from tests.support.http import Game
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
-from tests.web.deals import ScriptedDeal, classic_four, play_step, start_table
+from tests.web.deals import classic_four, classic_played, play_step, start_table
 from tests.web.pages import LIVE_MS, in_language, sign_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -47,20 +47,13 @@ def two_deals(web_server: Backend) -> Iterator[TwoDeals]:
     """A game of four from ``BEFORE``: deal 1 played to its end, deal 2 opened."""
     with httpx.Client(base_url=web_server.server.url, timeout=30) as http:
         deal = classic_four()
-        game = open_game(http, deal, ("nia", "oto", "pia", "quin"))
+        game = start_table(http, deal, ("nia", "oto", "pia", "quin"), BEFORE)
         first = game.deal_id
         for step in deal.steps:
             play_step(http, game, step)
         second = game.next_deal({"deck": list(deal.deck)})
         totals = http.get(f"/tables/{game.table}").json()["totals"]
         yield TwoDeals(game, first, second, totals)
-
-
-def open_game(http: httpx.Client, deal: ScriptedDeal, names: tuple[str, ...]) -> Game:
-    """The scripted deal's table of four, started from ``BEFORE``."""
-    game = open_table(http, list(names), entry=deal.entry, start=False)
-    game.start({**deal.start_body, "scores_before": BEFORE})
-    return game
 
 
 def test_a_replay_links_to_the_previous_and_the_next_deal(
@@ -129,10 +122,7 @@ def test_the_replay_links_fit_a_small_phone_in_russian(
 def test_a_rematch_links_back_to_the_game_before(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    deal = classic_four()
-    game = start_table(http, deal, ("ria", "sol", "tia", "uli"))
-    for step in deal.steps:
-        play_step(http, game, step)
+    game = classic_played(http, ("ria", "sol", "tia", "uli"))
     assert http.post(f"/tables/{game.table}/stop", headers=game.host).is_success
     opened = http.post(f"/tables/{game.table}/rematch", headers=game.host)
     assert opened.status_code == 201, opened.text

@@ -13,9 +13,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import Game, Headers, open_table, register_player
+from tests.support.http import Headers, open_table, register_player
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
-from tests.web.deals import classic_four, deck_for, play_step, send, start_table
+from tests.web.deals import classic_four, classic_played, deck_for, play_step, send, start_table
 from tests.web.pages import open_page, sign_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -36,16 +36,6 @@ def auditor(web_server: Backend) -> Headers:
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """This module's server deals stacked decks (tests/web/deals.py)."""
     yield from stacked_decks_server(tmp_path_factory, "sweep", CANASTA_AUDITORS=AUDITOR)
-
-
-def classic_played(http: httpx.Client, names: tuple[str, ...], steps: int | None = None) -> Game:
-    """A new table of ``names`` with the ``classic_four`` deal, played over HTTP to its end (or
-    its first ``steps`` moves)."""
-    deal = classic_four()
-    game = start_table(http, deal, names)
-    for step in deal.steps[:steps]:
-        play_step(http, game, step)
-    return game
 
 
 def test_the_move_panel_says_the_deal_is_over_not_your_move(
@@ -72,10 +62,9 @@ def test_the_game_s_end_on_a_small_phone_with_the_longest_names(
     new_context: NewContext, http: httpx.Client
 ) -> None:
     deal = classic_four()
-    game = open_table(http, list(LONG), entry=deal.entry, start=False)
     # Side A starts past the target: the game ends with this deal (R-GAME-1); its aces fall
     # short of its initial meld's minimum then, so seat 0 keeps them.
-    game.start({**deal.start_body, "scores_before": {"A": 9000, "B": 0}})
+    game = start_table(http, deal, LONG, {"A": 9000, "B": 0})
     phone = {"viewport": PHONES["small"], **TOUCH}  # 360 px wide
     page = table_page(new_context(**phone), game.headers[LONG[1]], game.table)
     for step in deal.steps[:2] + deal.steps[3:]:

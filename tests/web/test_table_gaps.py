@@ -17,9 +17,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import register_player
+from tests.support.http import QUICK_MOVES, move_from_menu, open_table, register_player
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
-from tests.web.deals import classic_four, play_step, start_table
+from tests.web.deals import classic_played
 from tests.web.pages import LIVE_MS, open_lobby, signed_in, table_page
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -44,12 +44,9 @@ def leave(http: httpx.Client, table: str, headers: Headers) -> Any:
 def test_the_lobby_shows_the_clock_and_who_is_away(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    fay, gus = register_player(http, "fay"), register_player(http, "gus")
-    body = {"entry": "classic", "players": 2, "turn_seconds": 120}
-    clocked = http.post("/tables", json=body, headers=fay).json()["id"]
-    for seat, who in enumerate((fay, gus)):
-        assert http.post(f"/tables/{clocked}/seats", json={"seat": seat}, headers=who).is_success
-    assert http.post(f"/tables/{clocked}/start", headers=fay).status_code == 201
+    game = open_table(http, ("fay", "gus"), table={"turn_seconds": 120})
+    fay, gus = (game.headers[name] for name in game.names)
+    clocked = game.table
     assert leave(http, clocked, gus)["seat"] == 1
     plain = http.post("/tables", json={"entry": "classic", "players": 2}, headers=gus).json()["id"]
 
@@ -133,23 +130,13 @@ def test_a_refused_clock_change_is_said(new_context: NewContext, http: httpx.Cli
     assert http.get(f"/tables/{table}").json()["turn_seconds"] is None
 
 
-def person_moves(http: httpx.Client, who: Headers, deal: str, rng: random.Random) -> bool:
-    """One move of ``who`` if he is to act (cut, draw and discard only); whether he moved."""
-    menu = http.get(f"/deals/{deal}/moves", headers=who).json()
-    plain = [m for m in menu["moves"] if m["type"] in ("cut", "draw", "discard")]
-    if not plain:
-        return False
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": rng.choice(plain)}
-    return http.post(f"/deals/{deal}/commands", json=body, headers=who).status_code == 200
-
-
 def play_until(page: Page, done: str, http: httpx.Client, people: list[Headers], deal: str) -> None:
     """The present people play on (the bots play the other seats) until ``done`` shows."""
     rng = random.Random(5)
     for _ in range(400):
         if page.locator(done).count():
             return
-        if not any([person_moves(http, who, deal, rng) for who in people]):
+        if not any([move_from_menu(http, who, deal, rng, QUICK_MOVES) for who in people]):
             page.wait_for_timeout(100)
     raise AssertionError(f"{done} never showed")
 
@@ -157,10 +144,7 @@ def play_until(page: Page, done: str, http: httpx.Client, people: list[Headers],
 def test_while_the_host_is_away_a_player_opens_the_next_deal_and_the_log_names_the_bot(
     new_context: NewContext, http: httpx.Client
 ) -> None:
-    deal = classic_four()
-    game = start_table(http, deal, ("ann", "bob", "cyd", "dee"))
-    for step in deal.steps:
-        play_step(http, game, step)
+    game = classic_played(http, ("ann", "bob", "cyd", "dee"))
     ann, bob, cyd, dee = (game.headers[name] for name in game.names)
     assert leave(http, game.table, ann)["seat"] == 0
     assert leave(http, game.table, dee)["seat"] == 3

@@ -14,8 +14,9 @@ import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
-from tests.e2e.client import QUICK_MOVES, Api, Player, play_from_menu
+from tests.e2e.client import Api, Player, play_from_menu
 from tests.e2e.conftest import Backend, make_backend, running
+from tests.support.http import QUICK_MOVES
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot
 from tests.web.pages import open_lobby, sign_up
 
