@@ -23,6 +23,7 @@ from app.deps import (
     lenient_account,
     roles_of,
 )
+from app.services.sessions import TokenRevoked
 from app.sessions import COOKIE, check_csrf, is_https, session_cookie
 
 router = APIRouter(tags=["players"])
@@ -90,7 +91,10 @@ async def sign_in(
     if token is not None and await run_in_threadpool(canasta.stored_token, token) != account.name:
         raise Unauthenticated(UNKNOWN_TOKEN)
     lifetime = settings.session_max_age_seconds
-    key, expires = await run_in_threadpool(canasta.open_session, account.name, lifetime)
+    try:  # refused if the tokens are replaced meanwhile (checked in the session's transaction)
+        key, expires = await run_in_threadpool(canasta.open_session, account.name, lifetime, token)
+    except TokenRevoked:
+        raise Unauthenticated(UNKNOWN_TOKEN) from None
     body = SessionOut(name=account.name, expires=datetime.fromtimestamp(expires, UTC))
     response = JSONResponse(body.model_dump(mode="json"), status_code=201)
     response.headers["Set-Cookie"] = session_cookie(key, lifetime, secure=is_https(request))

@@ -55,7 +55,7 @@ async function act(action) {
   try {
     await action();
   } catch (error) {
-    showError(error, place);
+    if (!(await sessionEnded(error))) showError(error, place);
   }
   await refresh();
   // The refresh may have drawn the card anew: the message stays in it, and in sight.
@@ -81,6 +81,19 @@ function showAccount() {
 async function findWho() {
   me = await whoAmI(); // null: no session, or it ended: signed out
   showAccount();
+}
+
+// A refusal as not signed in (401) while the page shows a player: his session was closed
+// elsewhere (signed out on another page, or closed with the account's tokens: POST /me/token,
+// docs/browsers.md). The page asks who it is again (the server then clears the cookie) and,
+// if nobody, says so and shows the forms to sign in. True if the session has ended.
+async function sessionEnded(error) {
+  if (error?.status !== 401 || me === null) return false;
+  await findWho();
+  if (me !== null) return false;
+  clearMessages();
+  notice("session_closed");
+  return true;
 }
 
 // Opens a browser session with the token; from here on the cookie stands for it.
@@ -444,7 +457,7 @@ async function refresh() {
       showMyGames([...playing, ...idle, ...mine], me);
       placeBoxes(); // into their table's card, drawn anew or not
     } catch (error) {
-      showError(error);
+      if (!(await sessionEnded(error))) showError(error);
     } finally {
       refreshing = null;
       // How many refreshes are drawn (the tests wait for the next one, not for a guess).
