@@ -83,17 +83,26 @@ async function findWho() {
   showAccount();
 }
 
-// A refusal as not signed in (401) while the page shows a player: his session was closed
-// elsewhere (signed out on another page, or closed with the account's tokens: POST /me/token,
-// docs/browsers.md). The page asks who it is again (the server then clears the cookie) and,
-// if nobody, says so and shows the forms to sign in. True if the session has ended.
+// Who the server says this browser signs in (`name`, null: nobody), against whom the page
+// shows: the session may have ended elsewhere (signed out on another page, expired, or closed
+// with the account's tokens: POST /me/token, docs/browsers.md). Nobody any more: the page
+// says so and shows the forms to sign in.
+function sessionSeen(name) {
+  if (name === me) return;
+  me = name;
+  showAccount();
+  if (me === null) {
+    clearMessages();
+    notice("session_closed");
+  }
+}
+
+// A refusal as not signed in (401) while the page shows a player: asks who it is again (the
+// server then clears a cookie it no longer knows). True if the session has ended.
 async function sessionEnded(error) {
   if (error?.status !== 401 || me === null) return false;
-  await findWho();
-  if (me !== null) return false;
-  clearMessages();
-  notice("session_closed");
-  return true;
+  sessionSeen(await whoAmI());
+  return me === null;
 }
 
 // Opens a browser session with the token; from here on the cookie stands for it.
@@ -437,13 +446,18 @@ async function refresh() {
     try {
       // The tables in play by their last move, the latest first: the live ones, then the
       // idle ones apart (docs/web.md).
-      const [open, playing, idle, finished, stopped] = await Promise.all([
+      // And, while a player is shown, whether his session still signs him in (unless the
+      // page signed in or out meanwhile: the answer is then of before).
+      const shown = me;
+      const [open, playing, idle, finished, stopped, current] = await Promise.all([
         api("GET", "/tables?status=open"),
         api("GET", "/tables?status=playing&idle=false"),
         api("GET", `/tables?status=playing&idle=true&limit=${IDLE_SHOWN}`),
         api("GET", `/tables?status=finished&limit=${PLAYED_SHOWN}`),
         api("GET", `/tables?status=stopped&limit=${PLAYED_SHOWN}`),
+        shown === null ? null : api("GET", "/sessions/current"),
       ]);
+      if (current !== null && me === shown) sessionSeen(current.name ?? null);
       const details = await hostedDetails([...playing, ...idle], me);
       // The server answers again (after a restart): "could not be reached" is over.
       if (errorBox.dataset.unreachable === "true") clearError();
