@@ -14,6 +14,7 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
+from app.services.core import remember
 from app.services.sessions import SessionService, TokenRevoked
 from domain.accounts import (
     NAMES_CLAIMED_ID,
@@ -131,10 +132,7 @@ class AccountService(SessionService):
         """Forget the tokens of these ids: they were revoked (here, or as the follower read)."""
         with self._token_names_lock:
             for tid in ids:
-                self._revoked[tid] = None
-                self._revoked.move_to_end(tid)
-                if len(self._revoked) > REVOKED_SIZE:
-                    self._revoked.popitem(last=False)
+                remember(self._revoked, tid, REVOKED_SIZE)
                 hashed = self._token_ids.pop(tid, None)
                 if hashed is not None:
                     self._token_names.pop(hashed, None)
@@ -188,11 +186,8 @@ class AccountService(SessionService):
             new_token = secrets.token_urlsafe(32)
             new = Token(hashed=token_hash(new_token), name=account.name)
             account.replace_tokens(issued=str(new.id), revoked=[str(t.id) for t in revoked], by=by)
-            pending = self._pending(account, *revoked, new)
-            # the sessions are saved without their aggregates: they are not put in the cache
-            pending.events.extend(event for s in closing for event in s.collect_events())
             try:
-                self.save_pending(pending)
+                self.save_pending(self._pending_closing(closing, account, *revoked, new))
             except IntegrityError:
                 if attempt + 1 == REPLACE_TRIES:
                     raise

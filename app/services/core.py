@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from copy import deepcopy
 from typing import Any, Protocol
@@ -94,6 +95,14 @@ DEFAULT_COMMIT_LINGER_MS = 2.0
 LOG_PAGE = 1000
 #: How long the service may be silent before that is an outage (``Settings.outage_seconds``).
 OUTAGE_SECONDS = 10.0
+
+
+def remember(seen: OrderedDict[Any, None], key: Any, most: int) -> None:
+    """Add ``key`` to ``seen`` as its newest; past ``most`` keys, the oldest is forgotten."""
+    seen[key] = None
+    seen.move_to_end(key)
+    if len(seen) > most:
+        seen.popitem(last=False)
 
 
 class AppCore(Application[UUID]):

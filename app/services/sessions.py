@@ -31,7 +31,7 @@ from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
 from app.infra.group_commit import Pending
-from app.services.core import AppCore, _fold
+from app.services.core import AppCore, _fold, remember
 from domain.accounts import Account, account_id, open_sessions, token_hash, token_id
 from domain.errors import NotFound
 from domain.sessions import Session, session_id, unexpired
@@ -106,6 +106,29 @@ class SessionService(AppCore):
             with contextlib.suppress(IntegrityError):
                 self._save_session(session)
 
+    def close_other_sessions(self, key: str) -> int:
+        """Sign out everywhere else: close every session of the account that ``key`` signs in
+        but that one, in one transaction (``Session.Closed`` on each, ``Account.SessionsClosed``
+        by ``player``); the tokens are not touched. Returns how many were closed; raises
+        ``TokenRevoked`` if ``key`` no longer signs anybody in."""
+        for attempt in range(OPEN_TRIES):
+            name = self.session_name(key)
+            if name is None:
+                raise TokenRevoked
+            account = self._account_of(name)
+            closing = self._closing_sessions(account, key, "player")
+            pending = self._pending_closing(closing, account)
+            try:
+                if pending.events:
+                    self.save_pending(pending)
+            except IntegrityError:  # a session opened, or the tokens replaced, meanwhile
+                if attempt + 1 == OPEN_TRIES:
+                    raise
+                continue
+            self.sessions_closed(s.id for s in closing)
+            return len(closing)
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def closed_here(self, key: str) -> bool:
         """Whether this process knows the session of ``key`` closed (no I/O): closed here,
         or read closed by the follower; a session closed by another process that the follower
@@ -118,10 +141,7 @@ class SessionService(AppCore):
         """Remember these sessions closed (here, or as the follower read)."""
         with self._closed_lock:
             for sid in ids:
-                self._closed_here[sid] = None
-                self._closed_here.move_to_end(sid)
-                if len(self._closed_here) > CLOSED_REMEMBERED:
-                    self._closed_here.popitem(last=False)
+                remember(self._closed_here, sid, CLOSED_REMEMBERED)
 
     def _closing_sessions(self, account: Account, keep: str | None, by: str) -> list[Session]:
         """Close, on ``account`` and on each session, every session of the account that may
@@ -147,6 +167,13 @@ class SessionService(AppCore):
         if closing or account.sessions is None or account.sessions != kept:
             account.close_sessions(closed=closed, kept=kept, by=by)
         return closing
+
+    def _pending_closing(self, closing: list[Session], *aggregates: Any) -> Pending:
+        """The aggregates' new events and the closing sessions', to save in one transaction;
+        the sessions without their aggregates, so that they are not put in the cache."""
+        pending = self._pending(*aggregates)
+        pending.events.extend(event for s in closing for event in s.collect_events())
+        return pending
 
     def _sessions_of(self, account: Account, now: float) -> list[list[Any]]:
         """The ``[id, expires]`` of the account's sessions not yet expired: as recorded on

@@ -70,6 +70,7 @@ async function act(action) {
 function showAccount() {
   showWho(me, null);
   $("sign-out").hidden = me === null;
+  $("sign-out-others").hidden = me === null;
   $("new-token").hidden = me === null;
   if (me === null) $("new-token-box").hidden = true;
   $("account").hidden = me !== null;
@@ -153,6 +154,15 @@ async function signOut() {
     me = null;
     showAccount();
     notice("signed_out");
+  });
+}
+
+// Signs out every other browser of the account (another device, or one a leaked cookie signed
+// in), this one staying signed in: DELETE /sessions?others=true (docs/browsers.md).
+async function signOutOthers() {
+  await act(async () => {
+    await api("DELETE", "/sessions?others=true");
+    notice("others_signed_out");
   });
 }
 
@@ -501,6 +511,7 @@ async function main() {
   $("sign-up-form").addEventListener("submit", signUp);
   $("sign-in-form").addEventListener("submit", signInAgain);
   $("sign-out").addEventListener("click", signOut);
+  $("sign-out-others").addEventListener("click", signOutOthers);
   $("token-done").addEventListener("click", tokenSaved);
   $("new-token").addEventListener("click", askNewToken);
   $("new-token-yes").addEventListener("click", replaceToken);

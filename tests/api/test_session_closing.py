@@ -141,3 +141,38 @@ def test_refused_replacements_close_no_session(servers: Servers) -> None:
     assert here.delete("/sessions", headers={**sessions[0], **CSRF}).status_code == 204
     assert _me(elsewhere, sessions[0]).status_code == 401
     assert _me(here, sessions[1]).json()["name"] == "ann"
+
+
+def test_signing_out_everywhere_else_keeps_this_browser_and_the_token(servers: Servers) -> None:
+    """``DELETE /sessions?others=true``: the player who thinks a cookie of his leaked (not his
+    token) closes every other session, on every process at once, and stays signed in."""
+    here, elsewhere = servers.here, servers.elsewhere
+    token = _bearer(here.post("/players", json={"name": "ann"}).json()["token"])
+    mine = _session(here, token)
+    others = [_session(elsewhere, token), _session(here, token)]
+    bob = _session(here, _bearer(here.post("/players", json={"name": "bob"}).json()["token"]))
+    made_up = {"Cookie": f"{COOKIE}=made-up-session-key-0123456789abcdef"}
+    refused = [
+        (mine, 403),  # no CSRF header
+        ({**made_up, **CSRF}, 401),  # an unknown session
+        ({**token, **CSRF}, 401),  # no session cookie (a bearer token is not one)
+    ]
+    for headers, code in refused:
+        answer = elsewhere.delete("/sessions?others=true", headers=headers)
+        assert answer.status_code == code, (headers, answer.text)
+    for cookie in (mine, *others):
+        assert _me(here, cookie).json()["name"] == "ann"  # nothing was closed
+
+    done = elsewhere.delete("/sessions?others=true", headers={**mine, **CSRF})
+    assert done.status_code == 204, done.text
+    assert "set-cookie" not in done.headers  # this browser's cookie stays
+    for http in (here, elsewhere):
+        for cookie in others:
+            assert _me(http, cookie).status_code == 401
+        assert _me(http, mine).json()["name"] == "ann"
+        assert _me(http, token).json()["name"] == "ann"  # the token is not touched
+        assert _me(http, bob).json()["name"] == "bob"
+    # a closed session cannot do it in turn
+    answer = here.delete("/sessions?others=true", headers={**others[0], **CSRF})
+    assert answer.status_code == 401
+    assert _me(here, mine).json()["name"] == "ann"

@@ -68,9 +68,11 @@ def _bearer(token: str) -> dict[str, str]:
 
 
 def _session(http: httpx.Client, token: dict[str, str]) -> dict[str, str]:
-    """The ``Cookie`` header of a new browser session opened with the token."""
+    """The ``Cookie`` header of a new browser session opened with the token (the client
+    does not keep the cookie)."""
     opened = http.post("/sessions", headers=token)
     assert opened.status_code == 201, opened.text
+    http.cookies.clear()  # sent only where a test says so
     return {"Cookie": f"{COOKIE}={opened.cookies[COOKIE]}"}
 
 

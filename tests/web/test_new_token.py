@@ -97,3 +97,22 @@ def test_the_new_token_signs_out_the_browser_the_leaked_token_signed_in(
     player.get_by_role("button", name="I have saved my token").click()
     player.reload()
     expect(player.get_by_text("Signed in as lea")).to_be_visible()
+
+
+def test_sign_out_everywhere_else(new_context: NewContext, http: httpx.Client) -> None:
+    """The player thinks a browser of his is signed in where he cannot reach it (a cookie
+    that leaked, a shared computer): he signs every other browser out from this one, which
+    stays signed in, and his token keeps working."""
+    player, _ = open_lobby(new_context(viewport=DESKTOP))
+    token = sign_up(player, "sam")
+    elsewhere, _ = open_lobby(new_context(viewport=DESKTOP))
+    signed_in(elsewhere, {"Authorization": f"Bearer {token}"})
+
+    player.get_by_role("button", name="Sign out everywhere else").click()
+    expect(player.get_by_text("Every other browser signed in to your account")).to_be_visible()
+    screenshot(player, "lobby-signed-out-elsewhere", full_page=False)
+    expect(elsewhere.get_by_text("this browser's session has ended")).to_be_visible()
+    expect(elsewhere.get_by_role("button", name="Sign in", exact=True)).to_be_visible()
+    player.reload()
+    expect(player.get_by_text("Signed in as sam")).to_be_visible()
+    assert works(http, token) == 200
