@@ -85,7 +85,9 @@ async def sign_in(
     a visitor in as somebody else). The answer sets the cookie ``canasta_session`` (HttpOnly,
     SameSite=Strict, Path=/, Secure over HTTPS), which every route that takes the bearer
     token then accepts instead of it, the live streams included; a request that changes
-    something must also send the header ``X-Canasta-CSRF: 1``."""
+    something must also send the header ``X-Canasta-CSRF: 1``. The session is recorded on
+    the account: replacing the account's tokens (``POST /me/token``, ``canasta
+    revoke-token``) closes it, and a token replaced meanwhile opens none (401)."""
     if account is None:
         raise Unauthenticated("signing in needs the bearer token in the Authorization header")
     # a session outlives the token: the store must hold it good, whatever this process remembers
