@@ -87,7 +87,7 @@ def test_the_new_token_signs_out_the_browser_the_leaked_token_signed_in(
 
     expect(finder.get_by_text("this browser's session has ended")).to_be_visible()
     expect(finder.get_by_text("Signed in as lea")).to_be_hidden()
-    expect(finder.get_by_role("button", name="Sign out")).to_be_hidden()
+    expect(finder.get_by_role("button", name="Sign out", exact=True)).to_be_hidden()
     expect(finder.get_by_role("button", name="Sign in", exact=True)).to_be_visible()
     screenshot(finder, "lobby-session-closed", full_page=False)
     finder.reload()  # and it stays signed out
