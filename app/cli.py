@@ -162,11 +162,16 @@ def _revoke_auditor(args: argparse.Namespace) -> int:
 def _revoke_token(args: argparse.Namespace) -> int:
     def act(settings: Any, canasta: Any, account: Any) -> int:
         name = account.name
-        token, revoked = canasta.replace_tokens(name, "operator")
+        token, revoked, closed = canasta.replace_tokens(name, "operator")
         tokens = "token" if revoked == 1 else "tokens"
+        sessions = "browser session" if closed == 1 else "browser sessions"
         print(
             f"revoked {revoked} {tokens} of {name} ({store_name(settings)}): every server "
             "refuses them within 2 s and ends the live streams opened with them"
+        )
+        print(
+            f"closed {closed} {sessions} of {name}: every server refuses them at once and "
+            "ends the live streams signed in by them"
         )
         print(f"new token of {name}, to hand over by a safe channel (shown once):")
         print(token)

@@ -78,6 +78,9 @@ NOT_BEARER = (
 #: leaked token's holder learns nothing of why (docs/api.md, "Replacing a token").
 UNKNOWN_TOKEN = "unknown, revoked or malformed bearer token"
 
+#: What a session cookie that signs nobody in (unknown, expired, signed out, closed) is told.
+STALE_SESSION = "unknown, expired or signed-out session cookie (sign in again: POST /sessions)"
+
 
 async def bearer_account(
     request: Request,
@@ -115,9 +118,7 @@ async def optional_account(
     check_csrf(request)
     name = await session_account(canasta, session)
     if name is None:
-        raise Unauthenticated(
-            "unknown, expired or signed-out session cookie (sign in again: POST /sessions)"
-        )
+        raise Unauthenticated(STALE_SESSION)
     return Caller(name, session)
 
 

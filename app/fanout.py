@@ -46,7 +46,9 @@ the history) is read from the store as before.
 
 The follower also tells the process of every bearer token revoked by any process
 (``Token.Revoked``, docs/api.md, "Replacing a token"), so that a token the process remembers
-(``AccountService.known_token``) is forgotten without a store read per request. The server
+(``AccountService.known_token``) is forgotten without a store read per request, and of every
+browser session closed (``Session.Closed``: signed out, or closed with the account's tokens),
+so that a live stream signed in by it ends before it sends anything recorded after that. The server
 starts it at start-up (``start``), streams or not: with no stream open, each wake-up that
 finds the head moved also reads the revocations up to it (one query, filtered by topic), and
 it reads at most every ``poll_seconds`` rather than every ``read_interval``.
@@ -75,6 +77,7 @@ from app.application import CanastaApp
 from app.infra.projection_runner.leases import postgres_connector
 from app.replica import Reads
 from app.services.accounts import TOKEN_REVOKED_TOPIC
+from app.services.sessions import SESSION_CLOSED_TOPIC
 from app.settings import MEMORY, Settings
 from app.token_freshness import TOKEN_BOUND, TokenFreshness
 
@@ -384,15 +387,25 @@ class EventHub:
         return False
 
     def _revocations(self, start: int, head: int) -> None:
-        """Tell the application of the tokens revoked from ``start`` to ``head``."""
+        """Tell the application of the tokens revoked and the sessions closed from ``start``
+        to ``head``."""
         while start <= head:
             page = self.canasta.recorder.select_notifications(
-                start, BATCH, stop=head, topics=[TOKEN_REVOKED_TOPIC]
+                start, BATCH, stop=head, topics=[TOKEN_REVOKED_TOPIC, SESSION_CLOSED_TOPIC]
             )
-            self.canasta.tokens_revoked(cast("UUID", note.originator_id) for note in page)
+            self._tell(page)
             if len(page) < BATCH:
                 return
             start = page[-1].id + 1
+
+    def _tell(self, notes: Sequence[Any]) -> None:
+        """Tell the application of the tokens revoked and the sessions closed in ``notes``."""
+        self.canasta.tokens_revoked(
+            cast("UUID", note.originator_id) for note in notes if note.topic == TOKEN_REVOKED_TOPIC
+        )
+        self.canasta.sessions_closed(
+            cast("UUID", note.originator_id) for note in notes if note.topic == SESSION_CLOSED_TOPIC
+        )
 
     def _deliver(self, batch: Sequence[Any], decode: Callable[[Any], Any]) -> None:
         """Each notification of ``batch`` (in order) into the history and onto the queue of
@@ -400,9 +413,7 @@ class EventHub:
         # One hand-over per event loop for the whole batch (waking a loop from another
         # thread costs a system call): each loop then puts each event on its streams.
         by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Subscription, Delivered]]] = {}
-        self.canasta.tokens_revoked(
-            cast("UUID", note.originator_id) for note in batch if note.topic == TOKEN_REVOKED_TOPIC
-        )
+        self._tell(batch)  # before any event recorded after them reaches a stream
         for note in batch:
             # The position, the history and the subscribers together: a stream that
             # subscribes meanwhile gets every note after its ``position`` on its queue, and

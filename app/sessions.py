@@ -80,7 +80,9 @@ async def session_account(canasta: CanastaApp, key: str) -> str | None:
 @dataclass(frozen=True)
 class SessionWatch:
     """A live stream signed in by a session cookie (``app.routes.stream``): whether this
-    process closed the session (``closed_here``, no I/O, asked before every write) and whether
+    process knows the session closed (``closed_here``, no I/O, asked before every write:
+    closed here, or read closed by the store's follower, as when the account's tokens were
+    replaced on another process) and whether
     it still signs its player in (``signs_in``, a read of the primary store, where sessions
     are kept: signed out by another process, or expired)."""
 

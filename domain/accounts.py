@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
 from domain.errors import SetupError
+from domain.sessions import unexpired
 
 AUDITOR = "auditor"
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}", re.ASCII)
@@ -63,13 +65,20 @@ def token_id(hashed: str) -> UUID:
 class Account(Aggregate):
     """A player's account. ``tokens``: the ids of the bearer tokens that sign it in, or None
     for an account registered before they were recorded on it (its token is then found by
-    the account's name on the tokens issued: ``AccountService.replace_tokens``)."""
+    the account's name on the tokens issued: ``AccountService.replace_tokens``).
+
+    ``sessions``: the browser sessions opened with it that may still sign it in, as pairs
+    ``[session id, expires]`` (seconds since the epoch), the expired ones pruned whenever one
+    is opened; None for an account registered before they were recorded on it, until its
+    sessions are first closed (they are then found by the account's name on the sessions
+    opened: ``AccountService.replace_tokens``)."""
 
     @event("Registered")
-    def __init__(self, name: str, token: str | None = None) -> None:
+    def __init__(self, name: str, token: str | None = None, records_sessions: bool = False) -> None:
         self.name = name
         self.roles: list[str] = []
         self.tokens: list[str] | None = None if token is None else [token]
+        self.sessions: list[list[Any]] | None = [] if records_sessions else None
 
     @classmethod
     def create_id(cls, name: str) -> UUID:
@@ -90,6 +99,25 @@ class Account(Aggregate):
         """Every token of the account (``revoked``, their ids) replaced by one new token
         (``issued``); ``by``: ``player`` (``POST /me/token``) or ``operator`` (the CLI)."""
         self.tokens = [issued]
+
+    @event("SessionOpened")
+    def open_session(self, session: str, expires: int, now: int) -> None:
+        """A browser session (its id) signs the account in until ``expires``; the sessions
+        expired by ``now`` are forgotten."""
+        if self.sessions is not None:
+            self.sessions = [*open_sessions(self.sessions, now), [session, expires]]
+
+    @event("SessionsClosed")
+    def close_sessions(self, closed: list[str], kept: list[list[Any]], by: str) -> None:
+        """The sessions ``closed`` (their ids) sign nobody in any more; ``kept``: the account's
+        sessions still open (``[id, expires]``: the one that asked, if it was a session).
+        ``by``: ``player`` or ``operator``, as for ``replace_tokens``."""
+        self.sessions = [list(pair) for pair in kept]
+
+
+def open_sessions(sessions: list[list[Any]], now: float) -> list[list[Any]]:
+    """The ``[session id, expires]`` pairs of an account that have not expired by ``now``."""
+    return [list(pair) for pair in sessions if unexpired(pair[1], now)]
 
 
 class NameClaim(Aggregate):

@@ -21,6 +21,12 @@ def session_id(hashed: str) -> UUID:
     return uuid5(NAMESPACE_URL, f"canasta-ledger:session:{hashed}")
 
 
+def unexpired(expires: float, now: float) -> bool:
+    """Whether a session that ends at ``expires`` (seconds since the epoch) still runs at
+    ``now``."""
+    return now < expires
+
+
 class Session(Aggregate):
     """A browser session, known by its key's hash; it signs ``name`` in until ``expires``
     (seconds since the epoch) unless it is closed first."""
@@ -40,4 +46,4 @@ class Session(Aggregate):
         self.closed = True
 
     def signs_in(self, now: float) -> bool:
-        return not self.closed and now < self.expires
+        return not self.closed and unexpired(self.expires, now)

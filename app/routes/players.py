@@ -32,13 +32,16 @@ async def replace_token(account: AccountDep, canasta: CanastaDep) -> JSONRespons
     account is revoked and a new one is answered, shown once. The old token is refused (401,
     as an unknown token) at once by the server process that answered, and within 2 seconds
     by every other one (docs/api.md, "Replacing a token"); live streams opened with it end.
-    Signed in by the session cookie instead (with ``X-Canasta-CSRF: 1``), the session stays
-    signed in: the way back for a player whose tokens the operator revoked."""
+    Every browser session of the account is closed too (they were opened with a token that
+    may have leaked): refused (401) at once by every server process, their live streams end.
+    Signed in by the session cookie instead (with ``X-Canasta-CSRF: 1``), that one session
+    stays signed in (every other one is closed): the way back for a player whose tokens the
+    operator revoked."""
     try:
-        token, _revoked = await run_in_threadpool(
-            canasta.replace_tokens, account.name, "player", account.token
+        token, _revoked, _closed = await run_in_threadpool(
+            canasta.replace_tokens, account.name, "player", account.token, account.session
         )
-    except TokenRevoked:  # remembered here a moment longer, but revoked in the store
+    except TokenRevoked:  # let in here a moment ago, but revoked (closed) in the store
         raise Unauthenticated(UNKNOWN_TOKEN) from None
     response = JSONResponse(NewToken(name=account.name, token=token).model_dump(), 201)
     response.headers["Cache-Control"] = "no-store"

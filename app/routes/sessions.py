@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from app.auth import well_formed
 from app.deps import (
+    STALE_SESSION,
     UNKNOWN_TOKEN,
     Caller,
     CanastaDep,
@@ -23,6 +24,8 @@ from app.deps import (
     lenient_account,
     roles_of,
 )
+from app.schemas import ErrorOut
+from app.services.sessions import TokenRevoked
 from app.sessions import COOKIE, check_csrf, is_https, session_cookie
 
 router = APIRouter(tags=["players"])
@@ -82,7 +85,9 @@ async def sign_in(
     a visitor in as somebody else). The answer sets the cookie ``canasta_session`` (HttpOnly,
     SameSite=Strict, Path=/, Secure over HTTPS), which every route that takes the bearer
     token then accepts instead of it, the live streams included; a request that changes
-    something must also send the header ``X-Canasta-CSRF: 1``."""
+    something must also send the header ``X-Canasta-CSRF: 1``. The session is recorded on
+    the account: replacing the account's tokens (``POST /me/token``, ``canasta
+    revoke-token``) closes it, and a token replaced meanwhile opens none (401)."""
     if account is None:
         raise Unauthenticated("signing in needs the bearer token in the Authorization header")
     # a session outlives the token: the store must hold it good, whatever this process remembers
@@ -90,7 +95,10 @@ async def sign_in(
     if token is not None and await run_in_threadpool(canasta.stored_token, token) != account.name:
         raise Unauthenticated(UNKNOWN_TOKEN)
     lifetime = settings.session_max_age_seconds
-    key, expires = await run_in_threadpool(canasta.open_session, account.name, lifetime)
+    try:  # refused if the tokens are replaced meanwhile (checked in the session's transaction)
+        key, expires = await run_in_threadpool(canasta.open_session, account.name, lifetime, token)
+    except TokenRevoked:
+        raise Unauthenticated(UNKNOWN_TOKEN) from None
     body = SessionOut(name=account.name, expires=datetime.fromtimestamp(expires, UTC))
     response = JSONResponse(body.model_dump(mode="json"), status_code=201)
     response.headers["Set-Cookie"] = session_cookie(key, lifetime, secure=is_https(request))
@@ -101,13 +109,44 @@ async def sign_in(
 @router.delete(
     "/sessions",
     status_code=204,
-    responses={204: {"headers": {"Set-Cookie": {"description": f"{COOKIE}=; Max-Age=0"}}}},
+    responses={
+        204: {"headers": {"Set-Cookie": {"description": f"{COOKIE}=; Max-Age=0"}}},
+        401: {"model": ErrorOut, "description": "others=true: no open session cookie"},
+        403: {"model": ErrorOut, "description": "the cookie without X-Canasta-CSRF"},
+    },
 )
-async def sign_out(request: Request, canasta: CanastaDep) -> Response:
+async def sign_out(
+    request: Request,
+    canasta: CanastaDep,
+    others: Annotated[
+        bool,
+        Query(
+            description="true: sign out everywhere else: close every other session of the "
+            "account (other browsers, one a leaked cookie signed in), and keep this one"
+        ),
+    ] = False,
+) -> Response:
     """Sign the browser out: its session is closed for every server process and the cookie
     is cleared. Needs the header ``X-Canasta-CSRF: 1`` when the cookie is sent. Without a
-    cookie (or with one the server no longer knows) it only clears it."""
+    cookie (or with one the server no longer knows) it only clears it.
+
+    ``?others=true``: sign out everywhere else instead: every other session of the account is
+    closed, for every server process at once (their live streams end), and this one stays
+    signed in; the tokens are not touched (replace them with ``POST /me/token``, which also
+    closes the other sessions). Needs the session cookie (401 without it, or with one the
+    server no longer knows, and nothing is closed)."""
     key = request.cookies.get(COOKIE)
+    if others:
+        if not key:
+            raise Unauthenticated("signing out everywhere else needs the session cookie")
+        check_csrf(request)
+        try:
+            if not well_formed(key):
+                raise TokenRevoked
+            await run_in_threadpool(canasta.close_other_sessions, key)
+        except TokenRevoked:
+            raise Unauthenticated(STALE_SESSION) from None
+        return Response(status_code=204)
     if key:
         check_csrf(request)
         if well_formed(key):

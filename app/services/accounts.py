@@ -6,7 +6,7 @@ import contextlib
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -14,7 +14,8 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
-from app.services.core import AppCore
+from app.services.core import remember
+from app.services.sessions import SessionService, TokenRevoked
 from domain.accounts import (
     NAMES_CLAIMED_ID,
     Account,
@@ -31,9 +32,6 @@ from domain.errors import NAME_TAKEN, Conflict, NotFound
 
 A = TypeVar("A")
 
-#: Registrations read per page when the names of an older store are claimed.
-CLAIM_PAGE = 1000
-
 #: Tokens whose account name is remembered per process (least recently used dropped).
 TOKEN_CACHE_SIZE = 100_000
 
@@ -48,11 +46,7 @@ REPLACE_TRIES = 3
 TOKEN_REVOKED_TOPIC = get_topic(Token.Revoked)  # type: ignore[attr-defined]
 
 
-class TokenRevoked(Exception):
-    """The token a replacement was asked with is revoked in the store (``replace_tokens``)."""
-
-
-class AccountService(AppCore):
+class AccountService(SessionService):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Token hash -> account name, and the token's id -> its hash (to forget it by the id
@@ -80,7 +74,7 @@ class AccountService(AppCore):
         check_name(name)
         token = secrets.token_urlsafe(32)
         hashed = token_hash(token)
-        account = Account(name=name, token=str(token_id(hashed)))
+        account = Account(name=name, token=str(token_id(hashed)), records_sessions=True)
         claim = NameClaim(name=name)  # refused by the store if the name is taken in any case
         issued = Token(hashed=hashed, name=name)
         try:
@@ -138,10 +132,7 @@ class AccountService(AppCore):
         """Forget the tokens of these ids: they were revoked (here, or as the follower read)."""
         with self._token_names_lock:
             for tid in ids:
-                self._revoked[tid] = None
-                self._revoked.move_to_end(tid)
-                if len(self._revoked) > REVOKED_SIZE:
-                    self._revoked.popitem(last=False)
+                remember(self._revoked, tid, REVOKED_SIZE)
                 hashed = self._token_ids.pop(tid, None)
                 if hashed is not None:
                     self._token_names.pop(hashed, None)
@@ -162,17 +153,24 @@ class AccountService(AppCore):
             return True
         return self.authenticate(token) == name
 
-    def replace_tokens(self, name: str, by: str, token: str | None = None) -> tuple[str, int]:
-        """Revoke every token of the account ``name`` and issue a new one, in one transaction
-        (``Token.Revoked`` for each, ``Account.TokensReplaced``, a new ``Token``); returns the
-        new token and how many were revoked. ``by``: ``player`` or ``operator``. Two
-        replacements of one account at the same moment: one is recorded first, the other is
-        made again on top of it.
+    def replace_tokens(
+        self, name: str, by: str, token: str | None = None, session: str | None = None
+    ) -> tuple[str, int, int]:
+        """Revoke every token of the account ``name``, issue a new one and close every browser
+        session of the account but the caller's own (``session``, its key, when he asked
+        through it), in one transaction (``Token.Revoked`` for each token, ``Session.Closed``
+        for each session, ``Account.TokensReplaced`` and ``Account.SessionsClosed``, a new
+        ``Token``); returns the new token, how many tokens were revoked and how many sessions
+        closed. ``by``: ``player``
+        or ``operator``. Two replacements of one account at the same moment: one is recorded
+        first, the other is made again on top of it.
 
-        ``token``: the bearer token the player asked with, if he did. It must still be good in
-        the store, in the same transaction (raises ``TokenRevoked`` otherwise): another process
-        may remember it for up to ``TOKEN_BOUND`` after its revocation, and a leaked token's
-        holder must not turn those seconds into a new token that revokes the player's."""
+        ``token``: the bearer token the player asked with, if he did; ``session``: the
+        session key he asked with, if he did. It must still be good in the store, in the same
+        transaction (raises ``TokenRevoked`` otherwise): another process may remember a token
+        for up to ``TOKEN_BOUND`` after its revocation, a session check may pass a moment
+        before another replacement closes it, and a leak's holder must not turn that moment
+        into a new token that revokes the player's."""
         for attempt in range(REPLACE_TRIES):
             account = self.account(name)
             ids = account.tokens if account.tokens is not None else self._issued_to(account.name)
@@ -184,17 +182,19 @@ class AccountService(AppCore):
                     revoked.append(issued)
             if token is not None and token_id(token_hash(token)) not in {t.id for t in revoked}:
                 raise TokenRevoked  # and if it is revoked meanwhile, the commit below fails
-            token = secrets.token_urlsafe(32)
-            new = Token(hashed=token_hash(token), name=account.name)
+            closing = self._closing_sessions(account, session, by)
+            new_token = secrets.token_urlsafe(32)
+            new = Token(hashed=token_hash(new_token), name=account.name)
             account.replace_tokens(issued=str(new.id), revoked=[str(t.id) for t in revoked], by=by)
             try:
-                self._commit(account, *revoked, new)
+                self.save_pending(self._pending_closing(closing, account, *revoked, new))
             except IntegrityError:
                 if attempt + 1 == REPLACE_TRIES:
                     raise
                 continue
             self.tokens_revoked(t.id for t in revoked)
-            return token, len(revoked)
+            self.sessions_closed(s.id for s in closing)
+            return new_token, len(revoked), len(closing)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _issued_to(self, name: str) -> list[str]:
@@ -202,20 +202,6 @@ class AccountService(AppCore):
         log: an account registered before its tokens were recorded on it."""
         issued = self._recorded(Token.Issued)  # type: ignore[attr-defined]
         return [str(event.originator_id) for event in issued if event.name == name]
-
-    def _recorded(self, kind: type) -> Iterator[Any]:
-        """Every event of this kind in the store's log, in order, read a page at a time."""
-        topic = get_topic(kind)
-        start: int | None = None
-        while True:
-            page = self.recorder.select_notifications(
-                start=start, limit=CLAIM_PAGE, topics=[topic], inclusive_of_start=start is None
-            )
-            for notification in page:
-                yield self.mapper.to_domain_event(notification)
-            if len(page) < CLAIM_PAGE:
-                return
-            start = page[-1].id
 
     def account(self, name: str) -> Account:
         """The account as the store has it now (roles included), found by its name in any

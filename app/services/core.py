@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
 from copy import deepcopy
 from typing import Any, Protocol
 from uuid import UUID
@@ -20,6 +21,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
+from eventsourcing.utils import get_topic
 
 from app.infra.group_commit import GroupCommit, Pending
 from app.infra.library import cache_reader, record_batch
@@ -89,8 +91,18 @@ DEFAULT_COMMIT_BATCH_MAX = 64
 #: for more commands before writing a transaction (0: never waits).
 COMMIT_LINGER_MS = "COMMIT_LINGER_MS"
 DEFAULT_COMMIT_LINGER_MS = 2.0
+#: Events read per page when the store's log is searched for one kind (``_recorded``).
+LOG_PAGE = 1000
 #: How long the service may be silent before that is an outage (``Settings.outage_seconds``).
 OUTAGE_SECONDS = 10.0
+
+
+def remember(seen: OrderedDict[Any, None], key: Any, most: int) -> None:
+    """Add ``key`` to ``seen`` as its newest; past ``most`` keys, the oldest is forgotten."""
+    seen[key] = None
+    seen.move_to_end(key)
+    if len(seen) > most:
+        seen.popitem(last=False)
 
 
 class AppCore(Application[UUID]):
@@ -203,6 +215,20 @@ class AppCore(Application[UUID]):
             return None
         finally:
             lock.release()
+
+    def _recorded(self, kind: type) -> Iterator[Any]:
+        """Every event of this kind in the store's log, in order, read a page at a time."""
+        topic = get_topic(kind)
+        start: int | None = None
+        while True:
+            page = self.recorder.select_notifications(
+                start=start, limit=LOG_PAGE, topics=[topic], inclusive_of_start=start is None
+            )
+            for notification in page:
+                yield self.mapper.to_domain_event(notification)
+            if len(page) < LOG_PAGE:
+                return
+            start = page[-1].id
 
     def _read_lock(self, aggregate_id: UUID) -> threading.Lock:
         return self._read_locks[hash(aggregate_id) % len(self._read_locks)]

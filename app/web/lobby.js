@@ -55,7 +55,7 @@ async function act(action) {
   try {
     await action();
   } catch (error) {
-    showError(error, place);
+    if (!(await sessionEnded(error))) showError(error, place);
   }
   await refresh();
   // The refresh may have drawn the card anew: the message stays in it, and in sight.
@@ -70,6 +70,7 @@ async function act(action) {
 function showAccount() {
   showWho(me, null);
   $("sign-out").hidden = me === null;
+  $("sign-out-others").hidden = me === null;
   $("new-token").hidden = me === null;
   if (me === null) $("new-token-box").hidden = true;
   $("account").hidden = me !== null;
@@ -81,6 +82,28 @@ function showAccount() {
 async function findWho() {
   me = await whoAmI(); // null: no session, or it ended: signed out
   showAccount();
+}
+
+// Who the server says this browser signs in (`name`, null: nobody), against whom the page
+// shows: the session may have ended elsewhere (signed out on another page, expired, or closed
+// with the account's tokens: POST /me/token, docs/browsers.md). Nobody any more: the page
+// says so and shows the forms to sign in.
+function sessionSeen(name) {
+  if (name === me) return;
+  me = name;
+  showAccount();
+  if (me === null) {
+    clearMessages();
+    notice("session_closed");
+  }
+}
+
+// A refusal as not signed in (401) while the page shows a player: asks who it is again (the
+// server then clears a cookie it no longer knows). True if the session has ended.
+async function sessionEnded(error) {
+  if (error?.status !== 401 || me === null) return false;
+  sessionSeen(await whoAmI());
+  return me === null;
 }
 
 // Opens a browser session with the token; from here on the cookie stands for it.
@@ -131,6 +154,15 @@ async function signOut() {
     me = null;
     showAccount();
     notice("signed_out");
+  });
+}
+
+// Signs out every other browser of the account (another device, or one a leaked cookie signed
+// in), this one staying signed in: DELETE /sessions?others=true (docs/browsers.md).
+async function signOutOthers() {
+  await act(async () => {
+    await api("DELETE", "/sessions?others=true");
+    notice("others_signed_out");
   });
 }
 
@@ -424,13 +456,18 @@ async function refresh() {
     try {
       // The tables in play by their last move, the latest first: the live ones, then the
       // idle ones apart (docs/web.md).
-      const [open, playing, idle, finished, stopped] = await Promise.all([
+      // And, while a player is shown, whether his session still signs him in (unless the
+      // page signed in or out meanwhile: the answer is then of before).
+      const shown = me;
+      const [open, playing, idle, finished, stopped, current] = await Promise.all([
         api("GET", "/tables?status=open"),
         api("GET", "/tables?status=playing&idle=false"),
         api("GET", `/tables?status=playing&idle=true&limit=${IDLE_SHOWN}`),
         api("GET", `/tables?status=finished&limit=${PLAYED_SHOWN}`),
         api("GET", `/tables?status=stopped&limit=${PLAYED_SHOWN}`),
+        shown === null ? null : api("GET", "/sessions/current"),
       ]);
+      if (current !== null && me === shown) sessionSeen(current.name ?? null);
       const details = await hostedDetails([...playing, ...idle], me);
       // The server answers again (after a restart): "could not be reached" is over.
       if (errorBox.dataset.unreachable === "true") clearError();
@@ -444,7 +481,7 @@ async function refresh() {
       showMyGames([...playing, ...idle, ...mine], me);
       placeBoxes(); // into their table's card, drawn anew or not
     } catch (error) {
-      showError(error);
+      if (!(await sessionEnded(error))) showError(error);
     } finally {
       refreshing = null;
       // How many refreshes are drawn (the tests wait for the next one, not for a guess).
@@ -474,6 +511,7 @@ async function main() {
   $("sign-up-form").addEventListener("submit", signUp);
   $("sign-in-form").addEventListener("submit", signInAgain);
   $("sign-out").addEventListener("click", signOut);
+  $("sign-out-others").addEventListener("click", signOutOthers);
   $("token-done").addEventListener("click", tokenSaved);
   $("new-token").addEventListener("click", askNewToken);
   $("new-token-yes").addEventListener("click", replaceToken);

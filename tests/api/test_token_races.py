@@ -84,7 +84,7 @@ def test_a_token_still_remembered_elsewhere_cannot_replace_the_new_one(
     try:
         old = player.register("ann")
         assert lagging.authenticate(old) == "ann"
-        new, revoked = player.replace_tokens("ann", "player", old)
+        new, revoked, _closed = player.replace_tokens("ann", "player", old)
         assert revoked == 1
         assert lagging.known_token(old) == "ann"  # the window
         with pytest.raises(TokenRevoked):
@@ -160,7 +160,7 @@ def test_in_the_window_the_old_token_gets_neither_a_session_nor_a_new_token(
     canasta.follow_tokens(lambda: True)  # ... and trusted: the follower has not read it yet
     operator = CanastaApp(env=eventsourcing_env(http.app.state.settings))  # type: ignore[attr-defined]
     try:
-        new, _revoked = operator.replace_tokens("ann", "operator")
+        new, _revoked, _closed = operator.replace_tokens("ann", "operator")
     finally:
         operator.close()
     assert _me(http, old).status_code == 200  # the window

@@ -67,6 +67,15 @@ def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def _session(http: httpx.Client, token: dict[str, str]) -> dict[str, str]:
+    """The ``Cookie`` header of a new browser session opened with the token (the client
+    does not keep the cookie)."""
+    opened = http.post("/sessions", headers=token)
+    assert opened.status_code == 201, opened.text
+    http.cookies.clear()  # sent only where a test says so
+    return {"Cookie": f"{COOKIE}={opened.cookies[COOKIE]}"}
+
+
 def _me(http: httpx.Client, headers: dict[str, str]) -> httpx.Response:
     return http.get("/me", headers=headers)
 
@@ -162,10 +171,12 @@ def test_the_operator_revokes_a_players_tokens_and_hands_over_the_new_one(
     ann = _bearer(here.post("/players", json={"name": "ann"}).json()["token"])
     bob = _bearer(here.post("/players", json={"name": "bob"}).json()["token"])
     unknown = _me(here, _bearer("made-up-token"))
-    # a browser signed in with the token before it leaked
-    cookie = {"Cookie": f"{COOKIE}={here.post('/sessions', headers=ann).cookies[COOKIE]}"}
+    # browsers signed in with the token (the player's, and the leak's holder's), on both
+    sessions = [_session(http, ann) for http in (here, elsewhere)]
     for http in (here, elsewhere):
         assert _me(http, ann).status_code == 200
+        for cookie in sessions:
+            assert _me(http, cookie).status_code == 200
 
     nobody = _cli("revoke-token", "nobody", env=env)
     assert nobody.returncode == 1 and "no account 'nobody'" in nobody.stderr
@@ -175,23 +186,31 @@ def test_the_operator_revokes_a_players_tokens_and_hands_over_the_new_one(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("revoked 1 token of ann "), done.stdout
+    assert lines[1].startswith("closed 2 browser sessions of ann: "), done.stdout
     printed = _bearer(lines[-1])
+    for http in (here, elsewhere):  # every session signed out at once, on every process
+        for cookie in sessions:
+            assert _me(http, cookie).status_code == 401
     time.sleep(TOKEN_BOUND + 1)
     for http in (here, elsewhere):
         _refused_as_unknown(_me(http, ann), unknown)
         assert _me(http, printed).json()["name"] == "ann"
         assert _me(http, bob).json()["name"] == "bob"
 
-    # the way back without the operator's token: the browser still signed in
+    # the player signs in again with the token handed over, and replaces it from there
+    cookie = _session(elsewhere, printed)
     assert here.post("/me/token", headers=cookie).status_code == 403  # no CSRF header
     assert _me(elsewhere, printed).status_code == 200  # the refusal changed nothing
     mine = elsewhere.post("/me/token", headers={**cookie, CSRF_HEADER: "1"})
     assert mine.status_code == 201, mine.text
     assert _me(elsewhere, _bearer(mine.json()["token"])).json()["name"] == "ann"
     _refused_as_unknown(_me(elsewhere, printed), unknown)  # the process that answered
+    assert _me(here, cookie).json()["name"] == "ann"  # the session that asked stays
 
     again = _cli("revoke-token", "ann", env=env)
     assert again.returncode == 0 and again.stdout.startswith("revoked 1 token of ann ")
+    assert "closed 1 browser session of ann: " in again.stdout
+    assert _me(here, cookie).status_code == 401
 
 
 def test_bad_requests_replace_nothing(uvicorn_server: Callable[..., Any]) -> None:

@@ -72,7 +72,7 @@ def test_a_process_whose_follower_lags_reads_tokens_from_the_store(
     bob = other.register("bob")
     assert here.authenticate(token) == "ann" and here.authenticate(bob) == "bob"
     hub.close()  # the follower stops reading: it will never see the revocation
-    new, revoked = other.replace_tokens("ann", "operator")
+    new, revoked, _closed = other.replace_tokens("ann", "operator")
     assert revoked == 1
     time.sleep(TOKEN_BOUND + 0.5)
     assert not hub.tokens_fresh()
@@ -96,7 +96,7 @@ def test_an_account_of_an_older_store_has_its_token_found_and_revoked(
     )
     other.register("olde")  # another account's token is not revoked with it
     assert here.authenticate(token) == "old"
-    new, revoked = here.replace_tokens("old", "operator")
+    new, revoked, _closed = here.replace_tokens("old", "operator")
     assert revoked == 1
     assert here.authenticate(token) is None and other.authenticate(token) is None
     assert other.authenticate(new) == "old"

@@ -87,7 +87,7 @@ def test_two_players_sign_up_create_a_table_sit_down_and_start(
     expect(again.get_by_text("Signed in as ann")).to_be_visible()
 
     # A refusal shows the server's message and code; signing out ends the session.
-    again.get_by_role("button", name="Sign out").click()
+    again.get_by_role("button", name="Sign out", exact=True).click()
     expect(again.get_by_role("status")).to_have_text("You are signed out.")
     again.get_by_label("Your name").fill("ann")
     again.get_by_role("button", name="Create my account").click()

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
-from tests.web.pages import in_language, open_lobby, sign_up
+from tests.web.pages import in_language, open_lobby, sign_up, signed_in
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -73,3 +73,54 @@ def test_the_new_token_button_on_a_russian_phone(new_context: NewContext) -> Non
     button.tap()
     expect(page.get_by_role("region", name="Заменить ваш токен?")).to_be_visible()
     screenshot(page, "lobby-new-token-phone-ru", full_page=False)
+
+
+def test_the_new_token_signs_out_the_browser_the_leaked_token_signed_in(
+    new_context: NewContext, http: httpx.Client
+) -> None:
+    """The token leaked and its finder signed a browser in with it (a cookie good for days):
+    the player's New token signs that browser out, and its lobby says so at its next look at
+    the server. The player's own browser stays signed in."""
+    player, _ = open_lobby(new_context(viewport=DESKTOP))
+    old = sign_up(player, "lea")
+    finder, _ = open_lobby(new_context(viewport=DESKTOP))
+    signed_in(finder, {"Authorization": f"Bearer {old}"})
+    expect(finder.get_by_text("Signed in as lea")).to_be_visible()
+
+    player.get_by_role("button", name="New token").click()
+    player.get_by_role("button", name="Replace my token").click()
+    expect(player.get_by_role("region", name="Your token: keep it safe")).to_be_visible()
+    new = player.get_by_label("Token", exact=True).input_value()
+    assert works(http, new) == 200
+
+    expect(finder.get_by_text("this browser's session has ended")).to_be_visible()
+    expect(finder.get_by_text("Signed in as lea")).to_be_hidden()
+    expect(finder.get_by_role("button", name="Sign out", exact=True)).to_be_hidden()
+    expect(finder.get_by_role("button", name="Sign in", exact=True)).to_be_visible()
+    screenshot(finder, "lobby-session-closed", full_page=False)
+    finder.reload()  # and it stays signed out
+    expect(finder.locator("body[data-ready=true]")).to_be_attached()
+    expect(finder.get_by_role("button", name="Sign in", exact=True)).to_be_visible()
+
+    player.get_by_role("button", name="I have saved my token").click()
+    player.reload()
+    expect(player.get_by_text("Signed in as lea")).to_be_visible()
+
+
+def test_sign_out_everywhere_else(new_context: NewContext, http: httpx.Client) -> None:
+    """The player thinks a browser of his is signed in where he cannot reach it (a cookie
+    that leaked, a shared computer): he signs every other browser out from this one, which
+    stays signed in, and his token keeps working."""
+    player, _ = open_lobby(new_context(viewport=DESKTOP))
+    token = sign_up(player, "sam")
+    elsewhere, _ = open_lobby(new_context(viewport=DESKTOP))
+    signed_in(elsewhere, {"Authorization": f"Bearer {token}"})
+
+    player.get_by_role("button", name="Sign out everywhere else").click()
+    expect(player.get_by_text("Every other browser signed in to your account")).to_be_visible()
+    screenshot(player, "lobby-signed-out-elsewhere", full_page=False)
+    expect(elsewhere.get_by_text("this browser's session has ended")).to_be_visible()
+    expect(elsewhere.get_by_role("button", name="Sign in", exact=True)).to_be_visible()
+    player.reload()
+    expect(player.get_by_text("Signed in as sam")).to_be_visible()
+    assert works(http, token) == 200
