@@ -77,11 +77,13 @@ def test_on_a_phone_his_hand_and_the_move_panel_are_both_in_sight_when_his_turn_
     page.wait_for_function(HAND_ABOVE_PANEL)
     screenshot(page, "phone-turn-hand-in-sight-play", full_page=False)
     page.locator("#hand button[data-card]").last.tap()
-    discard.tap()
     # While the bot plays he looks at the top of the page (the seats, the pile). When his turn
     # comes his hand is in sight above the panel: he had to scroll past the deal to find his
-    # cards, under the panel, at every turn.
+    # cards, under the panel, at every turn. He scrolls up before he discards (the panel stays
+    # at the screen's bottom): scrolled after, a quick bot's turn could end first, and the
+    # scroll would undo the page's.
     page.evaluate("() => window.scrollTo(0, 0)")
+    discard.tap()
     expect(page.locator('#moves [data-move="draw"]')).to_be_visible()
     page.wait_for_function(HAND_ABOVE_PANEL)
     screenshot(page, "phone-turn-hand-in-sight", full_page=False)
