@@ -1,5 +1,5 @@
 """The lobby's create form offers each entry's player counts and no other (R-SEAT-1):
-``ENTRIES`` of app/web/lobby.js against the entries' rule data. Fast: no browser."""
+``ENTRIES`` of app/web/lobby_create.js against the entries' rule data. Fast: no browser."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from domain.variants import VARIANTS
 
 
 def entries() -> dict[str, dict[str, object]]:
-    """``ENTRIES`` of lobby.js, read as JSON (its keys quoted)."""
-    source = (WEB_DIR / "lobby.js").read_text(encoding="utf-8")
+    """``ENTRIES`` of lobby_create.js, read as JSON (its keys quoted)."""
+    source = (WEB_DIR / "lobby_create.js").read_text(encoding="utf-8")
     found = re.search(r"const ENTRIES = (\{.*?\n\});", source, re.S)
-    assert found, "lobby.js has no ENTRIES"
+    assert found, "lobby_create.js has no ENTRIES"
     text = re.sub(r"(\w+):", r'"\1":', found.group(1).replace(",\n}", "\n}"))  # keys quoted
     found_entries: dict[str, dict[str, object]] = json.loads(text)
     return found_entries
