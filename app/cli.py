@@ -291,7 +291,7 @@ def _bots(args: argparse.Namespace) -> int:
     Ctrl-C or SIGTERM; exit 0 when stopped so."""
     from app.cli_bots import run_foreground
 
-    opened = open_store(signing=True)
+    opened = open_store(signing=True, existing=True)
     if opened is None:
         return 2
     settings, canasta = opened
