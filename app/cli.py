@@ -439,7 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # here, not at exit, where a reader gone is "Exception ignored", 120
+        return code
     except BrokenPipeError:  # the reader went away (``canasta demo | head``): not an error
         # Python's own advice: point stdout at /dev/null so its flush at exit cannot fail again
         devnull = os.open(os.devnull, os.O_WRONLY)

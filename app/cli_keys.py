@@ -40,10 +40,13 @@ def _public(args: argparse.Namespace) -> int:
     from app.signing import SigningKeyError
 
     try:
-        print(json.dumps(_public_of(Path(args.file)), indent=2))
+        public = _public_of(Path(args.file))
     except (OSError, SigningKeyError) as exc:
         print(f"cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
+    # Printed outside: a reader that went away (``| head``) is no fault of the file's
+    # (``main`` takes its BrokenPipeError for the end it is).
+    print(json.dumps(public, indent=2))
     return 0
 
 
