@@ -296,7 +296,7 @@ def _bots(args: argparse.Namespace) -> int:
     Ctrl-C or SIGTERM; exit 0 when stopped so."""
     from app.cli_bots import run_foreground
 
-    opened = open_store(signing=True)
+    opened = open_store(signing=True, existing=True)
     if opened is None:
         return 2
     settings, canasta = opened
@@ -444,7 +444,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # here, not at exit, where a reader gone is "Exception ignored", 120
+        return code
     except BrokenPipeError:  # the reader went away (``canasta demo | head``): not an error
         # Python's own advice: point stdout at /dev/null so its flush at exit cannot fail again
         devnull = os.open(os.devnull, os.O_WRONLY)

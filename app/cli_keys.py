@@ -40,10 +40,13 @@ def _public(args: argparse.Namespace) -> int:
     from app.signing import SigningKeyError
 
     try:
-        print(json.dumps(_public_of(Path(args.file)), indent=2))
+        public = _public_of(Path(args.file))
     except (OSError, SigningKeyError) as exc:
         print(f"cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
+    # Printed outside: a reader that went away (``| head``) is no fault of the file's
+    # (``main`` takes its BrokenPipeError for the end it is).
+    print(json.dumps(public, indent=2))
     return 0
 
 
@@ -70,18 +73,25 @@ def _give(path: Path, owner: tuple[int, int]) -> None:
 
 def _rotate(args: argparse.Namespace) -> int:
     from app.settings import Settings
-    from app.signing import SigningKeyError, key_file, new_key_document, retired_dir
+    from app.signing import RETIRED_DIRNAME, SigningKeyError, key_file, new_key_document
 
     settings = Settings()
     path = Path(args.key_file) if args.key_file else key_file(settings)
-    retired = Path(args.retired_dir) if args.retired_dir else retired_dir(settings)
-    if path is None or retired is None:
+    if path is None:
+        given = settings.signing_key is not None  # the key itself, not a file
         print(
-            "no key file to rotate: set CANASTA_SIGNING_KEY_FILE (or give --key-file) and "
-            "CANASTA_RETIRED_KEYS_DIR (or --retired-dir)",
+            "no key file to rotate: "
+            + (
+                "the key is given in CANASTA_SIGNING_KEY: rotate it by hand and restart "
+                'every process (docs/operations.md, "Signing keys"), or give --key-file'
+                if given
+                else "set CANASTA_SIGNING_KEY_FILE, or give --key-file"
+            ),
             file=sys.stderr,
         )
         return 2
+    # beside the key file rotated (--key-file's, not the environment's), as --help says
+    retired = Path(args.retired_dir or settings.retired_keys_dir or path.parent / RETIRED_DIRNAME)
     try:
         old = _public_of(path)
     except (OSError, SigningKeyError) as exc:

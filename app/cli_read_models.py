@@ -7,7 +7,14 @@ import argparse
 import sys
 from typing import Any
 
-from app.cli_store import add_retry_argument, in_memory, seconds, store_answers, store_name
+from app.cli_store import (
+    add_retry_argument,
+    in_memory,
+    no_sqlite_store,
+    seconds,
+    store_answers,
+    store_name,
+)
 
 
 def _rebuild_read_models(args: argparse.Namespace) -> int:
@@ -19,9 +26,7 @@ def _rebuild_read_models(args: argparse.Namespace) -> int:
     from app.settings import Settings
 
     settings = Settings()
-    if in_memory(settings):
-        return 2
-    if not store_answers(settings):
+    if in_memory(settings) or no_sqlite_store(settings) or not store_answers(settings):
         return 2
     print(
         "WARNING: stop every server (uvicorn app.main:app) on this store first, and start none "
@@ -90,7 +95,7 @@ def _project(args: argparse.Namespace) -> int:
     from app.settings import Settings
 
     settings = Settings().model_copy(update={"read_models": "auto"})
-    if in_memory(settings) or not store_answers(settings):
+    if in_memory(settings) or no_sqlite_store(settings) or not store_answers(settings):
         return 2
     # The projections' warnings and errors (with tracebacks) go to stderr; the lease and
     # the progress are printed below.

@@ -45,6 +45,21 @@ def in_memory(settings: Settings) -> bool:
     return True
 
 
+def no_sqlite_store(settings: Settings) -> bool:
+    """The operator's commands work on a server's store and never make one: True, with the
+    reason on stderr, if the settings name an SQLite file that is not there (a mistyped
+    ``CANASTA_DATA_DIR`` would otherwise be audited as an empty store, "all ok", rebuilt
+    "from 0 events", or projected and played for ever with nothing in it)."""
+    if settings.database_url is not None or settings.sqlite_path.exists():
+        return False
+    print(
+        f"no store at {store_name(settings)}: set CANASTA_DATA_DIR to the server's data "
+        "folder (or DATABASE_URL to its PostgreSQL); the server makes it on its first start",
+        file=sys.stderr,
+    )
+    return True
+
+
 def store_answers(settings: Settings) -> bool:
     """PostgreSQL: the database answers, with this code's schema, as a server checks it at
     start-up; else False, said in one line on stderr (the driver's reason, or the migration
@@ -64,8 +79,8 @@ def open_store(
 ) -> tuple[Settings, CanastaApp] | None:
     """The application on the configured store (``DATABASE_URL`` / ``CANASTA_*``) and its
     keys (``app.signing``; ``signing``: it signs what it records, and needs the key).
-    ``existing``: an SQLite file that is not there is refused rather than made (a mistyped
-    ``CANASTA_DATA_DIR`` would otherwise be audited as an empty store, "all ok")."""
+    ``existing``: an SQLite file that is not there is refused rather than made
+    (``no_sqlite_store``)."""
     from app.application import CanastaApp
     from app.settings import Settings, eventsourcing_env
     from app.signing import load_keyring
@@ -74,12 +89,7 @@ def open_store(
     settings = Settings()
     if in_memory(settings):
         return None
-    if existing and settings.database_url is None and not settings.sqlite_path.exists():
-        print(
-            f"no store at {store_name(settings)}: set CANASTA_DATA_DIR to the server's data "
-            "folder (or DATABASE_URL to its PostgreSQL)",
-            file=sys.stderr,
-        )
+    if existing and no_sqlite_store(settings):
         return None
     try:
         keys = load_keyring(settings, signing=signing) or None  # none: signatures unchecked

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -332,7 +333,15 @@ def test_a_count_or_interval_of_nothing_is_refused_exit_2(
     assert f"canasta {args[0]}: error: argument {option}: " in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("command", [["audit", "--all"], ["grant-auditor", "ann"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["audit", "--all"],
+        ["grant-auditor", "ann"],
+        ["revoke-token", "ann"],
+        ["rebuild-read-models"],
+    ],
+)
 def test_a_data_dir_without_a_store_is_refused_not_made_and_audited_exit_2(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -340,7 +349,9 @@ def test_a_data_dir_without_a_store_is_refused_not_made_and_audited_exit_2(
     command: list[str],
 ) -> None:
     """After a restore, ``canasta audit --all`` with a mistyped CANASTA_DATA_DIR made an empty
-    store there and said "0 tables, 0 deals audited: all ok"; now it says there is no store."""
+    store there and said "0 tables, 0 deals audited: all ok"; now it says there is no store.
+    So do the other commands on a server's store: ``rebuild-read-models`` said "rebuilt ...
+    from 0 events", exit 0."""
     for name in ("DATABASE_URL", "CANASTA_DATABASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CANASTA_DATA_DIR", str(tmp_path / "typo"))
@@ -348,8 +359,32 @@ def test_a_data_dir_without_a_store_is_refused_not_made_and_audited_exit_2(
     err = capsys.readouterr().err
     assert err == (
         f"no store at SQLite {tmp_path / 'typo' / 'canasta.sqlite'}: set CANASTA_DATA_DIR to "
-        "the server's data folder (or DATABASE_URL to its PostgreSQL)\n"
+        "the server's data folder (or DATABASE_URL to its PostgreSQL); the server makes it on "
+        "its first start\n"
     )
+    assert not (tmp_path / "typo").exists()
+
+
+@pytest.mark.parametrize("command", ["project", "bots"])
+def test_the_foreground_commands_refuse_a_data_dir_without_a_store_exit_2(
+    tmp_path: Path, command: str
+) -> None:
+    """``canasta project`` and ``canasta bots`` with a mistyped CANASTA_DATA_DIR said
+    "leading" and ran on for ever over the empty store they had made there (``bots`` with a
+    signing key of its own): now they say there is no store, exit 2, and make nothing."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CANASTA_DATABASE_URL")}
+    env["CANASTA_DATA_DIR"] = str(tmp_path / "typo")
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", command, "--retry-seconds", "0.1"],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,  # without the check it never stops
+    )
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.startswith("no store at SQLite "), done.stderr
+    assert "leading" not in done.stdout
     assert not (tmp_path / "typo").exists()
 
 

@@ -85,12 +85,16 @@ def test_rebuild_read_models_on_a_database_without_the_migrations_fails_clearly(
 
 
 def test_the_rebuild_uses_the_settings_of_the_environment(tmp_path: Path) -> None:
-    """An empty SQLite store: nothing to rebuild, every read model empty, exit 0."""
+    """An empty SQLite store: nothing to rebuild, every read model empty, exit 0. A folder
+    without the store (a mistyped CANASTA_DATA_DIR) is refused first, and nothing made."""
     settings = Settings(data_dir=tmp_path / "data")
+    done = run_cli("rebuild-read-models", env=store_env(settings))
+    assert done.returncode == 2 and "no store at SQLite" in done.stderr, done.stderr
+    assert not settings.data_dir.exists()
+    app = CanastaApp(eventsourcing_env(settings))  # the store, as a server makes it
     done = run_cli("rebuild-read-models", env=store_env(settings))
     assert done.returncode == 0, done.stderr
     assert "from 0 events" in done.stdout
-    app = CanastaApp(eventsourcing_env(settings))
     try:
         with ReadModels(settings, app=app) as rm:
             assert all(rows == [] for rows in rm.dump().values())
