@@ -24,7 +24,8 @@ from domain.bot_names import bot_name
 from domain.command_log import CommandLog, command_log_id
 from domain.errors import DomainError
 from domain.legal import legal_command, seat_to_act
-from tests.support.bots import BOT_HOST, bot_table, deal_over, wait_for
+from tests.support.bots import BOT_HOST, bot_table, deal_over
+from tests.support.waiting import wait_for
 
 ENTRIES = [("classic", 4), ("extra_six", 6), ("modern_american", 4), ("ponytail", 4)]
 

@@ -35,9 +35,9 @@ from tests.projections.helpers import (
     expected_discard_log,
     expected_draw_log,
     row_counts,
-    wait_for,
 )
 from tests.support.games import random_game
+from tests.support.waiting import wait_for
 
 GAMES = [
     # seed, entry, players, max deals, always_frozen

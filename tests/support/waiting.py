@@ -1,0 +1,16 @@
+"""Waiting in a test for something another thread or process brings about."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def wait_for(condition: Callable[[], Any], timeout: float = 10.0, what: str = "") -> None:
+    """Poll ``condition`` until it is true; fail after ``timeout`` seconds with ``what`` in the
+    message (a liveness bound, not a timed assertion)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out after {timeout}s: {what}".rstrip(": ")
+        time.sleep(0.01)
