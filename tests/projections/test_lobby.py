@@ -5,7 +5,6 @@ R-SEAT-5, R-GAME-1, R-GAME-2)."""
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +25,7 @@ from projections.read_models import LobbyProjection
 from projections.view import LOBBY
 from tests.projections.helpers import (
     assert_read_models_match,
+    catch_up_together,
     expected_lobby_row,
     lobby_row,
 )
@@ -205,20 +205,7 @@ def test_lobby_rows_are_written_exactly_once_whatever_is_delivered_again(
     ):
         first.workers["lobby"].reset()
         assert first.dump()[LOBBY] == []
-        errors: list[BaseException] = []
-
-        def catch_up(rm: ReadModels) -> None:
-            try:
-                rm.catch_up()
-            except BaseException as exc:  # pragma: no cover - reported below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=catch_up, args=(rm,)) for rm in (first, second)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert errors == []
+        catch_up_together(first, second)
         assert first.dump()[LOBBY] == before[LOBBY]
         assert first.positions() == {"lobby": positions["lobby"]} == {"lobby": ours[-1].id}
 
