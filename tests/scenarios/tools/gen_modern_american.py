@@ -33,7 +33,8 @@ from scenario_cards import (  # type: ignore[import-not-found]
     is_wild,
     rank,
 )
-from scenario_json import dumps  # type: ignore[import-not-found]
+from scenario_cards import value as classic_value
+from scenario_json import write  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[1]  # tests/scenarios
 OUT = ROOT / "modern_american"
@@ -47,14 +48,8 @@ def is_three(card: str) -> bool:
 
 def value(card: str) -> int:
     """R-CARD-3; R-MA-THREE-1: a three left in a hand counts 5, whatever its colour."""
-    r = rank(card)
-    if r in ("BJ", "LJ"):
-        return 50
-    if r in ("A", "2"):
-        return 20
-    if r in ("K", "Q", "J", "10", "9", "8"):
-        return 10
-    return 5  # 4 5 6 7, and a three
+    points: int = 5 if is_red_three(card) else classic_value(card)
+    return points
 
 
 THREES = {0: 0, 1: 100, 2: 300, 3: 500, 4: 1000}  # R-MA-THREE-2, per colour
@@ -345,10 +340,7 @@ def main() -> None:
         ),
     }
     for name, data in outputs.items():
-        path = OUT / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(dumps(data), encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT.parents[1])} ({len(data['steps'])} steps)")
+        write(OUT / name, data)
         print(f"  deal_scores {data['expect_end']['deal_scores']}")
 
 

@@ -33,7 +33,7 @@ from scenario_cards import (  # type: ignore[import-not-found]
     rank,
     value,
 )
-from scenario_json import dumps  # type: ignore[import-not-found]
+from scenario_json import write  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[1]  # tests/scenarios
 OUT = ROOT / "game"
@@ -383,7 +383,6 @@ def ma_shared_win() -> dict[str, Any]:
 
 
 def main() -> None:
-    OUT.mkdir(exist_ok=True)
     files = {
         "r-deal-2_r-seat-2_five_players_dealer_and_sit_outs_rotate_over_three_deals": rotation(
             "R-DEAL-2, R-SEAT-2 [decisions]: five players, team A = seats 0 1 2, team B = 3 4. "
@@ -412,9 +411,7 @@ def main() -> None:
         "r-init-1_minimum_follows_the_running_totals_across_a_band": band(),
     }
     for name, data in files.items():
-        path = OUT / f"{name}.json"
-        path.write_text(dumps(data), encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT.parents[1])}")
+        write(OUT / f"{name}.json", data)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from scenario_cards import (  # type: ignore[import-not-found]
     rank,
     value,
 )
-from scenario_json import dumps  # type: ignore[import-not-found]
+from scenario_json import write  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[1]  # tests/scenarios
 FILLER_RANKS = ("4", "5", "6", "8", "9", "10", "J", "K")  # no wild, three, 7 or ace
@@ -198,9 +198,7 @@ def main() -> None:
         ),
     }
     for path, data in files.items():
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(dumps(data), encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT.parents[1])}")
+        write(path, data)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from scenario_cards import (  # type: ignore[import-not-found]
     rank,
     value,
 )
-from scenario_json import dumps  # type: ignore[import-not-found]
+from scenario_json import write  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[1]  # tests/scenarios
 
@@ -430,10 +430,7 @@ def main() -> None:
         ),
     }
     for rel, data in outputs.items():
-        path = ROOT / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(dumps(data), encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT.parents[1])} ({len(data['steps'])} steps)")
+        write(ROOT / rel, data)
 
 
 if __name__ == "__main__":
