@@ -24,7 +24,7 @@ from playwright.sync_api import BrowserContext, ConsoleMessage, Dialog, Response
 from tests.e2e.conftest import Backend
 from tests.support.http import Game, open_table, register_player, state_reader
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
-from tests.web.pages import LIVE_MS, open_lobby, open_page, sign_in, sign_up
+from tests.web.pages import LIVE_MS, goto_ready, open_lobby, open_page, sign_in, sign_up
 
 pytestmark = pytest.mark.slow
 
@@ -330,8 +330,7 @@ def test_what_a_visitor_types_or_is_sent_is_shown_as_text(
             expect(page.locator("body[data-ready=true]")).to_be_attached()
             expect(page.get_by_role("alert").filter(has_text="Refused").first).to_be_visible()
             assert page.locator("img, svg, script:not([src]), b").count() == 0, path
-        page.goto(f"/?invite={part}")
-        expect(page.locator("body[data-ready=true]")).to_be_attached()
+        goto_ready(page, f"/?invite={part}")
         field = page.get_by_label("Invitation link you received")
         expect(field).to_have_value(text)
         page.get_by_label("Your name").fill(text[:200])
