@@ -32,7 +32,7 @@ from projections.discard_log import public_discard_log
 from tests.api.conftest import Server
 from tests.projections.helpers import expected_lobby_row
 from tests.support.games import stacked_deck
-from tests.support.http import Game, Headers, open_table, register_player, state_reader
+from tests.support.http import Game, Headers, canasta_of, open_table, register_player, state_reader
 
 Http = Any  # a TestClient or an httpx.Client
 
@@ -152,11 +152,6 @@ def http(request: pytest.FixtureRequest, make_client: Callable[..., TestClient])
     return make_client(
         database_url="memory" if request.param == "memory" else None, allow_stacked_decks=True
     )
-
-
-def canasta_of(client: TestClient) -> CanastaApp:
-    canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
-    return canasta
 
 
 @pytest.fixture

@@ -228,6 +228,12 @@ def send_with_menu(http: Any, headers: Headers, deal: str, command: dict[str, An
     assert answer.status_code == 200, answer.text
 
 
+def canasta_of(client: Any) -> CanastaApp:
+    """The application service behind an in-process ``TestClient``."""
+    canasta: CanastaApp = client.app.state.canasta
+    return canasta
+
+
 def state_reader(canasta: CanastaApp) -> Callable[[str], DealState]:
     """``state_of(deal_id)`` for ``Game.play_deal`` over an application service."""
     return lambda deal_id: canasta.get_deal(UUID(deal_id)).state
