@@ -7,10 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 
-def wait_for(condition: Callable[[], Any], timeout: float = 10.0, what: str = "") -> None:
-    """Poll ``condition`` until it is true; fail after ``timeout`` seconds with ``what`` in the
-    message (a liveness bound, not a timed assertion)."""
+def wait_for(condition: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
+    """Poll ``condition`` until it is true, and return what it returned then; fail after
+    ``timeout`` seconds with ``what`` in the message (a liveness bound, not a timed assertion)."""
     deadline = time.monotonic() + timeout
-    while not condition():
+    while not (result := condition()):
         assert time.monotonic() < deadline, f"timed out after {timeout}s: {what}".rstrip(": ")
-        time.sleep(0.01)
+        time.sleep(0.02)
+    return result
