@@ -33,7 +33,7 @@ from tests.e2e.checks import check_stream
 from tests.e2e.client import Api, open_shadow
 from tests.e2e.server import Server, bots_process, cli_process, stopped_within
 from tests.support.relay import Relay
-from tests.support.waiting import wait_for
+from tests.support.waiting import timed, wait_for
 
 pytestmark = pytest.mark.postgres
 
@@ -88,12 +88,6 @@ def relayed(migrated_postgres_url: str) -> Iterator[tuple[Relay, str]]:
     relay, url = Relay.to_url(migrated_postgres_url)
     yield relay, url
     relay.cut()
-
-
-def timed(call: Any) -> tuple[httpx.Response, float]:
-    began = time.monotonic()
-    answer = call()
-    return answer, time.monotonic() - began
 
 
 def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(

@@ -1,4 +1,4 @@
-"""Waiting in a test for something another thread or process brings about."""
+"""Waiting in a test for something another thread or process brings about, and timing it."""
 
 from __future__ import annotations
 
@@ -15,3 +15,10 @@ def wait_for(condition: Callable[[], Any], timeout: float = 10.0, what: str = ""
         assert time.monotonic() < deadline, f"timed out after {timeout}s: {what}".rstrip(": ")
         time.sleep(0.02)
     return result
+
+
+def timed(call: Callable[[], Any]) -> tuple[Any, float]:
+    """What ``call()`` returned, and the seconds it took."""
+    began = time.monotonic()
+    result = call()
+    return result, time.monotonic() - began
