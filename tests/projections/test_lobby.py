@@ -5,8 +5,6 @@ R-SEAT-5, R-GAME-1, R-GAME-2)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -29,17 +27,14 @@ from tests.projections.helpers import (
     expected_lobby_row,
     lobby_row,
 )
-from tests.projections.test_read_models import Crash, crashing_view, notifications, play_games
+from tests.projections.test_read_models import (
+    Crash,
+    crashing_view,
+    notifications,
+    play_games,
+    read_models,
+)
 from tests.support.store import NOT_MOVES
-
-
-@contextmanager
-def read_models(settings: Settings, app: CanastaApp, **kwargs: Any) -> Iterator[ReadModels]:
-    rm = ReadModels(settings, app=app, **kwargs)
-    try:
-        yield rm
-    finally:
-        rm.close()
 
 
 def listed(rm: ReadModels, status: str) -> list[str]:
