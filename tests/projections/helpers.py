@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
 from uuid import UUID
 
 from app.application import CanastaApp
-from app.infra.projection_runner import ReadModels
 from domain.bot_names import bot_level
 from domain.events import CardsDrawn
 from domain.table import OPEN
@@ -119,25 +117,6 @@ def assert_read_models_match(app: CanastaApp, read_models: Any, table_ids: Seque
             assert read_models.discard_log(deal_id) == expected_discard_log(app, deal_id)
             for seat in range(table.players):
                 assert read_models.draw_log(deal_id, seat) == expected_draw_log(app, deal_id, seat)
-
-
-def catch_up_together(*runners: ReadModels) -> None:
-    """Each of ``runners`` catches up in a thread of its own, all at once;
-    none of them may fail."""
-    errors: list[BaseException] = []
-
-    def catch_up(rm: ReadModels) -> None:
-        try:
-            rm.catch_up()
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=catch_up, args=(rm,)) for rm in runners]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
 
 
 def row_counts(dump: dict[str, list[dict[str, Any]]]) -> dict[str, int]:

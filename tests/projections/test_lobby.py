@@ -23,7 +23,6 @@ from projections.read_models import LobbyProjection
 from projections.view import LOBBY
 from tests.projections.helpers import (
     assert_read_models_match,
-    catch_up_together,
     expected_lobby_row,
     lobby_row,
 )
@@ -35,6 +34,7 @@ from tests.projections.test_read_models import (
     read_models,
 )
 from tests.support.store import NOT_MOVES
+from tests.support.waiting import all_at_once
 
 
 def listed(rm: ReadModels, status: str) -> list[str]:
@@ -200,7 +200,7 @@ def test_lobby_rows_are_written_exactly_once_whatever_is_delivered_again(
     ):
         first.workers["lobby"].reset()
         assert first.dump()[LOBBY] == []
-        catch_up_together(first, second)
+        all_at_once(ReadModels.catch_up, (first, second))
         assert first.dump()[LOBBY] == before[LOBBY]
         assert first.positions() == {"lobby": positions["lobby"]} == {"lobby": ours[-1].id}
 

@@ -32,13 +32,12 @@ from projections.read_models import (
 from projections.view import VIEW_TABLES
 from tests.projections.helpers import (
     assert_read_models_match,
-    catch_up_together,
     expected_discard_log,
     expected_draw_log,
     row_counts,
 )
 from tests.support.games import random_game
-from tests.support.waiting import wait_for
+from tests.support.waiting import all_at_once, wait_for
 
 GAMES = [
     # seed, entry, players, max deals, always_frozen
@@ -161,7 +160,7 @@ def test_catching_up_twice_or_concurrently_adds_nothing(
     with read_models(settings, app) as first, read_models(settings, app) as second:
         for worker in first.workers.values():
             worker.reset()
-        catch_up_together(first, second)
+        all_at_once(ReadModels.catch_up, (first, second))
         assert first.dump() == before
         assert first.positions() == positions
         assert_read_models_match(app, first, table_ids)

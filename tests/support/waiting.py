@@ -1,9 +1,11 @@
-"""Waiting in a test for something another thread or process brings about, and timing it."""
+"""Waiting in a test for something another thread or process brings about, timing a call, and
+running work in threads at once."""
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -22,3 +24,22 @@ def timed(call: Callable[[], Any]) -> tuple[Any, float]:
     began = time.monotonic()
     result = call()
     return result, time.monotonic() - began
+
+
+def all_at_once(work: Callable[[Any], object], items: Iterable[Any], timeout: float = 300) -> None:
+    """``work(item)`` for each of ``items``, each in a thread of its own, all at once; waits up
+    to ``timeout`` seconds for each, and fails if any of them raised."""
+    errors: list[BaseException] = []
+
+    def run(item: Any) -> None:
+        try:
+            work(item)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(item,)) for item in items]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+    assert not errors, errors
