@@ -435,11 +435,8 @@ async def deal_store(
     header: MinStepHeader = 0,
     query: MinStepQuery = 0,
 ) -> CanastaApp:
-    """The application a deal's read route reads the deal from (``Reads.store_for``)."""
-    reads = _reads(request)
-    if reads.replica is None:
-        return reads.primary
-    return await reads.store_for(deal_id, max(header, query))
+    """The application a deal's read route reads the deal from."""
+    return await _store_for(request, deal_id, max(header, query))
 
 
 async def table_store(
@@ -448,11 +445,16 @@ async def table_store(
     header: MinStepHeader = 0,
     query: MinStepQuery = 0,
 ) -> CanastaApp:
-    """The application a table's read route reads the table from (``Reads.store_for``)."""
+    """The application a table's read route reads the table from."""
+    return await _store_for(request, table_id, max(header, query))
+
+
+async def _store_for(request: Request, aggregate_id: UUID, min_step: int) -> CanastaApp:
+    """``Reads.store_for``; the primary without asking when there is no replica."""
     reads = _reads(request)
     if reads.replica is None:
         return reads.primary
-    return await reads.store_for(table_id, max(header, query))
+    return await reads.store_for(aggregate_id, min_step)
 
 
 DealStore = Annotated[CanastaApp, Depends(deal_store)]

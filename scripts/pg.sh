@@ -129,30 +129,36 @@ port_in_use() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-current_port() {
-    if [ -n "${PGDIR:-}" ] && [ -f "$PGDIR/port" ]; then
-        cat "$PGDIR/port"
+# stored_port FILE VAR DEFAULT: the port a cluster was started on (FILE), else $VAR or DEFAULT.
+stored_port() {
+    local var=$2
+    if [ -n "${PGDIR:-}" ] && [ -f "$1" ]; then
+        cat "$1"
     else
-        echo "${PGPORT_TEST:-$DEFAULT_PORT}"
+        echo "${!var:-$3}"
     fi
 }
 
-choose_port() {
-    local p
-    if [ -n "${PGPORT_TEST:-}" ]; then
-        port_in_use "$PGPORT_TEST" && die "port $PGPORT_TEST (PGPORT_TEST) is already in use"
-        echo "$PGPORT_TEST"
+# free_port VAR FIRST: $VAR if it is set (and free), else the first free port of FIRST..FIRST+9.
+free_port() {
+    local var=$1 first=$2 p
+    if [ -n "${!var:-}" ]; then
+        port_in_use "${!var}" && die "port ${!var} ($var) is already in use"
+        echo "${!var}"
         return 0
     fi
-    for p in $(seq "$DEFAULT_PORT" $((DEFAULT_PORT + 9))); do
+    for p in $(seq "$first" $((first + 9))); do
         if ! port_in_use "$p"; then
             echo "$p"
             return 0
         fi
         log "port $p is in use, trying the next one"
     done
-    die "no free port in $DEFAULT_PORT-$((DEFAULT_PORT + 9)); set PGPORT_TEST"
+    die "no free port in $first-$((first + 9)); set $var"
 }
+
+current_port() { stored_port "${PGDIR:-}/port" PGPORT_TEST "$DEFAULT_PORT"; }
+choose_port() { free_port PGPORT_TEST "$DEFAULT_PORT"; }
 
 cmd_start() {
     ensure_installed
@@ -272,29 +278,8 @@ replica_is_running() {
     as_pg "$BINDIR/pg_ctl" -D "$(replica_dir)/data" status >/dev/null 2>&1
 }
 
-replica_port() {
-    if [ -n "${PGDIR:-}" ] && [ -f "$(replica_dir)/port" ]; then
-        cat "$(replica_dir)/port"
-    else
-        echo "${PGPORT_REPLICA:-$REPLICA_DEFAULT_PORT}"
-    fi
-}
-
-choose_replica_port() {
-    local p
-    if [ -n "${PGPORT_REPLICA:-}" ]; then
-        port_in_use "$PGPORT_REPLICA" && die "port $PGPORT_REPLICA (PGPORT_REPLICA) is already in use"
-        echo "$PGPORT_REPLICA"
-        return 0
-    fi
-    for p in $(seq "$REPLICA_DEFAULT_PORT" $((REPLICA_DEFAULT_PORT + 9))); do
-        if ! port_in_use "$p"; then
-            echo "$p"
-            return 0
-        fi
-    done
-    die "no free port in $REPLICA_DEFAULT_PORT-$((REPLICA_DEFAULT_PORT + 9)); set PGPORT_REPLICA"
-}
+replica_port() { stored_port "$(replica_dir)/port" PGPORT_REPLICA "$REPLICA_DEFAULT_PORT"; }
+choose_replica_port() { free_port PGPORT_REPLICA "$REPLICA_DEFAULT_PORT"; }
 
 # What a standby needs of the primary: WAL for replicas, WAL senders, and a replication line in
 # pg_hba.conf (trust from 127.0.0.1, like the rest of this throwaway cluster). initdb's defaults

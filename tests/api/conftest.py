@@ -23,7 +23,6 @@ The helpers behind ``register`` and ``open_game`` (``register_player``, ``open_t
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -40,7 +39,7 @@ from fastapi.testclient import TestClient
 from app.application import CanastaApp
 from app.main import create_app
 from app.settings import Settings, eventsourcing_env
-from tests.e2e.server import STARTUP_SECONDS
+from tests.e2e.server import STARTUP_SECONDS, server_env
 from tests.support.http import Game, Headers, free_port, open_table, register_player
 from tests.support.keys import key_file, needs_key
 from tests.support.log_watch import LogWatch
@@ -136,20 +135,6 @@ class Server:
         return time.monotonic() - began
 
 
-def _server_env(settings: Settings, extra: dict[str, str]) -> dict[str, str]:
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("CANASTA_") and k != "DATABASE_URL"
-    }
-    env["CANASTA_DATA_DIR"] = str(settings.data_dir)
-    if settings.database_url is not None:
-        env["CANASTA_DATABASE_URL"] = settings.database_url
-    env["CANASTA_RATE_LIMITS"] = os.environ.get("CANASTA_RATE_LIMITS", "false")  # tests/conftest
-    if needs_key(settings.database_url):
-        env["CANASTA_SIGNING_KEY_FILE"] = str(key_file(settings.data_dir.parent))
-    env.update(extra)
-    return env
-
-
 @pytest.fixture
 def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     """Factory: ``uvicorn_server(database_url=None, data_dir=None, env=None, log_level=...)``
@@ -193,7 +178,7 @@ def uvicorn_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
                     *args,
                 ],
                 cwd=REPO,
-                env=_server_env(settings, env or {}),
+                env=server_env(settings.data_dir, settings.database_url, env),
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )

@@ -37,6 +37,7 @@ from uuid import UUID
 from fastapi.testclient import TestClient
 
 from domain.state import DealState
+from tests.support.openapi import sse_messages
 
 #: A card in the project's notation (docs/rules/common.md): rank and suit (or joker) and the deck number.
 CARD_TOKEN = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]/\d\b|\b[BL]J/\d\b")
@@ -529,28 +530,6 @@ def fetch(
         )
 
 
-def sse_messages(text: str) -> list[dict[str, Any]]:
-    """The messages of an SSE stream: ``event``, ``id``, ``data`` (joined), comments skipped."""
-    out = []
-    for block in re.split(r"\r?\n\r?\n", text):
-        message: dict[str, Any] = {}
-        data: list[str] = []
-        for line in block.splitlines():
-            if not line or line.startswith(":"):
-                continue
-            key, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if key == "data":
-                data.append(value)
-            else:
-                message[key] = value
-        if data:
-            message["data"] = "\n".join(data)
-        if message:
-            out.append(message)
-    return out
-
-
 # --- finding leaks -----------------------------------------------------------------------------
 
 #: The cards secret to a viewer at a step (None: now).
@@ -620,11 +599,12 @@ def find_leaks(
             _walk(json.loads(text), None, at, found)
     if is_sse:
         for message in sse_messages(text):
-            step = int(message["id"]) if message.get("id", "").isdigit() else None
+            fields = message.fields
+            step = int(fields["id"]) if fields.get("id", "").isdigit() else None
             try:
-                data = json.loads(message.get("data", ""))
+                data = json.loads(fields.get("data", ""))
             except ValueError:
-                data = message.get("data", "")
+                data = fields.get("data", "")
             _walk(data, step, at, found)
     unique: dict[tuple[str, int | None], Leak] = {}
     for leak in found:

@@ -5,7 +5,6 @@ menu); once he takes the seat back they are his hand again."""
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Callable
@@ -17,9 +16,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
-from tests.api.secrecy_support import card_tokens, fetch, sse_messages
+from tests.api.secrecy_support import card_tokens, fetch
 from tests.support.games import play_commands, stacked_deck
 from tests.support.http import Game, open_table
+from tests.support.openapi import sse_messages
 
 Headers = dict[str, str]
 
@@ -100,8 +100,8 @@ def test_a_player_away_sees_none_of_what_the_bot_draws_for_him(
         last.append(deal.version)
         streamed = live.result(timeout=STREAM_SECONDS + 10)
     assert f"id: {deal.version}" in streamed.text, "the open stream did not follow the deal"
-    own = [m for m in sse_messages(streamed.text) if m.get("event") == "CardsDealt"]
-    assert own and json.loads(own[0]["data"])["cards"], "before his leave he saw his cards"
+    own = [m for m in sse_messages(streamed.text) if m.event == "CardsDealt"]
+    assert own and own[0].data["cards"], "before his leave he saw his cards"
     assert hidden, "the bot drew nothing that it still holds"
 
     answers = [

@@ -28,24 +28,18 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from app.application import CanastaApp
 from app.autoplay import SeededRandom
 from app.main import create_app
 from app.settings import Settings
 from domain.cards import full_deck
 from domain.shuffle import commitment, shuffled
-from tests.support.http import Game, open_table, register_player, state_reader
+from tests.support.http import Game, canasta_of, open_table, register_player, state_reader
 from tests.support.keys import key_file
 from tests.support.store import sqlite_row, sqlite_tamper
 
 CANASTA = str(Path(sys.executable).parent / "canasta")
 PLAYERS = ["ann", "bob", "cid", "dan"]
 AUDITOR = "audra"
-
-
-def canasta_of(http: TestClient) -> CanastaApp:
-    canasta: CanastaApp = http.app.state.canasta  # type: ignore[attr-defined]
-    return canasta
 
 
 def new_game(http: TestClient, seed: int = 1) -> Game:

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from app.application import CanastaApp
 from app.idempotency import REPLAYED, ROUTES
 from app.idempotency_keys import HEADER
-from tests.support.http import Headers, register_player
+from tests.support.http import Headers, canasta_of, register_player
 
 TABLE = {"entry": "classic", "players": 2}
 STORES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
@@ -47,11 +47,6 @@ def http(request: pytest.FixtureRequest, make_client: Callable[..., TestClient])
         url = request.getfixturevalue("migrated_postgres_url")
         return make_client(database_url=url, run_bots=False)
     return make_client(database_url=None, run_bots=False)
-
-
-def canasta_of(http: TestClient) -> CanastaApp:
-    canasta: CanastaApp = http.app.state.canasta  # type: ignore[attr-defined]
-    return canasta
 
 
 def test_a_retried_table_creation_makes_one_table(http: TestClient) -> None:

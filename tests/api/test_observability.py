@@ -16,8 +16,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from app.command_lane import CommandLane
 from domain.legal import legal_command, seat_to_act
-from tests.support.bots import bot_table, wait_for
+from tests.support.bots import bot_table
 from tests.support.http import open_table, state_reader
+from tests.support.waiting import wait_for
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -180,7 +181,7 @@ def test_the_bots_moves_are_counted(make_client: Callable[..., TestClient]) -> N
     wait_for(
         lambda: value(scrape(client), "canasta_bot_moves_total", outcome="accepted") >= before + 5,
         timeout=30,
-        message="the bots' moves are not counted",
+        what="the bots' moves are not counted",
     )
 
 

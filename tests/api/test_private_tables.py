@@ -24,8 +24,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.application import CanastaApp
-from tests.support.http import Game, Headers, open_table, register_player
+from tests.support.http import Game, Headers, canasta_of, open_table, register_player
 from tests.support.openapi import sse_messages
 
 
@@ -44,11 +43,6 @@ def make_http(
 @pytest.fixture
 def http(make_http: Callable[..., TestClient]) -> TestClient:
     return make_http(auditors=["audrey"])
-
-
-def canasta_of(client: TestClient) -> CanastaApp:
-    canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
-    return canasta
 
 
 def error_code(response: Any) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
 from uuid import UUID
 
 import httpx
@@ -33,6 +32,7 @@ from tests.api.test_observability import moved, scrape
 from tests.api.test_stream import FAST, StreamReader, expected_events
 from tests.support.http import Game, expectation, open_table, register_player
 from tests.support.replica import Replica
+from tests.support.waiting import timed
 
 pytestmark = pytest.mark.postgres
 
@@ -76,12 +76,6 @@ def play(game: Game, canasta: CanastaApp, rng: random.Random, until: str | None 
         if until is None or name == until:
             step: int = response.json()["step"]
             return step
-
-
-def timed(call: Callable[[], Any]) -> tuple[Any, float]:
-    began = time.monotonic()
-    result = call()
-    return result, time.monotonic() - began
 
 
 def until_shown(reader: StreamReader, step: int) -> None:

@@ -84,11 +84,11 @@ from tests.api.secrecy_support import (
     find_leaks,
     probes_for,
     request_cards,
-    sse_messages,
 )
 from tests.support.games import random_teams
 from tests.support.http import expectation
 from tests.support.log_watch import LogWatch
+from tests.support.openapi import sse_messages
 
 #: One in this many commands is followed by a full sweep of every endpoint (on top of the
 #: sweeps at the start and end of every deal, after its cut (the hands are dealt) and after
@@ -788,7 +788,7 @@ class SecrecyGame:
 
 
 def _sse_data(text: str) -> list[tuple[str | None, str | None, str | None]]:
-    return [(m.get("event"), m.get("id"), m.get("data")) for m in sse_messages(text)]
+    return [(m.event, m.fields.get("id"), m.fields.get("data")) for m in sse_messages(text)]
 
 
 # --- the tests ---------------------------------------------------------------------------------------

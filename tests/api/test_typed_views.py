@@ -27,7 +27,7 @@ from app.application import CanastaApp
 from app.autoplay import SeededRandom, default_teams
 from domain.legal import legal_command, seat_to_act
 from tests.support.games import stacked_deck
-from tests.support.http import PLAYERS, Game, open_table, register_player, state_reader
+from tests.support.http import PLAYERS, Game, canasta_of, open_table, register_player, state_reader
 from tests.support.openapi import CheckedClient, Contract, untyped
 
 AUDITOR = "audrey"
@@ -53,11 +53,6 @@ READ_ROUTES = {
     ("POST", "/tables/{table_id}/seats"),
     ("POST", "/tables/{table_id}/stop"),
 }
-
-
-def canasta_of(http: TestClient) -> CanastaApp:
-    canasta: CanastaApp = http.app.state.canasta  # type: ignore[attr-defined]
-    return canasta
 
 
 @pytest.fixture

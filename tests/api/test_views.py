@@ -27,14 +27,12 @@ from fastapi.testclient import TestClient
 
 from app.application import CanastaApp
 from app.routes.views import BEHIND_HEADER, READ_MODEL_WAIT_SECONDS
-from domain.bot_names import bot_level
 from domain.events import CardsDrawn
-from domain.table import OPEN
 from projections.discard_log import public_discard_log
 from tests.api.conftest import Server
+from tests.projections.helpers import expected_lobby_row
 from tests.support.games import stacked_deck
-from tests.support.http import Game, Headers, open_table, register_player, state_reader
-from tests.support.store import expected_last_move
+from tests.support.http import Game, Headers, canasta_of, open_table, register_player, state_reader
 
 Http = Any  # a TestClient or an httpx.Client
 
@@ -92,38 +90,10 @@ def expected_scores(canasta: CanastaApp, table_id: str) -> dict[str, Any]:
 
 
 def expected_lobby_entry(canasta: CanastaApp, table_id: str) -> dict[str, Any]:
-    """The table aggregate as the lobby lists it, with the times of its first and last
-    events and of its last move (``lobby()`` parses the times it gets)."""
-    table = canasta.get_table(UUID(table_id))
-    events: list[Any] = list(canasta.events.get(table.id))
-    entry: dict[str, Any] = plain(
-        {
-            "id": table_id,
-            "entry": table.entry,
-            "players": table.players,
-            "options": table.options,
-            "target": table.target,
-            "host": table.host,
-            "seats": table.seats,
-            "bots": [bot_level(p) for p in table.seats],
-            "free_seats": table.seats.count(None),
-            "away": [seat for seat in range(table.players) if table.away(seat)],
-            "turn_seconds": table.turn_seconds,
-            "sides": table.sides,
-            "totals": None if table.status == OPEN else table.totals,
-            "status": table.status,
-            "deals": len(table.deals),
-            "current_deal": table.deals[-1] if table.deals else None,
-            "winners": table.winners,
-            "version": table.version,
-        }
-    )
-    entry.update(
-        created_at=events[0].timestamp,
-        updated_at=events[-1].timestamp,
-        last_move_at=expected_last_move(canasta, table_id),
-        idle=False,  # a move within 30 minutes
-    )
+    """The lobby row the read models must hold, as ``lobby()`` reads it over HTTP: JSON, with
+    the times parsed, and not idle (a move within 30 minutes)."""
+    entry: dict[str, Any] = parse_times(plain(expected_lobby_row(canasta, table_id)))
+    entry["idle"] = False
     return entry
 
 
@@ -140,11 +110,14 @@ def get_json(http: Http, path: str, headers: Headers | None = None, **params: An
 def lobby(http: Http, status: str = "open", **params: Any) -> list[dict[str, Any]]:
     """``GET /tables?status=...``, with the times parsed (to compare with the events')."""
     entries: list[dict[str, Any]] = get_json(http, "/tables", status=status, **params)
-    for entry in entries:
-        entry["created_at"] = datetime.fromisoformat(entry["created_at"])
-        entry["updated_at"] = datetime.fromisoformat(entry["updated_at"])
-        entry["last_move_at"] = datetime.fromisoformat(entry["last_move_at"])
-    return entries
+    return [parse_times(entry) for entry in entries]
+
+
+def parse_times(entry: dict[str, Any]) -> dict[str, Any]:
+    """A lobby entry with its times as datetimes (so equal instants compare equal)."""
+    for key in ("created_at", "updated_at", "last_move_at"):
+        entry[key] = datetime.fromisoformat(entry[key])
+    return entry
 
 
 def lobby_entry(http: Http, table_id: str, status: str) -> dict[str, Any] | None:
@@ -179,11 +152,6 @@ def http(request: pytest.FixtureRequest, make_client: Callable[..., TestClient])
     return make_client(
         database_url="memory" if request.param == "memory" else None, allow_stacked_decks=True
     )
-
-
-def canasta_of(client: TestClient) -> CanastaApp:
-    canasta: CanastaApp = client.app.state.canasta  # type: ignore[attr-defined]
-    return canasta
 
 
 @pytest.fixture

@@ -26,8 +26,8 @@ from domain.bot_names import stand_in_name
 from domain.errors import Forbidden
 from domain.legal import legal_command, seat_to_act
 from domain.table import MISSED_TURNS
-from tests.support.bots import wait_for
 from tests.support.games import play_commands, play_to_end, seated_table
+from tests.support.waiting import wait_for
 
 PEOPLE = ("ann", "bob", "cy", "di")
 

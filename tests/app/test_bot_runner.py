@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import threading
 import time
 from collections.abc import Iterator
 from functools import partial
@@ -24,7 +23,8 @@ from domain.bot_names import bot_name
 from domain.command_log import CommandLog, command_log_id
 from domain.errors import DomainError
 from domain.legal import legal_command, seat_to_act
-from tests.support.bots import BOT_HOST, bot_table, deal_over, wait_for
+from tests.support.bots import BOT_HOST, bot_table, deal_over
+from tests.support.waiting import all_at_once, wait_for
 
 ENTRIES = [("classic", 4), ("extra_six", 6), ("modern_american", 4), ("ponytail", 4)]
 
@@ -207,24 +207,15 @@ def test_two_runners_playing_one_table_at_once_apply_every_move_once(
     table_id = bot_table(apps[0], "classic", 4)
     deal_id = UUID(apps[0].get_table(table_id).deals[-1])
     runners = [BotRunner(app, settings) for app in apps]
-    errors: list[BaseException] = []
 
     def play(runner: BotRunner) -> None:
-        try:
-            for _ in range(5000):
-                if deal_over(runner.canasta, deal_id):
-                    return
-                with contextlib.suppress(DomainError):  # a lost race: looked at again
-                    runner.play(table_id)
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+        for _ in range(5000):
+            if deal_over(runner.canasta, deal_id):
+                return
+            with contextlib.suppress(DomainError):  # a lost race: looked at again
+                runner.play(table_id)
 
-    threads = [threading.Thread(target=play, args=(r,)) for r in runners]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(300)
-    assert not errors, errors
+    all_at_once(play, runners, 300)
     assert deal_over(apps[0], deal_id)
     report = deal_report(apps[0], deal_id)
     assert report.ok and report.complete

@@ -14,7 +14,8 @@ from app.application import CanastaApp
 from app.settings import Settings, eventsourcing_env
 from tests.projections.test_project_cli import Projector
 from tests.projections.test_rebuild_cli import store_env
-from tests.support.bots import bot_table, deal_over, wait_for
+from tests.support.bots import bot_table, deal_over
+from tests.support.waiting import wait_for
 
 BOTS = ("bots", "--retry-seconds", "0.1")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from app.settings import Settings, eventsourcing_env
 from domain.errors import Conflict, RuleViolation
 from domain.legal import candidates, seat_to_act
 from domain.rules import decide
+from tests.support.waiting import wait_for
 
 TIMEOUT = 30.0
 
@@ -75,13 +75,6 @@ def queued(app: CanastaApp) -> int:
         return len(app.group_commit._pending)
 
 
-def wait_for(condition: Any) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.005)
-
-
 def legal(deal: Any, seat: int, command: Any) -> bool:
     try:
         decide(deal.state, seat, command)
@@ -129,7 +122,7 @@ def test_a_conflict_in_a_batch_refuses_only_the_loser(app: HeldApp) -> None:
     senders.append(threading.Thread(target=send, args=(0, 1)))
     for t in senders:
         t.start()
-    wait_for(lambda: queued(app) == 5)
+    wait_for(lambda: queued(app) == 5, TIMEOUT)
     app.release.set()
     for t in [opener, *senders]:
         t.join(TIMEOUT)
@@ -159,7 +152,7 @@ def test_commands_sent_while_a_transaction_is_written_share_the_next_one(app: He
     ]
     for t in senders:
         t.start()
-    wait_for(lambda: queued(app) == 6)
+    wait_for(lambda: queued(app) == 6, TIMEOUT)
     app.release.set()
     for t in [opener, *senders]:
         t.join(TIMEOUT)
@@ -260,7 +253,7 @@ def test_coroutines_saved_together_are_woken_with_one_hand_off_per_event_loop() 
         return f"{name}: saved"
 
     def release_when_queued(count: int) -> None:
-        wait_for(lambda: len(commit._pending) == count)
+        wait_for(lambda: len(commit._pending) == count, TIMEOUT)
         release.set()
 
     async def saved_together(names: Sequence[str]) -> list[str]:

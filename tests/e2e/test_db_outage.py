@@ -33,6 +33,7 @@ from tests.e2e.checks import check_stream
 from tests.e2e.client import Api, open_shadow
 from tests.e2e.server import Server, bots_process, cli_process, stopped_within
 from tests.support.relay import Relay
+from tests.support.waiting import timed, wait_for
 
 pytestmark = pytest.mark.postgres
 
@@ -89,20 +90,6 @@ def relayed(migrated_postgres_url: str) -> Iterator[tuple[Relay, str]]:
     relay.cut()
 
 
-def timed(call: Any) -> tuple[httpx.Response, float]:
-    began = time.monotonic()
-    answer = call()
-    return answer, time.monotonic() - began
-
-
-def until(what: str, check: Any, seconds: float = 20.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while not (result := check()):
-        assert time.monotonic() < deadline, f"{what}: not within {seconds:g}s"
-        time.sleep(0.1)
-    return result
-
-
 def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
     relayed: tuple[Relay, str], migrated_postgres_url: str, tmp_path: Path
 ) -> None:
@@ -140,9 +127,9 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
             answer = api.call("GET", f"/deals/{deal}/moves", player=ann, expect=200).json()
             return answer if answer["moves"] else None
 
-        step = until("the bots played up to ann's turn", menu)["expect"]["step"]
-        until("the streams caught up", lambda: all(s.steps[-1:] >= [step] for s in streams))
-        first = until("ann's turn", menu)  # read again just before the cut: her turn runs
+        step = wait_for(menu, 20, "the bots played up to ann's turn")["expect"]["step"]
+        wait_for(lambda: all(s.steps[-1:] >= [step] for s in streams), 20, "the streams caught up")
+        first = wait_for(menu, 20, "ann's turn")  # read again just before the cut: her turn runs
         command = {
             "seq": first["next_seq"],
             "expect": first["expect"],
@@ -153,10 +140,10 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
 
         # `canasta project` up and leading before the cut (a slow start-up met the outage
         # at its first look at the store, refused to start, and exited 2: nothing rode it out).
-        until(
-            "canasta project leads",
+        wait_for(
             lambda: "this process runs the read models" in side.read_text(),
             30,
+            "canasta project leads",
         )
         relay.cut()  # the database goes away
         cut = time.monotonic()
@@ -183,14 +170,14 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
         time.sleep(max(0.0, CUT_SECONDS - (time.monotonic() - cut)))
 
         relay.resume()  # the database is back: nothing of canasta is restarted
-        until("ready again", lambda: http.get("/ready").status_code == 200, 15)
+        wait_for(lambda: http.get("/ready").status_code == 200, 15, "ready again")
         again = http.post(f"/deals/{deal}/commands", json=command, headers=ann.auth)
         # Recorded now, once; or refused as stale when the clock's restart (a new step,
         # below) came first: then ann reloads her menu, as after any stale command.
         assert again.status_code in (200, 409), again.text
         if again.status_code == 409:
             assert again.json()["error"]["code"] == "R-CMD-1", again.text
-            fresh = until("ann's menu", menu)
+            fresh = wait_for(menu, 20, "ann's menu")
             retry = {
                 "seq": fresh["next_seq"],
                 "expect": fresh["expect"],
@@ -202,7 +189,7 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
         # clock moved between her reads, as at any time).
         played = 0
         while played < 2:
-            nxt = until("the bots played up to ann's turn again", menu)
+            nxt = wait_for(menu, 20, "the bots played up to ann's turn again")
             body = {"seq": nxt["next_seq"], "expect": nxt["expect"], "command": nxt["moves"][0]}
             sent = api.call("POST", f"/deals/{deal}/commands", player=ann, json=body)
             assert sent.status_code in (200, 409), sent.text
@@ -210,7 +197,11 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
         now = api.deal(deal, spectator=True)["step"]
 
         # The streams, never closed, delivered every step once.
-        until("the streams delivered", lambda: all(s.steps and s.steps[-1] >= now for s in streams))
+        wait_for(
+            lambda: all(s.steps and s.steps[-1] >= now for s in streams),
+            20,
+            "the streams delivered",
+        )
         for stream, viewer in zip(streams, (ann, None), strict=True):
             assert stream.opened == 1, "a stream had to be opened again"
             # What the stream had before the events are read (the bots play on meanwhile, and
@@ -225,20 +216,20 @@ def test_the_service_rides_out_a_database_outage_and_recovers_by_itself(
         # behind /ready finds them at one moment measures a busy box's speed, not recovery).
         bea = api.register("bea")
         fresh_table = api.create_table(bea, "classic", 2)
-        lobby = until(
-            "the read models' process caught up",
+        lobby = wait_for(
             lambda: (
                 (answer := api.call("GET", "/tables", expect=200)).headers.get(BEHIND_HEADER)
                 is None
                 and answer
             ),
             60,
+            "the read models' process caught up",
         )
         assert fresh_table in [t["id"] for t in lobby.json()]
         # Ready, as each of the two workers finds it: the one that did not answer the probes
         # above may still be replacing its broken connections, and a probe may outlast the
         # 0.5 s it is given on a busy box (one probe here, after all the above, failed 503 so).
-        until("ready at the end", lambda: http.get("/ready").status_code == 200, 15)
+        wait_for(lambda: http.get("/ready").status_code == 200, 15, "ready at the end")
         http.close()
     finally:
         for stream in streams:

@@ -20,8 +20,8 @@ import pytest
 
 from tests.e2e.client import Api
 from tests.e2e.server import Server
-from tests.support.bots import wait_for
 from tests.support.relay import Relay
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.postgres
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
 from uuid import UUID
@@ -122,11 +121,3 @@ def assert_read_models_match(app: CanastaApp, read_models: Any, table_ids: Seque
 
 def row_counts(dump: dict[str, list[dict[str, Any]]]) -> dict[str, int]:
     return {table: len(rows) for table, rows in dump.items()}
-
-
-def wait_for(condition: Callable[[], Any], timeout: float = 10.0, what: str = "") -> None:
-    """Poll ``condition`` until it is true; fail after ``timeout`` seconds (liveness only)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting {what}".strip()
-        time.sleep(0.01)

@@ -18,8 +18,9 @@ from app.application import CanastaApp
 from app.infra.projection_runner import LOCK_FILE_SUFFIX, ReadModels
 from app.settings import Settings
 from projections.read_models import DiscardLogProjection
-from tests.projections.helpers import assert_read_models_match, wait_for
+from tests.projections.helpers import assert_read_models_match
 from tests.support.games import random_game
+from tests.support.waiting import wait_for
 
 #: How long a non-leader waits between attempts to take the lease here.
 RETRY = 0.1

@@ -5,9 +5,6 @@ R-SEAT-5, R-GAME-1, R-GAME-2)."""
 from __future__ import annotations
 
 import random
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -29,17 +26,15 @@ from tests.projections.helpers import (
     expected_lobby_row,
     lobby_row,
 )
-from tests.projections.test_read_models import Crash, crashing_view, notifications, play_games
+from tests.projections.test_read_models import (
+    Crash,
+    crashing_view,
+    notifications,
+    play_games,
+    read_models,
+)
 from tests.support.store import NOT_MOVES
-
-
-@contextmanager
-def read_models(settings: Settings, app: CanastaApp, **kwargs: Any) -> Iterator[ReadModels]:
-    rm = ReadModels(settings, app=app, **kwargs)
-    try:
-        yield rm
-    finally:
-        rm.close()
+from tests.support.waiting import all_at_once
 
 
 def listed(rm: ReadModels, status: str) -> list[str]:
@@ -205,20 +200,7 @@ def test_lobby_rows_are_written_exactly_once_whatever_is_delivered_again(
     ):
         first.workers["lobby"].reset()
         assert first.dump()[LOBBY] == []
-        errors: list[BaseException] = []
-
-        def catch_up(rm: ReadModels) -> None:
-            try:
-                rm.catch_up()
-            except BaseException as exc:  # pragma: no cover - reported below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=catch_up, args=(rm,)) for rm in (first, second)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert errors == []
+        all_at_once(ReadModels.catch_up, (first, second))
         assert first.dump()[LOBBY] == before[LOBBY]
         assert first.positions() == {"lobby": positions["lobby"]} == {"lobby": ours[-1].id}
 

@@ -20,8 +20,9 @@ from app.migrations import downgrade, upgrade
 from app.settings import Settings, eventsourcing_env
 from projections.read_models import PROJECTIONS
 from projections.view import VIEW_TABLES
-from tests.projections.helpers import assert_read_models_match, wait_for
+from tests.projections.helpers import assert_read_models_match
 from tests.support.games import random_game
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.postgres
 

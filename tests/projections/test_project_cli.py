@@ -14,9 +14,10 @@ from typing import IO
 from app.application import CanastaApp
 from app.infra.projection_runner import ReadModels
 from app.settings import Settings
-from tests.projections.helpers import assert_read_models_match, wait_for
+from tests.projections.helpers import assert_read_models_match
 from tests.projections.test_rebuild_cli import CANASTA, REPO, STORE_VARIABLES, store_env
 from tests.support.games import random_game
+from tests.support.waiting import wait_for
 
 
 class Projector:

@@ -35,9 +35,9 @@ from tests.projections.helpers import (
     expected_discard_log,
     expected_draw_log,
     row_counts,
-    wait_for,
 )
 from tests.support.games import random_game
+from tests.support.waiting import all_at_once, wait_for
 
 GAMES = [
     # seed, entry, players, max deals, always_frozen
@@ -160,20 +160,7 @@ def test_catching_up_twice_or_concurrently_adds_nothing(
     with read_models(settings, app) as first, read_models(settings, app) as second:
         for worker in first.workers.values():
             worker.reset()
-        errors: list[BaseException] = []
-
-        def catch_up(rm: ReadModels) -> None:
-            try:
-                rm.catch_up()
-            except BaseException as exc:  # pragma: no cover - reported below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=catch_up, args=(rm,)) for rm in (first, second)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert errors == []
+        all_at_once(ReadModels.catch_up, (first, second))
         assert first.dump() == before
         assert first.positions() == positions
         assert_read_models_match(app, first, table_ids)

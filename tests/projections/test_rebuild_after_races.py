@@ -25,8 +25,8 @@ from domain.table import PLAYING
 from tests.projections.helpers import (
     assert_read_models_match,
     row_counts,
-    wait_for,
 )
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.postgres
 

@@ -3,8 +3,6 @@ for the bot process (``app.bot_runner``) to bring a deal to its end."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from uuid import UUID
 
 from app.application import CanastaApp
@@ -25,13 +23,6 @@ def bot_table(canasta: CanastaApp, entry: str, players: int, level: str = "basic
         canasta.choose_teams(table_id, BOT_HOST, teams)
     canasta.start_game(table_id, BOT_HOST)
     return table_id
-
-
-def wait_for(what: Callable[[], bool], timeout: float, message: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not what():
-        assert time.monotonic() < deadline, message
-        time.sleep(0.02)
 
 
 def deal_over(canasta: CanastaApp, deal_id: UUID) -> bool:

@@ -219,6 +219,21 @@ def move_from_menu(
     return answer.status_code == 200
 
 
+def send_with_menu(http: Any, headers: Headers, deal: str, command: dict[str, Any]) -> None:
+    """Sends ``command`` (a command body) for the player of ``headers`` with the ``next_seq``
+    and ``expect`` of his move menu as it is now, and checks it is accepted."""
+    menu = http.get(f"/deals/{deal}/moves", headers=headers).json()
+    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": command}
+    answer = http.post(f"/deals/{deal}/commands", json=body, headers=headers)
+    assert answer.status_code == 200, answer.text
+
+
+def canasta_of(client: Any) -> CanastaApp:
+    """The application service behind an in-process ``TestClient``."""
+    canasta: CanastaApp = client.app.state.canasta
+    return canasta
+
+
 def state_reader(canasta: CanastaApp) -> Callable[[str], DealState]:
     """``state_of(deal_id)`` for ``Game.play_deal`` over an application service."""
     return lambda deal_id: canasta.get_deal(UUID(deal_id)).state

@@ -30,7 +30,7 @@ from typing import Any
 
 from app.scenario.deck import build_setup
 from domain.cards import CARDS
-from tests.support.http import Game, open_table
+from tests.support.http import Game, open_table, send_with_menu
 
 
 @dataclass(frozen=True)
@@ -291,9 +291,7 @@ def play_step(http: Any, game: Game, step: Step) -> list[dict[str, Any]]:
             others = http.get(f"/deals/{game.deal_id}/moves", headers=game.headers[other])
             assert others.json()["moves"] == [], f"{step.move}: seat {seat} may move too"
     before = menu["step"]
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": step.command}
-    answer = http.post(f"/deals/{game.deal_id}/commands", json=body, headers=headers)
-    assert answer.status_code == 200, f"{step.move}: {answer.text}"
+    send_with_menu(http, headers, game.deal_id, step.command)
     events: list[dict[str, Any]] = http.get(
         f"/deals/{game.deal_id}/events", params={"after": before}
     ).json()
@@ -339,11 +337,7 @@ WILD_ACES_GOING_OUT = {
 
 def send(http: Any, game: Game, seat: int, command: dict[str, Any]) -> None:
     """One command of room seat ``seat``, with its menu's ``expect`` and ``next_seq``."""
-    headers = game.headers[game.names[seat]]
-    menu = http.get(f"/deals/{game.deal_id}/moves", headers=headers).json()
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": command}
-    answer = http.post(f"/deals/{game.deal_id}/commands", json=body, headers=headers)
-    assert answer.status_code == 200, answer.text
+    send_with_menu(http, game.headers[game.names[seat]], game.deal_id, command)
 
 
 def wild_aces_until_going_out(

@@ -73,7 +73,11 @@ def sign_in(context: BrowserContext, headers: Headers) -> BrowserContext:
 
 def open_page(context: BrowserContext, path: str) -> Page:
     """A new page of the context at ``path``, once it says it is ready."""
-    page = context.new_page()
+    return goto_ready(context.new_page(), path)
+
+
+def goto_ready(page: Page, path: str) -> Page:
+    """``page`` gone to ``path``, once it says it is ready."""
     page.goto(path)
     expect(page.locator("body[data-ready=true]")).to_be_attached()
     return page

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import Headers, register_player
+from tests.support.http import Headers, register_player, send_with_menu
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_four, play_step, send, start_table
 from tests.web.pages import in_language, open_page, sign_in, table_page
@@ -483,9 +483,7 @@ def test_the_next_deal_is_said_from_its_beginning(
         menu = http.get(f"/deals/{deal_id}/moves", headers=game.headers[name]).json()
         cuts = [move for move in menu["moves"] if move["type"] == "cut"]
         if cuts:
-            body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": cuts[0]}
-            answer = http.post(f"/deals/{deal_id}/commands", json=body, headers=game.headers[name])
-            assert answer.status_code == 200, answer.text
+            send_with_menu(http, game.headers[name], deal_id, cuts[0])
     page.wait_for_function("() => window.heard.some((line) => line.includes('Your cards: '))")
     heard = page.evaluate("() => window.heard")
     assert heard[0].startswith("Deal 2 of Classic begins"), heard  # nothing of deal 1 again

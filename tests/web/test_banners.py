@@ -25,7 +25,7 @@ from tests.e2e.conftest import Backend
 from tests.support.http import register_player
 from tests.support.relay import Relay
 from tests.web.conftest import PAGE_WAIT_MS, PHONES, TOUCH, screenshot, scroll_to
-from tests.web.pages import LIVE_MS
+from tests.web.pages import LIVE_MS, sign_in
 from tests.web.practice import start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -96,11 +96,7 @@ def signed_in_context(
         base_url=f"http://127.0.0.1:{relay.port}", locale=LOCALES[lang], **SCREENS[screen]
     )
     context.set_default_timeout(PAGE_WAIT_MS)
-    answer = context.request.post(
-        "/sessions", headers={**headers, "X-Canasta-CSRF": "1", "Accept": "application/json"}
-    )
-    assert answer.status == 201, answer.text()
-    return context
+    return sign_in(context, headers)
 
 
 def test_no_banner_covers_a_control_while_the_connection_is_down(

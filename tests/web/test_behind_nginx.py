@@ -16,7 +16,7 @@ from tests.e2e.client import Api, Player, play_from_menu
 from tests.e2e.conftest import Backend, make_backend, running
 from tests.e2e.nginx import Nginx, nginx_in_front
 from tests.web.conftest import DESKTOP, PAGE_WAIT_MS, screenshot
-from tests.web.pages import open_lobby, sign_up
+from tests.web.pages import goto_ready, open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # a browser, nginx and a server: part of `make test`
 
@@ -37,11 +37,6 @@ def https_context(browser: Browser, nginx: Nginx) -> BrowserContext:
     )
     context.set_default_timeout(PAGE_WAIT_MS)
     return context
-
-
-def open_page(page: Page, path: str) -> None:
-    page.goto(path)
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
 
 
 def menu_types(api: Api, player: Player, deal: str) -> tuple[set[str], int]:
@@ -86,11 +81,11 @@ def test_a_player_and_a_spectator_through_nginx_over_https(
     api.http = nginx.client()
     bob = api.register("bob")
     table = api.seated_table([ann, bob])
-    open_page(ann_page, f"/tables/{table}")
+    goto_ready(ann_page, f"/tables/{table}")
     deal = api.start(ann, table)
     expect(ann_page.locator(f'#deal .deal[data-deal="{deal}"]')).to_be_attached()
     watcher = https_context(browser, nginx).new_page()
-    open_page(watcher, f"/deals/{deal}")
+    goto_ready(watcher, f"/deals/{deal}")
 
     rng = random.Random(5)
     clicked = 0

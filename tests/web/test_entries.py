@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import Game, open_table
+from tests.support.http import Game, open_table, send_with_menu
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
 from tests.web.deals import _deck
 from tests.web.pages import open_lobby, table_page
@@ -35,9 +35,7 @@ def cut(http: httpx.Client, game: Game, name: str) -> None:
     headers = game.headers[name]
     menu = http.get(f"/deals/{game.deal_id}/moves", headers=headers).json()
     move: dict[str, Any] = next(m for m in menu["moves"] if m == {"type": "cut", "n": CUT})
-    body = {"seq": menu["next_seq"], "expect": menu["expect"], "command": move}
-    response = http.post(f"/deals/{game.deal_id}/commands", json=body, headers=headers)
-    assert response.status_code == 200, response.text
+    send_with_menu(http, headers, game.deal_id, move)
 
 
 def test_modern_american_calls_its_threes_threes(

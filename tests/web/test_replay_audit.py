@@ -19,13 +19,14 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
 from tests.support.games import stacked_deck
 from tests.support.http import Game, Headers, open_table, register_player, state_reader
 from tests.support.store import sqlite_row, sqlite_tamper
 from tests.web.conftest import PHONE, NewContext, screenshot, stacked_decks_server
+from tests.web.pages import open_page, sign_in
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
 
@@ -82,21 +83,6 @@ def played(web_server: Backend) -> Iterator[Played]:
             register_player(http, AUDITOR),
             register_player(http, "olga"),
         )
-
-
-def sign_in(context: BrowserContext, headers: Headers) -> None:
-    """Opens a browser session for the token's player (the lobby's sign-in does the same)."""
-    answer = context.request.post(
-        "/sessions", headers={**headers, "X-Canasta-CSRF": "1", "Accept": "application/json"}
-    )
-    assert answer.status == 201, answer.text()
-
-
-def open_page(context: BrowserContext, path: str) -> Page:
-    page = context.new_page()
-    page.goto(path)
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
-    return page
 
 
 def card_text(code: str) -> str:

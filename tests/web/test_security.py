@@ -19,12 +19,12 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from playwright.sync_api import BrowserContext, ConsoleMessage, Dialog, Page, Response, expect
+from playwright.sync_api import BrowserContext, ConsoleMessage, Dialog, Response, expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import Game, Headers, open_table, register_player, state_reader
+from tests.support.http import Game, open_table, register_player, state_reader
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
-from tests.web.pages import LIVE_MS, open_lobby, sign_up
+from tests.web.pages import LIVE_MS, goto_ready, open_lobby, open_page, sign_in, sign_up
 
 pytestmark = pytest.mark.slow
 
@@ -95,19 +95,6 @@ def check_answers(watch: Watch) -> int:
     return checked
 
 
-def ready(page: Page, path: str) -> Page:
-    page.goto(path)
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
-    return page
-
-
-def sign_in(context: BrowserContext, headers: Headers) -> None:
-    answer = context.request.post(
-        "/sessions", headers={**headers, "X-Canasta-CSRF": "1", "Accept": "application/json"}
-    )
-    assert answer.status == 201, answer.text()
-
-
 @pytest.fixture(scope="module")
 def finished(web_server: Backend) -> Iterator[Game]:
     """A 2-player classic deal played to its end over HTTP (for the replay and the audit)."""
@@ -151,7 +138,7 @@ def test_every_page_works_under_its_policy(
 
     # The invitation, opened by another player; then the host's controls start the game.
     bob_context, _ = person()
-    bob = ready(bob_context.new_page(), link)
+    bob = open_page(bob_context, link)
     sign_up(bob, "bob")
     bob.get_by_role("button", name="Join", exact=True).click()
     expect(bob.get_by_role("status")).to_have_text("You sit in seat 2.")
@@ -176,16 +163,16 @@ def test_every_page_works_under_its_policy(
     # A spectator of a public table in play; the replay and the audit of a finished deal.
     public = open_table(http, ["pub-ann", "pub-bob"])
     spectator_context, _ = person()
-    spectator = ready(spectator_context.new_page(), f"/tables/{public.table}")
+    spectator = open_page(spectator_context, f"/tables/{public.table}")
     expect(spectator.locator("#deal")).to_contain_text("pub-ann")
     screenshot(spectator, "security-table-spectator")
-    replay = ready(spectator_context.new_page(), f"/deals/{finished.deal_id}/replay")
+    replay = open_page(spectator_context, f"/deals/{finished.deal_id}/replay")
     replay.locator("#next").click()
     expect(replay).to_have_url(re.compile(r"step=2$"))
     screenshot(replay, "security-replay")
     auditor_context, _ = person()
     sign_in(auditor_context, register_player(http, AUDITOR))
-    audit = ready(auditor_context.new_page(), f"/audit/deals/{finished.deal_id}")
+    audit = open_page(auditor_context, f"/audit/deals/{finished.deal_id}")
     expect(audit.locator("#verdict-summary")).not_to_be_empty()
     screenshot(audit, "security-audit", full_page=False)
 
@@ -309,7 +296,7 @@ def test_an_invitation_code_never_reaches_a_server_log(
     assert code not in web_server.server.log()
 
     # An older link, with the code in the query, still fills the form.
-    older = ready(guest_context.new_page(), f"/?invite={quote(pair)}")
+    older = open_page(guest_context, f"/?invite={quote(pair)}")
     expect(older.get_by_label("Invitation link you received")).to_have_value(pair)
 
 
@@ -343,13 +330,13 @@ def test_what_a_visitor_types_or_is_sent_is_shown_as_text(
             expect(page.locator("body[data-ready=true]")).to_be_attached()
             expect(page.get_by_role("alert").filter(has_text="Refused").first).to_be_visible()
             assert page.locator("img, svg, script:not([src]), b").count() == 0, path
-        lobby = ready(page, f"/?invite={part}")
-        field = lobby.get_by_label("Invitation link you received")
+        goto_ready(page, f"/?invite={part}")
+        field = page.get_by_label("Invitation link you received")
         expect(field).to_have_value(text)
-        lobby.get_by_label("Your name").fill(text[:200])
-        lobby.get_by_role("button", name="Create my account").click()
-        expect(lobby.get_by_role("alert")).to_contain_text("Refused")
-        assert lobby.locator("main img, main svg, main b").count() == 0
+        page.get_by_label("Your name").fill(text[:200])
+        page.get_by_role("button", name="Create my account").click()
+        expect(page.get_by_role("alert")).to_contain_text("Refused")
+        assert page.locator("main img, main svg, main b").count() == 0
     screenshot(page, "security-hostile-name")
     assert watch.violations == [], "\n".join(watch.violations)
     assert watch.dialogs == []

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
 from tests.web.conftest import PHONE, SCREENSHOTS, NewContext, screenshot, stacked_decks_server
-from tests.web.pages import open_lobby, sign_up
+from tests.web.pages import goto_ready, open_lobby, sign_up
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`, not `make test-fast`
 
@@ -91,11 +91,6 @@ def start(server: Backend, table: str, host: str) -> str:
     return deal
 
 
-def open_page(page: Page, path: str) -> None:
-    page.goto(path)
-    expect(page.locator("body[data-ready=true]")).to_be_attached()
-
-
 def bob_on_a_new_deal(new_context: NewContext, server: Backend) -> tuple[Page, str]:
     """ann's table of two started on the stacked deck (seat 0 deals, so bob cuts first);
     bob's browser on the deal's page. Returns his page and the deal's id."""
@@ -103,7 +98,7 @@ def bob_on_a_new_deal(new_context: NewContext, server: Backend) -> tuple[Page, s
     bob, bob_token = player(new_context, "bob")
     table = table_of_two(server, ann_token, bob_token)
     deal = start(server, table, ann_token)
-    open_page(bob, f"/deals/{deal}")
+    goto_ready(bob, f"/deals/{deal}")
     return bob, deal
 
 
@@ -147,7 +142,7 @@ def test_two_players_play_by_clicking_and_a_spectator_watches_live(
     table = table_of_two(web_server, ann_token, bob_token)
 
     # Before the start: the seats, and the page follows the table to its first deal by itself.
-    open_page(ann, f"/tables/{table}")
+    goto_ready(ann, f"/tables/{table}")
     expect(ann.locator("#waiting")).to_contain_text("Seat 2: bob")
     expect(ann.get_by_role("link", name="Back to the lobby")).to_have_attribute("href", "/")
     deal = start(web_server, table, ann_token)
@@ -157,8 +152,8 @@ def test_two_players_play_by_clicking_and_a_spectator_watches_live(
     watcher = new_context().new_page()
     spectator_urls: list[str] = []
     watcher.on("request", lambda request: spectator_urls.append(request.url))
-    open_page(watcher, f"/deals/{deal}")
-    open_page(bob, f"/tables/{table}")
+    goto_ready(watcher, f"/deals/{deal}")
+    goto_ready(bob, f"/tables/{table}")
 
     # Bob cuts (he is the cutter: the dealer's left); the others see it live.
     expect(ann.locator("#moves")).to_contain_text("Not your move")
@@ -295,8 +290,8 @@ def test_keyboard_play_a_dropped_stream_the_phone_and_the_host_controls(
     dan, dan_token = player(new_context, "dan", viewport=PHONE)
     table = table_of_two(web_server, cleo_token, dan_token)
     deal = start(web_server, table, cleo_token)
-    open_page(cleo, f"/tables/{table}")
-    open_page(dan, f"/tables/{table}")
+    goto_ready(cleo, f"/tables/{table}")
+    goto_ready(dan, f"/tables/{table}")
     # Dan cuts and draws by keyboard alone: Tab to a control, Enter or Space.
     tab_to(dan, "#cut-n")
     dan.keyboard.press("Control+A")
@@ -329,7 +324,7 @@ def test_keyboard_play_a_dropped_stream_the_phone_and_the_host_controls(
     # reconnects by itself after the last step it shows and shows every event once.
     watcher = new_context().new_page()
     queries = drop_and_repeat(watcher, web_server, deal)
-    open_page(watcher, f"/deals/{deal}")
+    goto_ready(watcher, f"/deals/{deal}")
     expect(watcher.locator("#log")).to_contain_text("dan discarded Q♣.")
     expected = [str(event["step"]) for event in spectator_events(web_server, deal)]
     assert log_lines(watcher) == expected
@@ -385,8 +380,8 @@ def test_the_end_of_a_deal_shows_the_breakdown_totals_and_the_next_deal(
     table = table_of_two(web_server, eve_token, fay_token)
     deck = stacked_deck(BOB_OUT, ANN_WAITS, ["9H/1", "QH/1", "QD/1"])
     first = post(web_server, f"/tables/{table}/start", eve_token, {"deck": deck, "dealer": 0})
-    open_page(eve, f"/tables/{table}")
-    open_page(fay, f"/deals/{first['deal']}")
+    goto_ready(eve, f"/tables/{table}")
+    goto_ready(fay, f"/deals/{first['deal']}")
     fay.locator("#cut-n").fill(str(CUT))
     move(fay, "cut").click()
     move(fay, "draw").click()
@@ -437,7 +432,7 @@ def test_after_the_game_a_player_opens_its_rematch_and_the_other_finds_it(
     lou, lou_token = player(new_context, "lou")
     table = table_of_two(web_server, kit_token, lou_token)
     start(web_server, table, kit_token)
-    open_page(kit, f"/tables/{table}")
+    goto_ready(kit, f"/tables/{table}")
     expect(kit.locator("#rematch")).to_have_count(0)  # not while the game is played
     kit.locator("#stop-game").click()
     kit.locator("#stop-confirm").click()
@@ -445,7 +440,7 @@ def test_after_the_game_a_player_opens_its_rematch_and_the_other_finds_it(
 
     # lou (a seated player, not the host) opens the rematch: the page goes to the new table,
     # open, with the same players in the same seats (docs/tables.md, "Rematch").
-    open_page(lou, f"/tables/{table}")
+    goto_ready(lou, f"/tables/{table}")
     lou.get_by_role("button", name="Play again: open the rematch").click()
     expect(lou).not_to_have_url(f"{web_server.server.url}/tables/{table}")
     rematch = lou.url.rsplit("/", 1)[1]
@@ -458,7 +453,7 @@ def test_after_the_game_a_player_opens_its_rematch_and_the_other_finds_it(
 
     # kit finds it on the old table's page, as a link, and starts it on its page (a private
     # table's rematch is not in the lobby, where he could start it too).
-    open_page(kit, f"/tables/{table}")
+    goto_ready(kit, f"/tables/{table}")
     expect(kit.locator("#rematch")).to_have_count(0)
     kit.get_by_role("link", name="Go to the rematch").click()
     expect(kit).to_have_url(f"{web_server.server.url}/tables/{rematch}")
@@ -482,7 +477,7 @@ def test_a_move_that_does_not_change_the_game_panel_leaves_its_links_in_place(
     _, lum_token = player(new_context, "lum")
     table = table_of_two(web_server, kia_token, lum_token)
     deal = start(web_server, table, kia_token)
-    open_page(kia, f"/tables/{table}")
+    goto_ready(kia, f"/tables/{table}")
     expect(kia.locator("#to-replay")).to_be_attached()
     kia.evaluate("window.replayLink = document.getElementById('to-replay')")
     # kia deals (seat 0), so lum cuts: a deal event that leaves the game panel as it was.
@@ -516,8 +511,8 @@ def test_four_players_a_partner_asked_and_answering_no(
         post(web_server, f"/tables/{table}/seats", token, {"seat": seat})
     deck = stacked_deck([], [], [])  # naturals first: no red three dealt, a natural turned up
     post(web_server, f"/tables/{table}/start", tokens[0], {"deck": deck, "dealer": 0})
-    open_page(gus, f"/tables/{table}")
-    open_page(ida, f"/tables/{table}")
+    goto_ready(gus, f"/tables/{table}")
+    goto_ready(ida, f"/tables/{table}")
     # gus (seat 1) cuts and, before drawing, asks his partner ida (seat 3) whether he may go out.
     gus.locator("#cut-n").fill(str(CUT))
     move(gus, "cut").click()

@@ -26,52 +26,30 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scenario_json import dumps  # type: ignore[import-not-found]
+from scenario_cards import (  # type: ignore[import-not-found]
+    full_deck,
+    is_natural,
+    is_red_three,
+    is_wild,
+    rank,
+)
+from scenario_cards import value as classic_value
+from scenario_json import write  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[1]  # tests/scenarios
 OUT = ROOT / "modern_american"
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS = ("S", "H", "D", "C")
-NATURAL = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SIDE = {0: "A", 1: "B", 2: "A", 3: "B"}
 
 
-def full_deck() -> list[str]:
-    faces = [r + s for s in SUITS for r in RANKS] + ["BJ", "LJ"]
-    return [f"{face}/{deck}" for deck in (1, 2) for face in faces]
-
-
-def rank(card: str) -> str:
-    face = card.split("/")[0]
-    return face if face in ("BJ", "LJ") else face[:-1]
-
-
 def is_three(card: str) -> bool:
-    return rank(card) == "3"
-
-
-def is_red_three(card: str) -> bool:
-    return card.split("/")[0] in ("3H", "3D")
-
-
-def is_wild(card: str) -> bool:
-    return rank(card) in ("2", "BJ", "LJ")
-
-
-def is_natural(card: str) -> bool:
-    return rank(card) in NATURAL
+    face: str = rank(card)
+    return face == "3"
 
 
 def value(card: str) -> int:
     """R-CARD-3; R-MA-THREE-1: a three left in a hand counts 5, whatever its colour."""
-    r = rank(card)
-    if r in ("BJ", "LJ"):
-        return 50
-    if r in ("A", "2"):
-        return 20
-    if r in ("K", "Q", "J", "10", "9", "8"):
-        return 10
-    return 5  # 4 5 6 7, and a three
+    points: int = 5 if is_red_three(card) else classic_value(card)
+    return points
 
 
 THREES = {0: 0, 1: 100, 2: 300, 3: 500, 4: 1000}  # R-MA-THREE-2, per colour
@@ -362,10 +340,7 @@ def main() -> None:
         ),
     }
     for name, data in outputs.items():
-        path = OUT / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(dumps(data), encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT.parents[1])} ({len(data['steps'])} steps)")
+        write(OUT / name, data)
         print(f"  deal_scores {data['expect_end']['deal_scores']}")
 
 

@@ -27,33 +27,17 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scenario_json import dumps  # type: ignore[import-not-found]
+from scenario_cards import (  # type: ignore[import-not-found]
+    SUITS,
+    is_wild,
+    rank,
+    value,
+)
+from scenario_json import write  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[1]  # tests/scenarios
 OUT = ROOT / "game"
-SUITS = ("S", "H", "D", "C")
 FILLER_RANKS = ("4", "5", "6", "8", "9", "10", "J")  # never wild, never a three, no A or 7
-
-
-def rank(card: str) -> str:
-    face = card.split("/")[0]
-    return face if face in ("BJ", "LJ") else face[:-1]
-
-
-def value(card: str) -> int:
-    """R-CARD-3."""
-    r = rank(card)
-    if r in ("BJ", "LJ"):
-        return 50
-    if r in ("A", "2"):
-        return 20
-    if r in ("K", "Q", "J", "10", "9", "8"):
-        return 10
-    return 5
-
-
-def is_wild(card: str) -> bool:
-    return rank(card) in ("2", "BJ", "LJ")
 
 
 class Cards:
@@ -399,7 +383,6 @@ def ma_shared_win() -> dict[str, Any]:
 
 
 def main() -> None:
-    OUT.mkdir(exist_ok=True)
     files = {
         "r-deal-2_r-seat-2_five_players_dealer_and_sit_outs_rotate_over_three_deals": rotation(
             "R-DEAL-2, R-SEAT-2 [decisions]: five players, team A = seats 0 1 2, team B = 3 4. "
@@ -428,9 +411,7 @@ def main() -> None:
         "r-init-1_minimum_follows_the_running_totals_across_a_band": band(),
     }
     for name, data in files.items():
-        path = OUT / f"{name}.json"
-        path.write_text(dumps(data), encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT.parents[1])}")
+        write(OUT / f"{name}.json", data)
 
 
 if __name__ == "__main__":

@@ -25,29 +25,16 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scenario_json import dumps  # type: ignore[import-not-found]
+from scenario_cards import (  # type: ignore[import-not-found]
+    SUITS,
+    rank,
+    value,
+)
+from scenario_json import write  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[1]  # tests/scenarios
-SUITS = ("S", "H", "D", "C")
 FILLER_RANKS = ("4", "5", "6", "8", "9", "10", "J", "K")  # no wild, three, 7 or ace
 SIDE = {0: "A", 1: "B", 2: "A", 3: "B"}
-
-
-def rank(card: str) -> str:
-    face = card.split("/")[0]
-    return face if face in ("BJ", "LJ") else face[:-1]
-
-
-def value(card: str) -> int:
-    """R-CARD-3."""
-    r = rank(card)
-    if r in ("BJ", "LJ"):
-        return 50
-    if r in ("A", "2"):
-        return 20
-    if r in ("K", "Q", "J", "10", "9", "8"):
-        return 10
-    return 5
 
 
 def left_value(card: str) -> int:
@@ -58,7 +45,8 @@ def left_value(card: str) -> int:
         return 100
     if face in ("3H", "3D"):
         return 0
-    return value(card)
+    points: int = value(card)
+    return points
 
 
 class Cards:
@@ -210,9 +198,7 @@ def main() -> None:
         ),
     }
     for path, data in files.items():
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(dumps(data), encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT.parents[1])}")
+        write(path, data)
 
 
 if __name__ == "__main__":

@@ -25,44 +25,16 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scenario_json import dumps  # type: ignore[import-not-found]
+from scenario_cards import (  # type: ignore[import-not-found]
+    full_deck,
+    is_natural,
+    is_red_three,
+    rank,
+    value,
+)
+from scenario_json import write  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[1]  # tests/scenarios
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS = ("S", "H", "D", "C")
-NATURAL = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-
-
-def full_deck() -> list[str]:
-    faces = [r + s for s in SUITS for r in RANKS] + ["BJ", "LJ"]
-    return [f"{face}/{deck}" for deck in (1, 2) for face in faces]
-
-
-def rank(card: str) -> str:
-    face = card.split("/")[0]
-    return face if face in ("BJ", "LJ") else face[:-1]
-
-
-def is_red_three(card: str) -> bool:
-    return card.split("/")[0] in ("3H", "3D")
-
-
-def is_natural(card: str) -> bool:
-    return rank(card) in NATURAL
-
-
-def value(card: str) -> int:
-    """R-CARD-3."""
-    r = rank(card)
-    if r in ("BJ", "LJ"):
-        return 50
-    if r in ("A", "2"):
-        return 20
-    if r in ("K", "Q", "J", "10", "9", "8"):
-        return 10
-    if r in ("4", "5", "6", "7"):
-        return 5
-    return 0 if is_red_three(card) else 5  # black three 5, red three no card value
 
 
 class Deal:
@@ -458,10 +430,7 @@ def main() -> None:
         ),
     }
     for rel, data in outputs.items():
-        path = ROOT / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(dumps(data), encoding="utf-8")
-        print(f"wrote {path.relative_to(ROOT.parents[1])} ({len(data['steps'])} steps)")
+        write(ROOT / rel, data)
 
 
 if __name__ == "__main__":

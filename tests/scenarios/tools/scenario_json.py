@@ -54,6 +54,14 @@ def dumps(data: dict[str, Any]) -> str:
     return _object(data, "") + "\n"
 
 
+def write(path: Path, data: dict[str, Any]) -> None:
+    """Writes a generated scenario file (and its folder), and says so."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps(data), encoding="utf-8")
+    steps = f" ({len(data['steps'])} steps)" if "steps" in data else ""
+    print(f"wrote {path.relative_to(path.parents[3])}{steps}")
+
+
 def main(paths: list[str]) -> None:
     for name in paths:
         path = Path(name)
