@@ -227,3 +227,25 @@ def test_the_red_threes_are_named_once(new_context: NewContext, http: httpx.Clie
         spoken = spoken or threes.locator("..").aria_snapshot()
     assert spoken.count("Red threes") == 1 and "three of hearts" in spoken, spoken
     screenshot(page, "red-threes-named-once", full_page=False)
+
+
+def test_a_refusal_says_its_rank_by_its_word(new_context: NewContext, http: httpx.Client) -> None:
+    """ "... meld the top card with two natural Js from your hand": his screen reader said
+    "J s"; the page prints the server's words and says "two natural jacks", in Russian
+    "с двумя натуральными валет" where it said «J»."""
+    deal = classic_four()
+    names = ("rrann", "rrbob", "rrcyd", "rrdee")
+    game = start_table(http, deal, names)
+    for step in deal.steps[:4]:  # ... seat 0 discards J♠: the pile frozen for side B
+        play_step(http, game, step)
+    bob = table_page(new_context(), game.headers["rrbob"], game.table)
+    bob.locator('#hand [data-card="JD/1"]').click()  # one jack: not a pair
+    bob.locator('#moves [data-move="take_pile"]').click()
+    detail = bob.locator("#error .refusal-detail")
+    expect(detail.locator("[aria-hidden=true]")).to_contain_text("two natural Js")
+    expect(detail.locator(".visually-hidden")).to_contain_text("two natural jacks")
+    assert " Js " not in detail.aria_snapshot(), detail.aria_snapshot()
+    screenshot(bob, "refusal-rank-said", full_page=False)
+    in_language(bob, "ru")
+    expect(detail.locator("[aria-hidden=true]")).to_contain_text("натуральными J ")
+    expect(detail.locator(".visually-hidden")).to_contain_text("натуральными валет ")
