@@ -195,8 +195,8 @@ function threesKey(variant, prefix) {
 // A meld in words: its rank and size, its wild cards, its canasta and, once a capped meld is
 // complete, that it takes no more cards; in modern_american a natural canasta also closes its
 // rank to both sides (R-MA-MELD-2), which the page says, since a mixed one does not.
-// `spoken`: for a screen reader, "ace: a meld of 3 cards · 1 wild", where the page prints
-// "A ×3 · 1 wild" (read "A times 3").
+// `spoken`: for a screen reader, "ace: a meld of 4 cards, 1 wild", where the page prints
+// "A ×4 · 1 wild" (read "A times 4 dot 1 wild").
 export function meldLabel(meld, variant = null, spoken = false) {
   const kind = canastaKind(meld);
   const printed = spoken ? t(`rank_${meld.rank}`) : rankText(meld.rank);
@@ -207,7 +207,7 @@ export function meldLabel(meld, variant = null, spoken = false) {
   if (kind) parts.push(t(`meld_canasta_${kind}`));
   if (meld.closed) parts.push(t("meld_closed"));
   if (variant === "modern_american" && kind === "natural") parts.push(t("meld_rank_closed"));
-  return parts.join(" · ");
+  return spoken ? parts.reduce((first, next) => t("meld_parts_said", { first, next })) : parts.join(" · ");
 }
 
 function meldItem(meld, side, index, onMeldClick, variant) {

@@ -125,7 +125,8 @@ def test_a_bot_s_turn_is_awaited_by_its_short_name(
 
 def test_the_suggestions_are_named_in_words(new_context: NewContext, http: httpx.Client) -> None:
     """ "Take the pile: the top card with 5♦ 5♠ + A♥ A♠ 2♣" was read "... plus ace of
-    hearts ..."; "Go out: ... · then discard 9♣" "... dot then discard ..."."""
+    hearts ..."; "Go out: ... · then discard 9♣" "... dot then discard ..."; a meld's "ace: a
+    meld of 3 cards · 1 wild" "... dot 1 wild"."""
     names = ("swann", "swbob", "swcyd", "swdee")
     game = wild_aces_until_going_out(http, names, moves=WILD_ACES_MOVES[:1])  # the cut only
     page = table_page(new_context(), game.headers["swann"], game.table)
@@ -151,6 +152,10 @@ def test_the_suggestions_are_named_in_words(new_context: NewContext, http: httpx
     # The going-out suggestion of the same deal, later.
     going = wild_aces_until_going_out(http, ("sweve", "swfay", "swgus", "swhal"))
     dee = table_page(new_context(), going.headers["swhal"], going.table)
+    # A meld's parts the same way: printed "A ×3 · 1 wild", said "..., 1 wild" (not "dot").
+    aces = dee.locator('#deal [data-meld="A"][data-side="A"]')
+    expect(aces).to_contain_text("A ×3 · 1 wild")
+    expect(aces).to_have_attribute("aria-label", "ace: a meld of 3 cards, 1 wild")
     send(http, going, 3, {"type": "meld", "melds": [WILD_ACES_KINGS]})
     out = dee.locator("#moves [data-move=suggestion]").filter(has_text="9♣")
     expect(out).to_have_text("Go out: Q♣ Q♦ Q♥ Q♠ · then discard 9♣")
