@@ -84,3 +84,13 @@ def in_language(page: Page, lang: str) -> Page:
     page.locator("#lang").select_option(lang)
     expect(page.locator("html")).to_have_attribute("lang", lang)
     return page
+
+
+#: In the page: from now on, ``window.heard`` gathers each line added to the table page's
+#: spoken log (``#said``: what a screen reader is told, each line once).
+HEARD = """() => {
+  window.heard = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) window.heard.push(node.textContent);
+  }).observe(document.getElementById("said"), { childList: true });
+}"""

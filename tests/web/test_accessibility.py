@@ -16,7 +16,7 @@ from tests.e2e.conftest import Backend
 from tests.support.http import Headers, register_player
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_four, play_step, send, start_table
-from tests.web.pages import in_language, open_page, sign_in, table_page
+from tests.web.pages import HEARD, in_language, open_page, sign_in, table_page
 from tests.web.practice import play_moves, start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -217,15 +217,6 @@ FOCUS = (
   return { at, inMoves: !!node.closest("#moves"), ring: Math.max(0, ...rings.map((ring) => contrast(ring, behind))) };
 }"""
 )
-
-
-#: In the page: from now on, ``window.heard`` gathers each line added to the spoken log.
-HEARD = """() => {
-  window.heard = [];
-  new MutationObserver((changes) => {
-    for (const change of changes) for (const node of change.addedNodes) window.heard.push(node.textContent);
-  }).observe(document.getElementById("said"), { childList: true });
-}"""
 
 
 def tab_to(page: Page, selector: str, back: bool = False) -> None:

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import Backend
-from tests.support.http import Headers, register_player
+from tests.support.http import register_player
 from tests.web.conftest import NewContext, screenshot, stacked_decks_server
 from tests.web.deals import (
     WILD_ACES_KINGS,
@@ -27,7 +27,7 @@ from tests.web.deals import (
     start_table,
     wild_aces_until_going_out,
 )
-from tests.web.pages import in_language, open_page, sign_in, table_page
+from tests.web.pages import HEARD, in_language, open_page, sign_in, table_page
 from tests.web.practice import play_moves, start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -39,21 +39,6 @@ AUDITOR = "audra"
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """Stacked decks (tests/web/deals.py); ``audra`` audits."""
     yield from stacked_decks_server(tmp_path_factory, "spoken-lines", CANASTA_AUDITORS=AUDITOR)
-
-
-@pytest.fixture(scope="module")
-def auditor(web_server: Backend) -> Headers:
-    with httpx.Client(base_url=web_server.server.url, timeout=10) as client:
-        return register_player(client, AUDITOR)
-
-
-#: In the page: from now on, ``window.heard`` gathers each line added to the spoken log.
-HEARD = """() => {
-  window.heard = [];
-  new MutationObserver((changes) => {
-    for (const change of changes) for (const node of change.addedNodes) window.heard.push(node.textContent);
-  }).observe(document.getElementById("said"), { childList: true });
-}"""
 
 
 def test_a_bot_is_said_by_its_short_name_and_printed_in_full(
@@ -187,7 +172,7 @@ def assert_outline(headings: list[tuple[int, str]]) -> None:
 
 
 def test_the_headings_of_the_replay_the_audit_and_the_table_nest(
-    new_context: NewContext, http: httpx.Client, auditor: Headers
+    new_context: NewContext, http: httpx.Client
 ) -> None:
     """The replay's "Deal 1 of Classic" was a level 2 heading inside "The table at this
     step", another level 2: a screen reader's list of headings put them side by side."""
@@ -209,7 +194,7 @@ def test_the_headings_of_the_replay_the_audit_and_the_table_nest(
     expect(table.locator("#deal .deal-title")).to_be_visible()
     assert_outline(outline(table))
     assert (2, "Deal 1 · Classic") in outline(table)
-    audit_context = sign_in(new_context(), auditor)
+    audit_context = sign_in(new_context(), register_player(http, AUDITOR))
     audit = open_page(audit_context, f"/audit/deals/{game.deal_id}")
     expect(audit.locator("#audit-events summary").first).to_be_attached()
     assert_outline(outline(audit))
