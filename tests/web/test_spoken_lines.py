@@ -27,7 +27,7 @@ from tests.web.deals import (
     start_table,
     wild_aces_until_going_out,
 )
-from tests.web.pages import HEARD, in_language, open_page, sign_in, table_page
+from tests.web.pages import HEARD, in_language, open_page, sign_in, snapshot, table_page
 from tests.web.practice import play_moves, start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -62,7 +62,7 @@ def test_a_bot_is_said_by_its_short_name_and_printed_in_full(
     expect(line.locator("[aria-hidden=true]")).to_contain_text("bot:basic:3 (bot, basic) drew")
     expect(line.locator(".visually-hidden")).to_have_text(re.compile(r"^Bot 3 drew"))
     # The seats list names each bot in full, once.
-    seats = page.locator("#deal li.seat-box").first.locator("..").aria_snapshot()
+    seats = snapshot(page.locator("#deal li.seat-box").first.locator(".."))
     assert "bot:basic:1 (bot, basic)" in seats, seats
     for lang, bot in (("ru", "Бот 3 "), ("zh", "机器人3"), ("th", "บอท 3 ")):
         in_language(page, lang)
@@ -212,9 +212,7 @@ def test_the_red_threes_are_named_once(new_context: NewContext, http: httpx.Clie
     expect(threes).to_contain_text("Red threes")  # printed for the eye
     # The side's region as a screen reader has it (read again if the deal was being redrawn).
     page.wait_for_function("() => !!document.querySelector('#deal .red-threes [role=img]')")
-    spoken = ""
-    for _ in range(20):
-        spoken = spoken or threes.locator("..").aria_snapshot()
+    spoken = snapshot(threes.locator(".."))
     assert spoken.count("Red threes") == 1 and "three of hearts" in spoken, spoken
     screenshot(page, "red-threes-named-once", full_page=False)
 
