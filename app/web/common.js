@@ -10,6 +10,11 @@ import {
 // Every page imports the languages' helpers from here, as before they had a module of their own.
 export { LANGS, browserLanguage, chosenLanguage, loadLanguage, setUpLanguage, showSaid, t, tNodes };
 
+import { SUIT_SYMBOLS, cardName, cardText, isRed, isWild, parseCard, rankText, spokenFaces } from "./faces.js";
+
+// ... and the cards' faces from faces.js.
+export { cardName, cardText, isRed, isWild, parseCard, rankText, spokenFaces };
+
 export const $ = (id) => document.getElementById(id);
 
 // --- the API ----------------------------------------------------------------------------------
@@ -214,9 +219,14 @@ function withDetail(error) {
 // reads it so.
 function detailNode(error) {
   const translated = detailOf(error);
-  if (translated !== null) return element("small", { class: "refusal-detail", text: translated });
+  // Printed, and for a screen reader in words (detailSaid), where they differ.
+  if (translated !== null) {
+    return element("small", { class: "refusal-detail" }, ...spokenText(translated, detailSaid(error, translated)));
+  }
   const english = document.documentElement.lang === "en";
-  const message = element("span", { lang: "en", text: error.message });
+  const message = english
+    ? element("span", { lang: "en" }, ...spokenText(error.message, detailSaid(error, null)))
+    : element("span", { lang: "en", text: error.message });
   const said = english ? [message] : tNodes("refusal_detail", { message });
   return element("small", { class: "refusal-detail" }, ...said);
 }
@@ -247,9 +257,45 @@ function detailValue(name, spec, value) {
   const words = detailTemplate(`@${name}`);
   if (words && Object.hasOwn(words, text)) return words[text];
   if (name.includes("card") && CARD_CODE.test(text)) return cardText(text);
-  if (name.includes("rank")) return rankText(text);
+  if (name.includes("rank")) return sayingRanks ? rankWord(text) : rankText(text);
   if ((name === "entry" || name === "status") && catalogued(`${name}_${text}`) !== null) return catalogued(`${name}_${text}`);
   return text;
+}
+
+// Whether a refusal's detail is being worded for a screen reader (detailNode): a rank by its
+// word, "валет", where the page prints "J" (read as a letter: "Q" as "queue", "A" as "uh").
+let sayingRanks = false;
+
+function rankWord(rank) {
+  const word = t(`rank_${rank}`);
+  return word === `rank_${rank}` ? rankText(rank) : word;
+}
+
+// A refusal's detail as a screen reader is given it: its ranks by their words and its cards by
+// their names. The server's English message names a rank by its letter ("two natural Js"): on
+// an English page its letter ranks (A, K, Q, J, the refusal's rank parameters) are said as
+// words, "two natural jacks".
+const LETTER_RANKS = new Set(["A", "K", "Q", "J"]);
+
+function detailSaid(error, translated) {
+  if (translated !== null) {
+    sayingRanks = true;
+    try {
+      return spokenFaces(detailOf(error));
+    } finally {
+      sayingRanks = false;
+    }
+  }
+  const ranks = Object.entries(error.params ?? {})
+    .filter(([name]) => name.includes("rank"))
+    .flatMap(([, value]) => (Array.isArray(value) ? value : [value]))
+    .map(String)
+    .filter((rank) => LETTER_RANKS.has(rank));
+  let said = String(error.message);
+  for (const rank of new Set(ranks)) {
+    said = said.replace(new RegExp(`\\b${rank}(s?)\\b`, "g"), (_, plural) => `${t(`rank_${rank}`)}${plural}`);
+  }
+  return spokenFaces(said);
 }
 
 function detailText(error) {
@@ -385,77 +431,13 @@ export function confirmation({ question, yes, no, yesId, noId, onYes, onNo }) {
 }
 
 // --- cards ------------------------------------------------------------------------------------
-// A card's code is "<face>/<deck>": "QH/2" is the queen of hearts of deck 2, "BJ/1" and "LJ/1"
-// the jokers (big and little). The hidden card of a view is null.
-
-const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-
-export function parseCard(code) {
-  const [face, deck] = code.split("/");
-  if (face === "BJ" || face === "LJ") {
-    return { code, face, rank: face, suit: null, deck: Number(deck), joker: true };
-  }
-  return { code, face, rank: face.slice(0, -1), suit: face.slice(-1), deck: Number(deck), joker: false };
-}
-
-// The rank as cards print it ("10", "Q"); the big joker "★", the little one "☆", as the log
-// names them (a card printed "★" that the log calls "☆" was not to be found in the hand).
-export function rankText(rank) {
-  return rank === "BJ" || rank === "LJ" ? t(`joker_short_${rank}`) : rank;
-}
-
-// Short printed face: "Q♥", "10♣", "★" for the big joker, "☆" for the little one.
-export function cardText(code) {
-  const card = parseCard(code);
-  return card.joker ? t(`joker_short_${card.rank}`) : `${card.rank}${SUIT_SYMBOLS[card.suit]}`;
-}
-
-// The spoken name, for screen readers and words: "queen of hearts, deck 2".
-export function cardName(code) {
-  const card = parseCard(code);
-  const name = card.joker
-    ? t(`joker_${card.rank}`)
-    : t("card_name", { rank: t(`rank_${card.rank}`), suit: t(`suit_${card.suit}`) });
-  return t("card_of_deck", { card: name, deck: card.deck });
-}
-
-// A face as cards print it in words ("Q♥", "10♣", "★"), and the suits by their symbols; a row
-// of faces, one space apart ("Q♥ Q♣ ★").
-const FACE = "(?:(?:10|[2-9AKQJ])[♠♥♦♣]|[★☆])";
-const PRINTED_FACE = /^(10|[2-9AKQJ])([♠♥♦♣])$/;
-const FACE_ROW = new RegExp(`${FACE}(?: ${FACE})*`, "g");
-const SUIT_CODES = Object.fromEntries(Object.entries(SUIT_SYMBOLS).map(([code, symbol]) => [symbol, code]));
-
-function spokenFace(face) {
-  const [, rank, suit] = PRINTED_FACE.exec(face) ?? [];
-  if (!rank) return t(face === t("joker_short_BJ") ? "joker_BJ" : "joker_LJ");
-  return t("card_name", { rank: t(`rank_${rank}`), suit: t(`suit_${SUIT_CODES[suit]}`) });
-}
-
-// Words as printed ("bob discarded Q♥.") with each card by its spoken name, for a screen reader
-// ("bob discarded queen of hearts."): it read the symbols as they came, or not at all. A row of
-// cards is a list, "queen of hearts, queen of clubs" (Chinese "红心Q、梅花Q"): one space apart
-// they ran together, "jack of hearts ten of hearts queen of spades ...".
-export function spokenFaces(text) {
-  return String(text).replace(FACE_ROW, (row) =>
-    row.split(" ").map(spokenFace).reduce((card, next) => t("card_and_next", { card, next })));
-}
+// Their faces and spoken names are faces.js's (passed on from here); their nodes are drawn here.
 
 // The nodes that show `text` as printed and give a screen reader its spoken words, `spoken` (the
 // printed words hidden from it, the spoken ones from the eye); the text alone if it names no card.
 export function spokenText(text, spoken = spokenFaces(text)) {
   if (spoken === text) return [text];
   return [element("span", { "aria-hidden": "true", text }), element("span", { class: "visually-hidden", text: spoken })];
-}
-
-export function isWild(code) {
-  const card = parseCard(code);
-  return card.joker || card.rank === "2";
-}
-
-export function isRed(code) {
-  const card = parseCard(code);
-  return card.suit === "H" || card.suit === "D";
 }
 
 // A card as the page draws it: rank over suit symbol, red or black (and the symbol, so colour

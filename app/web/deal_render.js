@@ -79,6 +79,12 @@ function back(label) {
   return node;
 }
 
+// The level of the deal's heading (h2 on the table page, whose deal stands under the page's
+// title; h3 on the replay, under "The table at this step"), its parts' one level below:
+// `renderDeal`'s `level`.
+let level = 2;
+const heading = (below) => `h${level + below}`;
+
 function cards(codes, label, classes = "cards") {
   return element("ul", { class: classes, "aria-label": label },
     ...codes.map((code) => element("li", {}, cardElement(code))));
@@ -157,12 +163,12 @@ export function pileNotes(view) {
 function centerSection(view) {
   const { pile } = view;
   const stock = element("div", { class: "stock" },
-    element("h3", { text: t("table_stock") }),
+    element(heading(1), { text: t("table_stock") }),
     view.stock_size === null
       ? element("p", { text: t("table_not_cut") })
       : element("p", {}, back(t("table_stock_size", { count: view.stock_size })),
         element("span", { text: t("table_stock_size", { count: view.stock_size }) })));
-  const pileBox = element("div", { class: "pile" }, element("h3", { text: t("table_pile") }));
+  const pileBox = element("div", { class: "pile" }, element(heading(1), { text: t("table_pile") }));
   pileBox.dataset.frozen = String(pile.frozen || pile.always_frozen);
   pileBox.append(pile.top ? cardElement(pile.top)
     : element("p", { class: "empty", text: t("table_pile_empty") }));
@@ -189,8 +195,8 @@ function threesKey(variant, prefix) {
 // A meld in words: its rank and size, its wild cards, its canasta and, once a capped meld is
 // complete, that it takes no more cards; in modern_american a natural canasta also closes its
 // rank to both sides (R-MA-MELD-2), which the page says, since a mixed one does not.
-// `spoken`: for a screen reader, "ace: a meld of 3 cards · 1 wild", where the page prints
-// "A ×3 · 1 wild" (read "A times 3").
+// `spoken`: for a screen reader, "ace: a meld of 4 cards, 1 wild", where the page prints
+// "A ×4 · 1 wild" (read "A times 4 dot 1 wild").
 export function meldLabel(meld, variant = null, spoken = false) {
   const kind = canastaKind(meld);
   const printed = spoken ? t(`rank_${meld.rank}`) : rankText(meld.rank);
@@ -201,7 +207,7 @@ export function meldLabel(meld, variant = null, spoken = false) {
   if (kind) parts.push(t(`meld_canasta_${kind}`));
   if (meld.closed) parts.push(t("meld_closed"));
   if (variant === "modern_american" && kind === "natural") parts.push(t("meld_rank_closed"));
-  return parts.join(" · ");
+  return spoken ? parts.reduce((first, next) => t("meld_parts_said", { first, next })) : parts.join(" · ");
 }
 
 function meldItem(meld, side, index, onMeldClick, variant) {
@@ -237,13 +243,15 @@ function sideSection(view, side, names, onMeldClick) {
   const mine = view.seat !== null && view.sides[String(view.seat)] === side;
   const section = element("section", { class: `side${mine ? " mine" : ""}`, "aria-label": t("side", { side }) });
   section.dataset.side = side;
-  section.append(element("h3", { text: `${t("side", { side })}: ${who}` }));
+  section.append(element(heading(1), { text: `${t("side", { side })}: ${who}` }));
   section.append(element("p", { class: "opened", text: t(view.opened[side] ? "table_opened" : "table_not_opened") }));
   const threes = view.red_threes[side] ?? [];
   if (threes.length) {
     const caption = t(threesKey(view.variant, "table"));
+    // The caption for the eye; a screen reader hears it once, as the list's name (it heard
+    // "Red threes, list Red threes").
     section.append(element("div", { class: "red-threes" },
-      element("span", { class: "caption", text: caption }), cards(threes, caption)));
+      element("span", { class: "caption", "aria-hidden": "true", text: caption }), cards(threes, caption)));
   }
   const melds = view.melds[side] ?? [];
   const seen = {};
@@ -262,7 +270,7 @@ function sideSection(view, side, names, onMeldClick) {
 function handSection(view, { selectable, selected, onCardToggle }) {
   const chosen = new Set(selected ?? []);
   const section = element("section", { class: "hand", id: "hand", "aria-label": t("table_your_hand") });
-  section.append(element("h3", { text: t("table_your_hand_count", { count: view.hand.length }) }));
+  section.append(element(heading(1), { text: t("table_your_hand_count", { count: view.hand.length }) }));
   const groups = element("ul", { class: "groups" });
   for (const [rank, codes] of handGroups(view.hand)) {
     const kind = ["2", "BJ", "LJ"].includes(rank) ? "wild" : rank === "3" ? "three" : "natural";
@@ -388,7 +396,8 @@ export function renderDeal(container, view, options = {}) {
   root.dataset.step = String(view.step);
   root.dataset.phase = view.phase;
   root.dataset.deal = view.id;
-  root.append(element("h2", { class: "deal-title",
+  level = options.level ?? 2;
+  root.append(element(heading(0), { class: "deal-title",
     text: t("table_deal_title", { number: view.number, entry: t(`entry_${view.variant}`) }) }));
   if (view.phase === "over" || view.scores) root.append(endSection(view, names));
   root.append(seatsSection(view, names, ownSeat));

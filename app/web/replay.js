@@ -106,7 +106,7 @@ function viewAt(n) {
 function draw(view) {
   $("viewer-note").textContent = viewerNote(view);
   $("view").hidden = false;
-  renderDeal($("deal"), view, { names: viewNamesAt(step) });
+  renderDeal($("deal"), view, { names: viewNamesAt(step), level: 3 }); // under "The table at this step"
   $("view").dataset.step = String(step);
   $("words").dataset.step = String(step);
 }

@@ -24,11 +24,11 @@
 //   #connection (role=status) "Connection lost: reconnecting..." while a stream is reopened.
 
 import {
-  $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, unreachable, t, winnersText,
+  $, api, rulesLink, seatNames, setUpLanguage, showWho, signedIn, spokenText, unreachable, t, winnersText,
 } from "./common.js";
 import { renderDeal } from "./deal_render.js";
 import { followStream } from "./live.js";
-import { seatName } from "./words.js";
+import { seatName, spokenNames } from "./words.js";
 import { announce, logItem } from "./table_log.js";
 import { mayMeld, renderMoves } from "./table_moves.js";
 import { playing } from "./table_play.js";
@@ -100,7 +100,9 @@ const MOVES_HEADING = {
 
 // --- drawing ---------------------------------------------------------------------------------
 
-function statusText() {
+// `spoken`: the words a screen reader is given, a seated bot by its short name ("Waiting for
+// bot 1.", spokenNames).
+function statusText(spoken = false) {
   const { view, menu, table } = state;
   if (!view) {
     if (table?.status !== "open") return "";
@@ -135,7 +137,8 @@ function statusText() {
   if (!watching && menu?.moves.length) return t("table_status_your_move");
   const asked = view.question && view.question.answer === null;
   const seat = asked ? view.question.partner : view.phase === "cut" ? view.cutter : view.turn;
-  const waiting = seat === null ? "" : t("table_status_waiting", { name: seatName(seat, names()) });
+  const who = spoken ? spokenNames(names()) : names();
+  const waiting = seat === null ? "" : t("table_status_waiting", { name: seatName(seat, who) });
   return watching ? `${t("table_status_watching")} ${waiting}` : waiting;
 }
 
@@ -210,8 +213,11 @@ function render() {
     if (turn !== null && state.turn !== undefined) showHandAbovePanel();
     state.turn = turn;
   }
-  const status = statusText();
-  if ($("status").textContent !== status) $("status").textContent = status; // announced once
+  const status = [statusText(), statusText(true)];
+  if ($("status").dataset.said !== JSON.stringify(status)) { // announced once
+    $("status").dataset.said = JSON.stringify(status);
+    $("status").replaceChildren(...spokenText(...status));
+  }
   renderClock(view, (seat) => seatName(seat, names()), state.table?.turn_seconds);
   // A seated player reads the turn clock in his move panel, which stays on a phone's screen
   // while he chooses (table.css); a spectator at the top of the page.

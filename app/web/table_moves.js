@@ -3,8 +3,8 @@
 // Only kinds of move the menu lists are offered; every composed meld or take is checked with
 // the dry run before the page sends it (table_play.js `play`).
 
-import { $, Refused, cardText, element, isWild, parseCard, rankText, spokenFaces, t } from "./common.js";
-import { seatName } from "./words.js";
+import { $, Refused, cardText, element, isWild, parseCard, rankText, spokenFaces, spokenText, t } from "./common.js";
+import { seatName, spokenNames } from "./words.js";
 
 const byType = (menu, type) => (menu?.moves ?? []).filter((move) => move.type === type);
 
@@ -22,13 +22,16 @@ function mayTake(menu, view) {
   return !isWild(view.pile.top) && parseCard(view.pile.top).rank !== "3";
 }
 
+// A meld's rank by its word: "queen", "дама", "Q" in Chinese (rank_Q).
+const rankName = (rank) => t(`rank_${rank}`);
+
 // Why one more card cannot join a meld of `rank` holding `naturals` naturals and `wilds` wild
 // cards (`fresh`: a new meld), under the menu's `meld_limits` (docs/api.md): the first limit it
 // breaks in the order the rules check them, as {rule, key, values}, or null. The limits are the
 // server's own (`Variant.meld_limits`); the page only reads them.
 function breaks(limits, rank, naturals, wilds, fresh) {
   const size = naturals + wilds;
-  const problem = (rule, key, number) => ({ rule, key: `meld_limit_${key}`, values: { rank: rankText(rank), number } });
+  const problem = (rule, key, number) => ({ rule, key: `meld_limit_${key}`, rank, values: { number } });
   if (rank === "W") {
     if (fresh && size < limits.min_cards) return problem(limits.wild_meld_rule, "wild_few", limits.min_cards);
     if (limits.max_cards !== null && size > limits.max_cards) return problem(limits.wild_meld_rule, "wild_full", limits.max_cards);
@@ -51,20 +54,23 @@ function breaksWithWild(limits, meld) {
     && (one.naturals === null || meld.naturals < one.naturals));
   if (!limit) return null;
   const key = limit.naturals === null ? "meld_limit_no_wild" : "meld_limit_wild_naturals";
-  return { rule: limit.rule, key, values: { rank: rankText(meld.rank), number: limit.naturals } };
+  return { rule: limit.rule, key, rank: meld.rank, values: { number: limit.naturals } };
 }
 
 // A `problem` of composeMelds as a refusal: "Refused: the selected cards cannot be melded:
-// the 7 meld takes no wild card (R-MA-MELD-5)", its status 400 like the server's refusals so
+// the seven meld takes no wild card (R-MA-MELD-5)", its status 400 like the server's refusals so
 // that the rule's id is a link to the rule, as theirs is.
 // An addition to a meld (`onto`: its rank) says so: "Refused: the selected cards cannot be
-// added to the 7 meld: the 7 meld takes no wild card (R-MA-MELD-5)".
+// added to the king meld: a wild card joins the king meld only when ...". A meld's rank is
+// named by its word, as a sentence of the log says it to a screen reader ("the queen meld",
+// «дама»): "the Q meld" was read "the queue meld", "the A meld" "the uh meld"; the word reads
+// as well on the screen. In the page's language at each drawing (`problem.rank` is the code).
 export function limitRefusal(problem, onto = null) {
   const text = () => {
-    const why = t(problem.key, problem.values);
+    const why = t(problem.key, { ...problem.values, rank: rankName(problem.rank) });
     return onto === null ? t("meld_limit_cannot", { why })
       : onto === "W" ? t("meld_limit_cannot_add_wild", { why })
-        : t("meld_limit_cannot_add", { why, rank: rankText(onto) });
+        : t("meld_limit_cannot_add", { why, rank: rankName(onto) });
   };
   const refused = new Refused(400, problem.rule, text); // said in the page's language at each drawing
   refused.local = true; // by its own message, not by the rule's line
@@ -172,8 +178,14 @@ function describe(move, said = false) {
       const rank = said ? t(`rank_${meld.rank}`) : rankText(meld.rank);
       return others ? t("move_top_with", { cards: others }) : t("move_top_onto", { rank });
     });
-    const text = melds.join(" + ");
-    return move.discard ? `${text} · ${t("move_then_discard", { card: cardText(move.discard) })}` : text;
+    // Printed "K K K + Q Q Q · then discard 9♣"; said in words, where a screen reader read
+    // "plus" and "dot": "...; and queen of hearts ..., then discard nine of clubs".
+    if (!said) {
+      const text = melds.join(" + ");
+      return move.discard ? `${text} · ${t("move_then_discard", { card: cardText(move.discard) })}` : text;
+    }
+    const text = melds.reduce((first, next) => t("move_said_and", { first, next }));
+    return move.discard ? t("move_said_then", { melds: text, then: t("move_then_discard", { card: cardText(move.discard) }) }) : text;
   }
   return "";
 }
@@ -267,7 +279,8 @@ export function renderMoves(ctx) {
   // A redraw keeps what the player typed in the cut's field, and his focus there.
   const typedCut = $("cut-n")?.value;
   const inCut = document.activeElement?.id === "cut-n";
-  $("move-hint").textContent = hint(menu, view, names);
+  // Its words printed, and for a screen reader with a seated bot's short name (spokenNames).
+  $("move-hint").replaceChildren(...spokenText(hint(menu, view, names), hint(menu, view, spokenNames(names))));
   const buttons = [];
 
   const cuts = byType(menu, "cut");
@@ -328,8 +341,8 @@ export function renderMoves(ctx) {
   // after the turn's moves (a plain button still, in the tab order), not a primary one among
   // them, so that the move he came to make stands out.
   for (const move of byType(menu, "ask_partner")) {
-    const node = button(t("move_ask_partner", { partner: seatName(move.partner, names) }), "ask_partner", () => play(move),
-      { class: "secondary" });
+    const ask = (who) => t("move_ask_partner", { partner: seatName(move.partner, who) });
+    const node = button(ask(names), "ask_partner", () => play(move), { class: "secondary" }, ask(spokenNames(names)));
     node.dataset.partner = String(move.partner);
     buttons.push(node);
   }

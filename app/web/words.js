@@ -36,6 +36,28 @@ export function playerText(name) {
   return text;
 }
 
+// A seat's name as a screen reader is given it (sayEvent, the table's status and move panel):
+// a seated bot, printed "bot:basic:1 (bot, basic)" (seatNames), is "bot 1", the number of its
+// name ("бот 1", "机器人1", "บอท 1"); heard on every line of a round of four, the full name made
+// each bot's turn three times as long. Anyone else's name stays as it is (a person's name
+// cannot hold ":", and the stand-in's "the basic bot (for bob)" is words already).
+const SEATED_BOT = /^bot:\w+:(\d+)(?![:\w])/;
+
+export function spokenName(name) {
+  const bot = SEATED_BOT.exec(String(name ?? ""));
+  if (!bot) return name;
+  const text = t("bot_spoken", { number: Number(bot[1]) });
+  phrases.add(text); // words of the language: a sentence that begins with it begins with a capital
+  return text;
+}
+
+// `names` (an array or an object by seat, as seatName takes them) in their spoken form.
+export function spokenNames(names) {
+  if (!names) return names;
+  if (Array.isArray(names)) return names.map((name) => (name ? spokenName(name) : name));
+  return Object.fromEntries(Object.entries(names).map(([seat, name]) => [seat, name ? spokenName(name) : name]));
+}
+
 // The stand-ins' phrases said so far: words of the language, not a person's name, so a
 // sentence that begins with one begins with a capital ("The basic bot (for fay) drew a
 // card", "Бот «basic» (вместо fay) ..."), as "Seat 3 ..." does (describeEvent).
@@ -225,11 +247,12 @@ export function describeEvent(event, names = null, next = null, previous = null)
 }
 
 // The same sentence in the words a screen reader is given: each card and meld rank by its name
-// ("kim added queen of spades to the queen meld of Side A."), not by the printed symbols.
+// ("kim added queen of spades to the queen meld of Side A."), not by the printed symbols; a
+// seated bot by its short name ("Bot 1 drew a card.", spokenName).
 export function sayEvent(event, names = null, next = null, previous = null) {
   speaking = true;
   try {
-    return spokenFaces(describeEvent(event, names, next, previous));
+    return spokenFaces(describeEvent(event, spokenNames(names), next, previous));
   } finally {
     speaking = false;
   }

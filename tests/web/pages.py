@@ -3,7 +3,7 @@ sign in again with a token, open a page once it is ready."""
 
 from __future__ import annotations
 
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from tests.support.http import Headers
 from tests.web.conftest import screenshot
@@ -88,3 +88,22 @@ def in_language(page: Page, lang: str) -> Page:
     page.locator("#lang").select_option(lang)
     expect(page.locator("html")).to_have_attribute("lang", lang)
     return page
+
+
+#: In the page: from now on, ``window.heard`` gathers each line added to the table page's
+#: spoken log (``#said``: what a screen reader is told, each line once).
+HEARD = """() => {
+  window.heard = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) window.heard.push(node.textContent);
+  }).observe(document.getElementById("said"), { childList: true });
+}"""
+
+
+def snapshot(locator: Locator) -> str:
+    """The element's accessibility tree, as a screen reader has it: read again when it came
+    empty (the table page redraws the deal on every event: the node read was replaced)."""
+    spoken = ""
+    for _ in range(20):
+        spoken = spoken or locator.aria_snapshot()
+    return spoken

@@ -16,7 +16,7 @@ from tests.e2e.conftest import Backend
 from tests.support.http import Headers, register_player, send_with_menu
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_four, play_step, send, start_table
-from tests.web.pages import in_language, open_page, sign_in, table_page
+from tests.web.pages import HEARD, in_language, open_page, sign_in, snapshot, table_page
 from tests.web.practice import play_moves, start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
@@ -221,15 +221,6 @@ FOCUS = (
 )
 
 
-#: In the page: from now on, ``window.heard`` gathers each line added to the spoken log.
-HEARD = """() => {
-  window.heard = [];
-  new MutationObserver((changes) => {
-    for (const change of changes) for (const node of change.addedNodes) window.heard.push(node.textContent);
-  }).observe(document.getElementById("said"), { childList: true });
-}"""
-
-
 def tab_to(page: Page, selector: str, back: bool = False) -> None:
     """Tab (or Shift+Tab) until the focus is on an element that matches ``selector``."""
     for _ in range(80):
@@ -259,7 +250,8 @@ def test_a_turn_by_keyboard_alone_keeps_the_focus_in_sight_and_says_the_move(
     # right-pointing triangle, to play".
     seat = page.locator("#deal li[data-turn=true]")
     expect(seat).to_contain_text("▶ to play")
-    assert "to play" in seat.aria_snapshot() and "▶" not in seat.aria_snapshot()
+    spoken = snapshot(seat)
+    assert "to play" in spoken and "▶" not in spoken, spoken
     tab_to(page, '#moves [data-move="draw"]')
     # The ring around the focused button: amber on white read 1.9:1, hard to find.
     focus = page.evaluate(FOCUS)

@@ -71,8 +71,8 @@ def test_a_deuce_onto_the_sevens_is_refused_before_sending(
     select_and_add(mia, "7S/1 2C/1", "7")
     error = mia.locator("#error")
     expect(error).to_have_text(
-        "Refused: the selected cards cannot be added to the 7 meld: "
-        "the 7 meld takes no wild card (R-MA-MELD-5)"
+        "Refused: the selected cards cannot be added to the seven meld: "
+        "the seven meld takes no wild card (R-MA-MELD-5)"
     )
     expect(error.locator("a.rule-link")).to_have_attribute("href", "/rules/R-MA-MELD-5")
     screenshot(mia, "meld-addition-sevens-and-a-deuce")
@@ -84,8 +84,8 @@ def test_a_deuce_onto_the_sevens_is_refused_before_sending(
     mia.locator('#moves [data-move="clear"]').click()
     select_and_add(mia, "2C/1", "K")
     expect(error).to_have_text(
-        "Refused: the selected cards cannot be added to the K meld: a wild card joins the K "
-        "meld only when it holds at least 5 natural cards (R-MA-MELD-3)"
+        "Refused: the selected cards cannot be added to the king meld: a wild card joins the "
+        "king meld only when it holds at least 5 natural cards (R-MA-MELD-3)"
     )
     assert sent_nothing(urls), urls
     assert server_says(game, "2C/1", "K") == "R-MA-MELD-3"
@@ -106,8 +106,8 @@ def test_the_refusal_is_in_the_player_s_language(
     urls = record_requests(mia)
     select_and_add(mia, "2C/1", "7")
     expect(mia.locator("#error")).to_have_text(
-        "Отказ: выбранные карты нельзя добавить к комбинации «7»: к комбинации «7» нельзя "
-        "добавить дикую карту (R-MA-MELD-5)"
+        "Отказ: выбранные карты нельзя добавить к комбинации «семёрка»: к комбинации «семёрка» "
+        "нельзя добавить дикую карту (R-MA-MELD-5)"
     )
     screenshot(mia, "meld-addition-sevens-and-a-deuce-ru", full_page=False)
     assert sent_nothing(urls), urls

@@ -78,7 +78,8 @@ def test_sevens_with_a_deuce_are_refused_before_sending(
     select_and_meld(mia, "7C/1 7D/1 7H/1 2C/1")
     error = mia.locator("#error")
     expect(error).to_have_text(
-        "Refused: the selected cards cannot be melded: the 7 meld takes no wild card (R-MA-MELD-5)"
+        "Refused: the selected cards cannot be melded: the seven meld takes no wild card "
+        "(R-MA-MELD-5)"
     )
     expect(error.locator("a.rule-link")).to_have_attribute("href", "/rules/R-MA-MELD-5")
     screenshot(mia, "meld-limits-sevens-and-a-deuce")
@@ -96,8 +97,8 @@ def test_the_refusal_is_in_the_player_s_language(
     expect(mia.locator("html")).to_have_attribute("lang", "ru")
     select_and_meld(mia, "7C/1 7D/1 7H/1 2C/1")
     expect(mia.locator("#error")).to_have_text(
-        "Отказ: выбранные карты нельзя выложить: к комбинации «7» нельзя добавить дикую карту "
-        "(R-MA-MELD-5)"
+        "Отказ: выбранные карты нельзя выложить: к комбинации «семёрка» нельзя добавить дикую "
+        "карту (R-MA-MELD-5)"
     )
     screenshot(mia, "meld-limits-sevens-and-a-deuce-ru", full_page=False)
 
@@ -140,7 +141,7 @@ def test_after_the_initial_meld_a_pair_with_a_deuce_is_refused_before_sending(
     urls = record_requests(mia)
     select_and_meld(mia, "QC/1 QD/1 2C/1")
     expect(mia.locator("#error")).to_have_text(
-        "Refused: the selected cards cannot be melded: a wild card joins the Q meld only "
+        "Refused: the selected cards cannot be melded: a wild card joins the queen meld only "
         "when it holds at least 5 natural cards (R-MA-MELD-3)"
     )
     screenshot(mia, "meld-limits-after-the-initial-meld")

@@ -257,13 +257,14 @@ def test_a_refusal_the_page_made_itself_is_said_again_in_the_language_switched_t
     new_context: NewContext, http: httpx.Client
 ) -> None:
     """The meld limits' refusal, said before anything is sent (table_moves.js), in the words
-    of the page's own catalogue rather than a rule's line."""
+    of the page's own catalogue rather than a rule's line; the meld's rank by its word, "the
+    seven meld" (a screen reader read "the Q meld" as "the queue meld")."""
     mia = mias_page(new_context, mia_after_drawing(http, HAND, "p"))
     select_and_meld(mia, "7C/1 7D/1 7H/1 2C/1")
     error = mia.locator("#moves #error")
     for lang in ("en", "zh", "ru"):
         in_language(mia, lang)
-        why = said(lang, "meld_limit_no_wild", rank="7")
+        why = said(lang, "meld_limit_no_wild", rank=said(lang, "rank_7"))
         cannot = said(lang, "meld_limit_cannot", why=why)
         expect(error).to_have_text(said(lang, "error", message=cannot, code="R-MA-MELD-5"))
 
