@@ -120,11 +120,15 @@ def _rotate(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from app.cli_store import wrong_url
     from app.settings import Settings
     from app.signing import SigningKeyError, load_keyring
 
+    settings = Settings()
+    if wrong_url(settings):  # the keys of no server: say so, not "no signing key"
+        return 2
     try:
-        keyring = load_keyring(Settings(), signing=False)
+        keyring = load_keyring(settings, signing=False)
     except SigningKeyError as exc:
         print(str(exc), file=sys.stderr)
         return 2

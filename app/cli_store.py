@@ -60,6 +60,23 @@ def no_sqlite_store(settings: Settings) -> bool:
     return True
 
 
+def wrong_url(settings: Settings) -> bool:
+    """True, with the reason on stderr (as ``open_store`` says it), if the database URL is of
+    a kind no store is (``mysql://...``): the commands that open no store (``canasta keys
+    list``) would otherwise answer as if nothing were configured."""
+    from app.settings import MEMORY, eventsourcing_env, is_postgres
+
+    url = settings.database_url
+    if url is None or url == MEMORY or is_postgres(url):
+        return False
+    try:
+        eventsourcing_env(settings)  # a URL that is not PostgreSQL's: refused, made nothing
+    except ValueError as exc:
+        print(f"cannot open the store ({store_name(settings)}): {exc}", file=sys.stderr)
+        return True
+    return False
+
+
 def store_answers(settings: Settings) -> bool:
     """PostgreSQL: the database answers, with this code's schema, as a server checks it at
     start-up; else False, said in one line on stderr (the driver's reason, or the migration
