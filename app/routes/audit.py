@@ -81,9 +81,8 @@ def deal_report(canasta: CanastaApp, deal_id: UUID) -> AuditReport:
 
 def signed_report(canasta: CanastaApp, report: AuditReport, events: list[Any]) -> AuditReport:
     """The report with the verdict on the deal's signature: the table's record of the deal
-    checked with the published keys (``domain.audit.signatures``)."""
-    if canasta.keys is None:
-        return report
+    checked with the published keys (``domain.audit.signatures``); without keys,
+    ``unchecked`` if the table recorded it, ``not_recorded`` if not (in play, say)."""
     table_id = str(getattr(events[0], "table_id", "")) if events else ""
     try:
         table_events, _ = stored_events(canasta, UUID(table_id))

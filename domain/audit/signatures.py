@@ -13,7 +13,8 @@ The verdict of a deal (``SIGNATURE_*``):
   the configuration, or a made-up one); ``ok`` is false: nothing vouches for the deal;
 - ``unsigned``: the record has no signature (recorded before signing existed);
 - ``not_recorded``: the table has not recorded the deal (in play, or abandoned);
-- ``unchecked``: the audit was given no keys.
+- ``unchecked``: the table recorded the deal, but the audit was given no keys to check its
+  signature with (a deal the table has not recorded is ``not_recorded``, keys or none).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 from domain.audit.report import (
     SIGNATURE_FORGED,
     SIGNATURE_NOT_RECORDED,
+    SIGNATURE_UNCHECKED,
     SIGNATURE_UNKNOWN_KEY,
     SIGNATURE_UNSIGNED,
     SIGNATURE_VALID,
@@ -151,12 +153,15 @@ def sign_deal_report(
     table_id: str,
     table_events: Sequence[StoredEvent],
     history: Sequence[StoredEvent],
-    verifier: Verifier,
+    verifier: Verifier | None,
 ) -> AuditReport:
-    """A deal's report with the verdict on its signature (the table's record of it)."""
+    """A deal's report with the verdict on its signature (the table's record of it);
+    without a ``verifier``, ``unchecked`` if the table recorded it."""
     found = find_record(table_events, report.deal_id)
     if found is None:
         check = SignatureCheck(SIGNATURE_NOT_RECORDED)
+    elif verifier is None:
+        check = SignatureCheck(SIGNATURE_UNCHECKED)
     else:
         record, number = found
         check = check_record(table_id, record, number, history, verifier)

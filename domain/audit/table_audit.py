@@ -6,7 +6,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain.audit.deal_audit import audit_deal
-from domain.audit.report import SIGNATURE_NOT_RECORDED, AuditReport, TableAuditReport
+from domain.audit.report import (
+    SIGNATURE_NOT_RECORDED,
+    SIGNATURE_UNCHECKED,
+    AuditReport,
+    TableAuditReport,
+)
 from domain.audit.signatures import SignatureCheck, check_record, with_signature
 from domain.audit.stored import StoredEvent, canonical, kind_of
 from domain.deal import Deal
@@ -76,8 +81,9 @@ class _TableWalk:
             self.problems.append(f"deal {number} ({deal_id}): opened, but it has no events")
             return
         report = audit_deal(events, unreadable_step=unreadable, deal_id=deal_id)
-        if self.verifier is not None:
-            report = with_signature(report, SignatureCheck(SIGNATURE_NOT_RECORDED))
+        # Not recorded (in play, or abandoned) until the table records it, keys or none: a
+        # deal in play has no signature to check yet.
+        report = with_signature(report, SignatureCheck(SIGNATURE_NOT_RECORDED))
         self.reports.append(report)
         if not events:
             return
@@ -136,10 +142,14 @@ class _TableWalk:
             self.totals = stored
 
     def _check_signature(self, event: Any, deal_id: str, history: Sequence[StoredEvent]) -> None:
-        if self.verifier is None or deal_id not in self.opened:
+        if deal_id not in self.opened:
             return
         number = self.opened.index(deal_id) + 1
-        check = check_record(self.table_id, event, number, history, self.verifier)
+        check = (
+            SignatureCheck(SIGNATURE_UNCHECKED)
+            if self.verifier is None
+            else check_record(self.table_id, event, number, history, self.verifier)
+        )
         for i, report in enumerate(self.reports):
             if report.deal_id == deal_id:
                 self.reports[i] = with_signature(report, check)
@@ -183,7 +193,8 @@ def audit_table(
     deal's stored events; a deal missing from it (or with no events) is a problem.
     ``unreadable`` maps a deal id to the step of its first record that could not be decoded.
     ``verifier``: the published keys, to check the signature of each deal's record
-    (``domain.audit.signatures``); without it the verdicts read ``unchecked``.
+    (``domain.audit.signatures``); without it the verdicts of the deals the table recorded
+    read ``unchecked`` (those it has not, ``not_recorded``, as with it).
     """
     walk = _TableWalk(table_id, deal_events, unreadable or {}, verifier)
     handlers: dict[str, Callable[[Any], None]] = {

@@ -35,7 +35,7 @@ from app.settings import Settings
 from app.signing import RACY_NS, SigningKeyError
 from tests.api.test_audit import AUDITOR, canasta_of, new_game, run_cli
 from tests.support.forgery import forge_postgres, forge_sqlite
-from tests.support.http import free_port, state_reader
+from tests.support.http import free_port, open_table, state_reader
 from tests.support.keys import key_file
 
 REPO = Path(__file__).resolve().parents[2]
@@ -363,3 +363,43 @@ def test_an_audit_of_the_whole_store_without_the_key_says_the_signatures_went_un
     assert "1 tables, 1 deals audited: all ok" in cli.stdout
     assert "signatures of 1 deals unchecked" in cli.stdout
     assert "CANASTA_SIGNING_KEY_FILE" in cli.stdout
+
+
+def test_a_deal_in_play_is_not_recorded_with_the_key_or_without_it(
+    tmp_path: Path, clients: Callable[..., TestClient]
+) -> None:
+    """A deal still in play has no signature yet: ``canasta audit --all`` without the key
+    counted it among the "signatures of N deals unchecked", as if a signature were there to
+    check. It reads ``not_recorded``, with the key and without it; only the finished deal's
+    signature goes unchecked without the key."""
+    http = clients(auditors=[AUDITOR])
+    finished = new_game(http, seed=7)
+    in_play = open_table(http, ["eve", "fay"])
+    key = tmp_path / "signing-key.json"
+    with_key = {"CANASTA_DATA_DIR": str(tmp_path), "CANASTA_SIGNING_KEY_FILE": str(key)}
+    kept = tmp_path.parent / f"{tmp_path.name}-key.json"
+    key.rename(kept)  # the audit finds no key (and, not signing, makes none)
+    without_key = {"CANASTA_DATA_DIR": str(tmp_path)}
+    with_key["CANASTA_SIGNING_KEY_FILE"] = str(kept)
+
+    verdicts = {}
+    for name, env in (("with", with_key), ("without", without_key)):
+        cli = run_cli("audit", "--all", "--json", env=env)
+        assert cli.returncode == 0, cli.stderr
+        tables = {t["table"]: t for t in json.loads(cli.stdout)["tables"]}
+        verdicts[name] = [
+            tables[game.table]["deals"][0]["signature"] for game in (finished, in_play)
+        ]
+        one = run_cli("audit", in_play.deal_id, env=env)
+        assert one.returncode == 0, one.stderr
+        assert "signature not_recorded" in one.stdout and "not over yet" in one.stdout
+    assert verdicts == {"with": ["valid", "not_recorded"], "without": ["unchecked", "not_recorded"]}
+
+    cli = run_cli("audit", "--all", env=without_key)
+    assert cli.returncode == 0, cli.stderr
+    assert "2 tables, 2 deals audited: all ok" in cli.stdout
+    assert "signatures of 1 deals unchecked" in cli.stdout
+    cli = run_cli("audit", "--all", env=with_key)
+    assert cli.returncode == 0, cli.stderr
+    assert "2 tables, 2 deals audited: all ok" in cli.stdout
+    assert "unchecked" not in cli.stdout
