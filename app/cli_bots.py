@@ -16,7 +16,8 @@ from app.settings import Settings
 def run_foreground(
     canasta: CanastaApp, settings: Settings, where: str, retry_seconds: float
 ) -> int:
-    """``canasta bots``: play until SIGINT or SIGTERM, saying when this process leads."""
+    """``canasta bots``: play until SIGINT or SIGTERM, saying when this process leads, then
+    "stopping" and, the runner stopped (its lease let go), "stopped"; exit 0."""
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -41,8 +42,11 @@ def run_foreground(
                     flush=True,
                 )
         print("stopping", flush=True)
-        return 0
     finally:
         runner.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    # once the runner has let go of the lease, as ``canasta project`` says it: a service
+    # manager's log shows the process ended cleanly, not killed half-way
+    print("stopped", flush=True)
+    return 0

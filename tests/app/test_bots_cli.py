@@ -1,6 +1,6 @@
 """``canasta bots``: the bots in a process of their own, in the foreground (docs/bots.md). One
 process per database leads (the bots lease); a second waits, and takes over when the first
-stops on SIGTERM (exit 0); the in-memory store is refused."""
+stops on SIGTERM (exit 0, "stopping" then "stopped"); the in-memory store is refused."""
 
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ def test_one_canasta_bots_leads_the_second_waits_and_takes_over(
         code, stderr = first.terminate()
         assert code == 0, stderr
         assert "Traceback" not in stderr
+        # as `canasta project` says it: it was asked, and it let go of the lease
+        assert first.lines[-2:] == ["stopping", "stopped"], first.lines
         wait_for(lambda: second.printed("leading:"), 30, "the second did not take over")
         wait_for(lambda: deal_over(app, deal_id), 120, "the deal did not end")
         code, stderr = second.terminate()
