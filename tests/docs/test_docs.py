@@ -197,3 +197,21 @@ def test_the_make_targets_and_canasta_commands_the_docs_name_exist() -> None:
             if command not in commands:
                 unknown.append(f"{page.relative_to(REPO)}: canasta {command}")
     assert not unknown, "named in the docs but missing:\n" + "\n".join(unknown)
+
+
+def test_the_test_database_section_says_where_scripts_pg_sh_listens() -> None:
+    """An operator whose port 55432 was taken (another checkout's cluster) found his cluster
+    elsewhere: the section said "it listens on 127.0.0.1:55432", not that ``scripts/pg.sh``
+    moves to the next free port, nor how to find the URL. It says both, with the script's
+    own default port, range and message."""
+    script = (REPO / "scripts" / "pg.sh").read_text()
+    default = int(re.search(r"^DEFAULT_PORT=(\d+)$", script, flags=re.MULTILINE)[1])  # type: ignore[index]
+    last = int(re.search(r"seq \"\$first\" \$\(\(first \+ (\d+)\)\)", script)[1])  # type: ignore[index]
+    moving = re.search(r'log "port \$p (is in use, [^"]+)"', script)[1]  # type: ignore[index]
+    text = (DOCS / "operations.md").read_text()
+    section = text.split("\n## The test database\n", 1)[1].split("\n## ", 1)[0]
+    section = " ".join(section.split())  # its lines joined
+    assert f"127.0.0.1:{default}" in section
+    assert f"{default + 1} ... {default + last}" in section, "the ports it moves to"
+    assert f"port {default} {moving}" in section, "what it says when it moves"
+    assert "scripts/pg.sh url" in section
