@@ -86,7 +86,7 @@ def classic_out_deal(
         if seat != first:
             hands[seat] = cards.fillers(11)
     melds = [out_hand[:7], [*out_hand[7:10], drawn]]
-    scores = {side: 0 for side in set(side_of.values())}
+    scores = {side: 0 for side in sorted(set(side_of.values()))}  # A before B, any hash seed
     for seat in active:
         if seat != first:
             scores[side_of[seat]] -= hand_value(hands[seat])
