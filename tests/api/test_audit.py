@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,11 +31,12 @@ from app.main import create_app
 from app.settings import Settings
 from domain.cards import full_deck
 from domain.shuffle import commitment, shuffled
+from tests.support import cli
+from tests.support.cli import STORE_VARIABLES
 from tests.support.http import Game, canasta_of, open_table, register_player, state_reader
 from tests.support.keys import key_file
 from tests.support.store import sqlite_row, sqlite_tamper
 
-CANASTA = str(Path(sys.executable).parent / "canasta")
 PLAYERS = ["ann", "bob", "cid", "dan"]
 AUDITOR = "audra"
 
@@ -76,14 +75,8 @@ def sqlite_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
 
 
 def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DATABASE_URL", "CANASTA_DATABASE_URL", "CANASTA_DATA_DIR", "CANASTA_AUDITORS")
-    }
-    return subprocess.run(
-        [CANASTA, *args], env={**clean, **env}, capture_output=True, text=True, check=False
-    )
+    """``canasta ARGS`` on the store ``env`` names, with no auditors of the test's own."""
+    return cli.run_cli(*args, env=env, without=(*STORE_VARIABLES, "CANASTA_AUDITORS"))
 
 
 # --- who may audit -------------------------------------------------------------------------

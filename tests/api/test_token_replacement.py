@@ -13,13 +13,9 @@ which prints the new token to hand over.
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,10 +24,10 @@ import pytest
 from app.sessions import COOKIE, CSRF_HEADER
 from app.token_freshness import TOKEN_BOUND
 from domain import commands as c
+from tests.support.cli import run_cli
 from tests.support.http import Game, open_table
 
 STORES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
-CANASTA = str(Path(sys.executable).parent / "canasta")
 #: How long a stream that should have ended may stay silent before it is taken as still open.
 STILL_OPEN_SECONDS = 8.0
 
@@ -178,11 +174,11 @@ def test_the_operator_revokes_a_players_tokens_and_hands_over_the_new_one(
         for cookie in sessions:
             assert _me(http, cookie).status_code == 200
 
-    nobody = _cli("revoke-token", "nobody", env=env)
+    nobody = run_cli("revoke-token", "nobody", env=env)
     assert nobody.returncode == 1 and "no account 'nobody'" in nobody.stderr
     assert nobody.stdout == ""
 
-    done = _cli("revoke-token", "ANN", env=env)  # the name in any case
+    done = run_cli("revoke-token", "ANN", env=env)  # the name in any case
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("revoked 1 token of ann "), done.stdout
@@ -207,7 +203,7 @@ def test_the_operator_revokes_a_players_tokens_and_hands_over_the_new_one(
     _refused_as_unknown(_me(elsewhere, printed), unknown)  # the process that answered
     assert _me(here, cookie).json()["name"] == "ann"  # the session that asked stays
 
-    again = _cli("revoke-token", "ann", env=env)
+    again = run_cli("revoke-token", "ann", env=env)
     assert again.returncode == 0 and again.stdout.startswith("revoked 1 token of ann ")
     assert "closed 1 browser session of ann: " in again.stdout
     assert _me(here, cookie).status_code == 401
@@ -241,14 +237,3 @@ def test_an_idempotency_key_stays_the_accounts_across_a_replacement(
         assert http.post("/tables", json=body, headers={**ann, **key}).status_code == 401
         replay = http.post("/tables", json=body, headers={**new, **key})
         assert replay.status_code == 201 and replay.json() == made.json()
-
-
-def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DATABASE_URL", "CANASTA_DATABASE_URL", "CANASTA_DATA_DIR")
-    }
-    return subprocess.run(
-        [CANASTA, *args], env={**clean, **env}, capture_output=True, text=True, check=False
-    )

@@ -7,10 +7,8 @@ record of scores matching; the restored store holds exactly the events of the or
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
@@ -18,12 +16,12 @@ import pytest
 
 from tests.e2e.client import Game
 from tests.e2e.conftest import make_backend
+from tests.support.cli import ALL_SETTINGS, run_cli
 from tests.support.databases import own_database
 from tests.support.keys import key_file
 
 #: PostgreSQL 15's programs (Debian), as docs/operations.md names them; else the PATH's.
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
-CANASTA = Path(sys.executable).parent / "canasta"
 
 
 def pg_program(name: str) -> str:
@@ -47,16 +45,8 @@ def audit(what: str, database_url: str, key: Path) -> tuple[int, dict[str, objec
     """``canasta audit`` of the table (or ``--all``: the whole store), with the server's
     signing key (kept outside the database, so a backup must keep it too:
     docs/operations.md)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CANASTA_")}
-    env["DATABASE_URL"] = database_url
-    env["CANASTA_SIGNING_KEY_FILE"] = str(key)
-    done = subprocess.run(
-        [str(CANASTA), "audit", what, "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = {"DATABASE_URL": database_url, "CANASTA_SIGNING_KEY_FILE": str(key)}
+    done = run_cli("audit", what, "--json", env=env, without=ALL_SETTINGS)
     assert done.returncode in (0, 1), done.stderr
     return done.returncode, json.loads(done.stdout)
 

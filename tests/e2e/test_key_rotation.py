@@ -10,10 +10,8 @@ key it read at start-up until it was restarted."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ import pytest
 from tests.e2e.client import Game
 from tests.e2e.conftest import make_backend
 from tests.e2e.server import bots_process, stopped_within
+from tests.support.cli import ALL_SETTINGS, run_cli
 from tests.support.keys import key_file
 
 pytestmark = pytest.mark.postgres
@@ -34,15 +33,8 @@ ASKED = 40
 
 
 def canasta(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("CANASTA_")}
-    base.pop("DATABASE_URL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args],
-        env={**base, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    """``canasta ARGS`` with the settings ``env`` gives, none of the test's own."""
+    return run_cli(*args, env=env, without=ALL_SETTINGS)
 
 
 def published(url: str) -> list[list[Any]]:

@@ -4,7 +4,6 @@ on SIGTERM, after which another process takes over."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import threading
@@ -15,7 +14,8 @@ from app.application import CanastaApp
 from app.infra.projection_runner import ReadModels
 from app.settings import Settings
 from tests.projections.helpers import assert_read_models_match
-from tests.projections.test_rebuild_cli import CANASTA, REPO, STORE_VARIABLES, store_env
+from tests.projections.test_rebuild_cli import store_env
+from tests.support.cli import CANASTA, REPO, cli_env
 from tests.support.games import random_game
 from tests.support.waiting import wait_for
 
@@ -28,11 +28,10 @@ class Projector:
     def __init__(self, env: dict[str, str], args: Sequence[str] = DEFAULT_ARGS) -> None:
         """``args``: the command line after ``canasta`` (another foreground command, such as
         ``bots``, is driven the same way)."""
-        clean = {k: v for k, v in os.environ.items() if k not in STORE_VARIABLES}
         self.proc = subprocess.Popen(
             [*CANASTA, *args],
             cwd=REPO,
-            env={**clean, **env},
+            env=cli_env(env),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -3,9 +3,6 @@ log, on the store the environment configures (SQLite or PostgreSQL)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,25 +13,8 @@ from app.infra.projection_runner import ReadModels
 from app.settings import Settings, eventsourcing_env
 from projections.read_models import PROJECTIONS
 from tests.projections.helpers import assert_read_models_match
+from tests.support.cli import run_cli
 from tests.support.games import random_game
-
-#: ``canasta`` as the checked-out code runs it (the venv's ``canasta`` script imports the
-#: package the venv was installed from, which may be another worktree).
-REPO = Path(__file__).resolve().parents[2]
-CANASTA = [sys.executable, "-m", "app.cli"]
-STORE_VARIABLES = ("DATABASE_URL", "CANASTA_DATABASE_URL", "CANASTA_DATA_DIR")
-
-
-def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in STORE_VARIABLES}
-    return subprocess.run(
-        [*CANASTA, *args],
-        cwd=REPO,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def store_env(settings: Settings) -> dict[str, str]:
