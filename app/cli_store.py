@@ -62,15 +62,15 @@ def no_sqlite_store(settings: Settings) -> bool:
 
 def wrong_url(settings: Settings) -> bool:
     """True, with the reason on stderr (as ``open_store`` says it), if the database URL is of
-    a kind no store is (``mysql://...``): the commands that open no store (``canasta keys
-    list``) would otherwise answer as if nothing were configured."""
-    from app.settings import MEMORY, eventsourcing_env, is_postgres
+    a kind no store is (``mysql://...``) or names no database: the commands that open no
+    store (``canasta keys list``) would otherwise answer as if nothing were configured."""
+    from app.settings import MEMORY, eventsourcing_env
 
     url = settings.database_url
-    if url is None or url == MEMORY or is_postgres(url):
+    if url is None or url == MEMORY:  # SQLite's folder is made, not checked, by the call below
         return False
     try:
-        eventsourcing_env(settings)  # a URL that is not PostgreSQL's: refused, made nothing
+        eventsourcing_env(settings)  # a URL's environment: read, nothing made
     except ValueError as exc:
         print(f"cannot open the store ({store_name(settings)}): {exc}", file=sys.stderr)
         return True

@@ -264,7 +264,8 @@ def _postgres_env(url: str, settings: Settings) -> dict[str, str]:
     query = parse_qs(parts.query)
     dbname = unquote(parts.path.lstrip("/"))
     if not dbname:
-        raise ValueError(f"database URL has no database name: {url!r}")
+        # not the URL itself: its password would go to the log and the terminal
+        raise ValueError("database URL has no database name (postgresql://USER@HOST:PORT/DBNAME)")
     host = parts.hostname or query.get("host", ["localhost"])[0]
     return {
         # The library's factory, its queries tried within the connect timeout only.
