@@ -128,13 +128,22 @@ async function signUp(event) {
   });
 }
 
+// The page a table page sent him from when his session ended there (`/?back=/tables/<id>`,
+// table_session.js): a table's or a deal's page of this site only, nothing else.
+function backTo() {
+  const back = new URLSearchParams(location.search).get("back") ?? "";
+  return /^\/(tables|deals)\/[0-9a-fA-F-]{36}$/.test(back) ? back : null;
+}
+
 async function signInAgain(event) {
   event.preventDefault();
   const field = $("sign-in-token");
   await act(async () => {
     await signIn(field.value.trim());
     field.value = "";
-    goToInvitation();
+    const back = backTo();
+    if (back) location.assign(back); // back at his table
+    else goToInvitation();
   });
 }
 
