@@ -100,4 +100,4 @@ def test_a_replaced_token_on_a_russian_phone(new_context: NewContext, http: http
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     screenshot(page, "table-signed-out-phone-ru", full_page=False)
 
-    signs_in_again(page, token, table, "Войти снова и вернуться за этот стол", "Войти снова")
+    signs_in_again(page, token, table, "Войти снова и вернуться за этот стол", "Войти")
