@@ -16,21 +16,11 @@ from playwright.sync_api import Page, expect
 from tests.support.http import register_player
 from tests.web.conftest import DESKTOP, PHONES, TOUCH, NewContext, screenshot
 from tests.web.pages import in_language, open_lobby, signed_in, table_page
-from tests.web.practice import start_practice
+from tests.web.practice import his_draw, start_practice
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
 HAND = "#hand [data-card]"
-
-
-def his_draw(page: Page) -> None:
-    """Waits for the player's draw (cutting first if the deal asks him to)."""
-    cut = page.locator('#moves [data-move="cut"]')
-    draw = page.locator('#moves [data-move="draw"]')
-    expect(cut.or_(draw)).to_be_visible()
-    if cut.is_visible():
-        cut.click()
-    expect(draw).to_be_visible()
 
 
 def signs_in_again(page: Page, token: str, table: str, link: str, button: str) -> None:
