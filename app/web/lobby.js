@@ -129,10 +129,11 @@ async function signUp(event) {
 }
 
 // The page a table page sent him from when his session ended there (`/?back=/tables/<id>`,
-// table_session.js): a table's or a deal's page of this site only, nothing else.
+// session_end.js): a table's, a deal's, its replay's or its audit's page of this site only.
 function backTo() {
   const back = new URLSearchParams(location.search).get("back") ?? "";
-  return /^\/(tables|deals)\/[0-9a-fA-F-]{36}$/.test(back) ? back : null;
+  const shape = back.replaceAll(/[0-9a-fA-F-]{36}/g, "U");
+  return /^\/(tables\/U|deals\/U(\/replay)?|audit\/deals\/U)$/.test(shape) ? back : null;
 }
 
 async function signInAgain(event) {

@@ -36,7 +36,7 @@ import { panelAction, readyToStart, renderGame, renderPanelAction, renderWaiting
 import { awayNote, clockRuns, logNamesByEvent, renderSeats } from "./seats.js";
 import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
-import { showSignedOut, watchSession } from "./table_session.js";
+import { showSignedOut, watchSession } from "./session_end.js";
 import {
   answered, clearError, handOnScreen, keepInPlace, keepRoom, keepRoomForPanels, place, placeError, showError,
   showHandAbovePanel,
@@ -443,7 +443,7 @@ async function openDeal(dealId, { news = false } = {}) {
   followDeal(dealId);
 }
 
-// --- signed out elsewhere (table_session.js) ---------------------------------------------------
+// --- signed out elsewhere (session_end.js) -----------------------------------------------------
 
 // His session ended (name null) while the page showed him: his hand, his menu and his log
 // (his private stream's lines name his own cards) leave the page at once, the browser may be
@@ -470,7 +470,9 @@ async function sessionEnded(name) {
   $("said").replaceChildren();
   logShown();
   clearError();
-  showSignedOut();
+  showSignedOut({
+    textKey: "table_session_closed", linkKey: "table_sign_in_again", place: (notice) => $("connection").after(notice),
+  });
   render();
   try {
     state.table = await api("GET", `/tables/${state.tableId}`);

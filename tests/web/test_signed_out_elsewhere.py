@@ -91,3 +91,37 @@ def test_a_replaced_token_on_a_russian_phone(new_context: NewContext, http: http
     screenshot(page, "table-signed-out-phone-ru", full_page=False)
 
     signs_in_again(page, token, table, "Войти снова и вернуться за этот стол", "Войти")
+
+
+def test_his_replay_of_a_deal_he_plays(new_context: NewContext, http: httpx.Client) -> None:
+    """The replay shows a seated player his own hand at each step: once a step's read is
+    refused (his session closed by a new token), that leaves the page and the notice says why."""
+    headers = register_player(http, "rhea")
+    table, deal = start_practice(http, headers)
+    context = new_context(viewport=DESKTOP)
+    table_page(context, headers, table).close()
+    page = context.new_page()
+    page.goto(f"/deals/{deal}/replay?step=1")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    page.get_by_role("button", name="Last").click()
+    expect(page.locator("#deal #hand [data-card]").first).to_be_visible()  # his own hand
+
+    replaced = http.post("/me/token", headers=headers)
+    assert replaced.status_code == 201, replaced.text
+    page.get_by_role("button", name="First").click()  # step 1 was read: still on the page
+    page.locator("#step").fill("3")  # a step not read yet: refused 401
+
+    notice = page.get_by_role("alert").filter(has_text="You are signed out")
+    expect(notice).to_be_visible()
+    expect(page.locator("[data-card]")).to_have_count(0)
+    expect(page.locator("#who")).to_contain_text("Not signed in")
+    screenshot(page, "replay-signed-out-elsewhere", full_page=False)
+
+    page.get_by_role("link", name="Sign in again and come back to this page").click()
+    page.wait_for_url("**/?back=*")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    page.locator("#sign-in-token").fill(replaced.json()["token"])
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    page.wait_for_url(f"**/deals/{deal}/replay")
+    expect(page.locator("body[data-ready=true]")).to_be_attached()
+    expect(page.locator("#signed-out")).to_have_count(0)
