@@ -33,7 +33,8 @@ export function onServerAnswer(listener) {
 
 // Told whenever the server answers one of this page's requests 401 (not signed in: the
 // session may have ended elsewhere), before the refusal is thrown: the table page then asks
-// GET /sessions/current who this browser still is (table_session.js).
+// GET /sessions/current who this browser still is (session_end.js: the table, replay and
+// audit pages).
 const unauthorizedListeners = new Set();
 
 export function onUnauthorized(listener) {
