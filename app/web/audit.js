@@ -8,6 +8,7 @@ import {
   $, api, cardElement, detailOf, element, errorNodes, errorText, seatNames, setUpLanguage, showSaid, showWho, spokenText, t, whoAmI,
 } from "./common.js";
 import { logNamesByEvent } from "./seats.js";
+import { showSignedOut, watchSession } from "./session_end.js";
 import { describeEvent, sayEvent, scoresText, seatName } from "./words.js";
 
 const dealId = location.pathname.split("/")[3];
@@ -320,9 +321,26 @@ function refuse(error) {
   $("refused").hidden = false;
 }
 
+// His session ended elsewhere (session_end.js), a step's read refused 401: the audit (every
+// hand of the deal) leaves the page, the notice alone stays, with the way back through the
+// sign-in. Another name: the page is read again as his (it may not be an auditor's).
+function signedOutHere(name) {
+  if (name !== null) {
+    location.reload();
+    return;
+  }
+  audit = null;
+  showWho(null);
+  showSignedOut({
+    textKey: "page_session_closed", linkKey: "page_sign_in_again", place: (node) => $("page").replaceChildren(node),
+  });
+}
+
 async function start() {
   await setUpLanguage($("lang"), async () => draw());
-  showWho(await whoAmI());
+  const me = await whoAmI();
+  showWho(me);
+  if (me) watchSession(() => me, signedOutHere);
   try {
     audit = await api("GET", `/audit/deals/${dealId}`);
   } catch (error) {

@@ -31,6 +31,17 @@ export function onServerAnswer(listener) {
   return () => answerListeners.delete(listener);
 }
 
+// Told whenever the server answers one of this page's requests 401 (not signed in: the
+// session may have ended elsewhere), before the refusal is thrown: the table page then asks
+// GET /sessions/current who this browser still is (session_end.js: the table, replay and
+// audit pages).
+const unauthorizedListeners = new Set();
+
+export function onUnauthorized(listener) {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
 // `message`: the server's, or for a refusal or notice the page makes itself a function that
 // says it in the page's language (`() => t(key)`), asked again at each drawing, so that it is
 // said anew in the language the reader switches to (showSaid). `local`: a refusal the page
@@ -93,6 +104,7 @@ export async function api(method, path, { body, token, minStep, key } = {}) {
     }
   }
   for (const listener of answerListeners) listener();
+  if (answer.status === 401) for (const listener of unauthorizedListeners) listener();
   if (!answer.ok) {
     const error = data?.error ?? { code: String(answer.status), message: answer.statusText };
     throw new Refused(answer.status, error.code, error.message, error);

@@ -35,8 +35,9 @@ export function silenceLimitMs(seconds) {
 
 // Follows a stream until `close()` or its `end`. `url()`: the address to open (asked at each
 // opening); `kinds`: the event kinds to listen to, each message given to `onEvent(message)`;
-// `onOpen(reopened)` once it is open (again); `onEnd()` after its `end`; `onLost()` when its
-// connection dropped or went silent, before the page reopens it.
+// `onOpen(reopened)` once it is open (again); `onEnd()` after its `end`; `onLost(opened)` when its
+// connection dropped or went silent, before the page reopens it (`opened` false: an attempt to
+// reopen it failed, as one refused 401 after its session ended elsewhere does).
 export function followStream({ url, kinds, onEvent, onOpen = () => {}, onEnd = () => {}, onLost = () => {} }) {
   let live = null; // { source, opened, failures, heard, limit }: the connection open now
   let closed = false;
@@ -81,7 +82,7 @@ export function followStream({ url, kinds, onEvent, onOpen = () => {}, onEnd = (
     if (closed || live !== connection) return;
     connection.source.close();
     live = null;
-    onLost();
+    onLost(connection.opened);
     const tries = connection.opened ? 0 : connection.failures + 1;
     const grown = Math.min(REOPEN_MS * 2 ** tries, MAX_REOPEN_MS);
     let wait = grown / 2 + Math.random() * (grown / 2);

@@ -128,13 +128,23 @@ async function signUp(event) {
   });
 }
 
+// The page a table page sent him from when his session ended there (`/?back=/tables/<id>`,
+// session_end.js): a table's, a deal's, its replay's or its audit's page of this site only.
+function backTo() {
+  const back = new URLSearchParams(location.search).get("back") ?? "";
+  const shape = back.replaceAll(/[0-9a-fA-F-]{36}/g, "U");
+  return /^\/(tables\/U|deals\/U(\/replay)?|audit\/deals\/U)$/.test(shape) ? back : null;
+}
+
 async function signInAgain(event) {
   event.preventDefault();
   const field = $("sign-in-token");
   await act(async () => {
     await signIn(field.value.trim());
     field.value = "";
-    goToInvitation();
+    const back = backTo();
+    if (back) location.assign(back); // back at his table
+    else goToInvitation();
   });
 }
 

@@ -5,6 +5,7 @@
 
 import { $, api, element, errorNodes, errorText, seatNames, setUpLanguage, sideNames, showSaid, showWho, signedIn, t } from "./common.js";
 import { renderDeal } from "./deal_render.js";
+import { showSignedOut, watchSession } from "./session_end.js";
 import { logNamesByEvent } from "./seats.js";
 import { describeEvent, sayEvent, secretStep } from "./words.js";
 
@@ -172,10 +173,27 @@ function refuse(error) {
   $("refused").hidden = false;
 }
 
+// His session ended elsewhere (session_end.js), a step's read refused 401: the views read
+// with it (his own hand at each step of a deal he plays) leave the page, the notice alone
+// stays, with the way back through the sign-in. Another name: the page is read again as his.
+function signedOutHere(name) {
+  if (name !== null) {
+    location.reload();
+    return;
+  }
+  views.clear();
+  deal = null; // nothing more drawn, a language switch included (translate)
+  showWho(null);
+  showSignedOut({
+    textKey: "page_session_closed", linkKey: "page_sign_in_again", place: (node) => $("page").replaceChildren(node),
+  });
+}
+
 async function start() {
   await setUpLanguage($("lang"), translate);
   const me = await signedIn(); // null: signed out
   showWho(me?.name ?? null);
+  if (me) watchSession(() => me.name, signedOutHere);
   $("audit-link").hidden = !me?.roles?.includes("auditor");
   $("audit-link").href = `/audit/deals/${dealId}`;
   try {

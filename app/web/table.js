@@ -36,8 +36,9 @@ import { panelAction, readyToStart, renderGame, renderPanelAction, renderWaiting
 import { awayNote, clockRuns, logNamesByEvent, renderSeats } from "./seats.js";
 import { standsInForHost } from "./host.js";
 import { renderClock, renderClockChoice } from "./table_clock.js";
+import { showSignedOut, watchSession } from "./session_end.js";
 import {
-  answered, handOnScreen, keepInPlace, keepRoom, keepRoomForPanels, place, placeError, showError,
+  answered, clearError, handOnScreen, keepInPlace, keepRoom, keepRoomForPanels, place, placeError, showError,
   showHandAbovePanel,
 } from "./table_layout.js";
 
@@ -377,7 +378,10 @@ function followDeal(dealId) {
       connection("deal", true);
       refresh();
     },
-    onLost: () => connection("deal", false),
+    onLost: (opened) => {
+      connection("deal", false);
+      if (!opened) checkSession(); // refused, perhaps: his session may have ended (401)
+    },
   });
 }
 
@@ -400,7 +404,10 @@ function followTable() {
       connection("table", true);
       refreshTable();
     },
-    onLost: () => connection("table", false),
+    onLost: (opened) => {
+      connection("table", false);
+      if (!opened) checkSession();
+    },
   });
 }
 
@@ -435,6 +442,52 @@ async function openDeal(dealId, { news = false } = {}) {
   state.heardFrom = news ? 0 : state.view?.step ?? 0;
   followDeal(dealId);
 }
+
+// --- signed out elsewhere (session_end.js) -----------------------------------------------------
+
+// His session ended (name null) while the page showed him: his hand, his menu and his log
+// (his private stream's lines name his own cards) leave the page at once, the browser may be
+// a shared one; the streams stop, and the table is followed again as a spectator, from the
+// deal's first step, if it allows spectators (a table that does not: nothing more is shown
+// nor asked). Another name (signed in as somebody else in another tab): the page is his.
+async function sessionEnded(name) {
+  if (name !== null) {
+    location.reload();
+    return;
+  }
+  state.me = null;
+  state.auditor = false;
+  for (const source of [state.dealSource, state.tableSource]) source?.close();
+  state.dealSource = null;
+  state.tableSource = null;
+  state.reconnecting.clear();
+  connection("deal", true);
+  state.view = null;
+  state.menu = null;
+  state.selected.clear();
+  state.events = [];
+  $("log").replaceChildren();
+  $("said").replaceChildren();
+  logShown();
+  clearError();
+  showSignedOut({
+    textKey: "table_session_closed", linkKey: "table_sign_in_again", place: (notice) => $("connection").after(notice),
+  });
+  render();
+  try {
+    state.table = await api("GET", `/tables/${state.tableId}`);
+  } catch {
+    state.table = null; // spectators refused: the notice alone
+    render();
+    return;
+  }
+  const deal = state.follow ? state.table.current_deal : state.dealId;
+  if (deal) await openDeal(deal);
+  else render();
+  followTable();
+}
+
+const checkSession = watchSession(() => state.me, sessionEnded);
 
 // --- start -----------------------------------------------------------------------------------
 

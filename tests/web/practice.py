@@ -27,6 +27,16 @@ def start_practice(
     return started.json()["table"], started.json()["deal"]
 
 
+def his_draw(page: Page) -> None:
+    """Waits for the player's draw (cutting first if the deal asks him to)."""
+    cut = page.locator('#moves [data-move="cut"]')
+    draw = page.locator('#moves [data-move="draw"]')
+    expect(cut.or_(draw)).to_be_visible()
+    if cut.is_visible():
+        cut.click()
+    expect(draw).to_be_visible()
+
+
 def log_steps(page: Page) -> list[int]:
     steps = page.locator("#log li[data-step]").evaluate_all(
         "items => items.map(item => Number(item.dataset.step))"

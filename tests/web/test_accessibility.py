@@ -17,7 +17,7 @@ from tests.support.http import Headers, register_player, send_with_menu
 from tests.web.conftest import PHONES, TOUCH, NewContext, screenshot, stacked_decks_server
 from tests.web.deals import classic_four, play_step, send, start_table
 from tests.web.pages import HEARD, in_language, open_page, sign_in, snapshot, table_page
-from tests.web.practice import play_moves, start_practice, wait_until_quiet
+from tests.web.practice import his_draw, play_moves, start_practice, wait_until_quiet
 
 pytestmark = pytest.mark.slow  # a browser and a server: part of `make test`
 
@@ -53,16 +53,6 @@ def practice_page(
     headers = register_player(http, name)
     table, deal = start_practice(http, headers)
     return table_page(new_context(**options), headers, table), deal
-
-
-def his_draw(page: Page) -> None:
-    """Waits for the player's draw (cutting first if the deal asks him to)."""
-    cut = page.locator('#moves [data-move="cut"]')
-    draw = page.locator('#moves [data-move="draw"]')
-    expect(cut.or_(draw)).to_be_visible()
-    if cut.is_visible():
-        cut.click()
-    expect(draw).to_be_visible()
 
 
 def test_on_a_phone_his_hand_and_the_move_panel_are_both_in_sight_when_his_turn_comes(
