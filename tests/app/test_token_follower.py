@@ -18,7 +18,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from app.application import CanastaApp
-from app.fanout import EventHub
+from app.fanout import SLOW_READ, EventHub
 from app.settings import Settings, eventsourcing_env
 from app.token_freshness import TOKEN_BOUND
 from domain.accounts import Account, NameClaim, Token, token_hash, token_id
@@ -203,3 +203,36 @@ def test_a_slow_poll_setting_still_keeps_the_tokens_remembered(
     finally:
         hub.close()
         here.close()
+
+
+def test_a_slow_read_is_followed_by_another_at_once(
+    apps: tuple[CanastaApp, EventHub, CanastaApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read that took long vouches only for what was committed when it began, a moment short
+    of ``TOKEN_BOUND`` after a stall: the follower reads once more at once. It waited for its
+    next wake-up, and the tokens went stale again meanwhile: a second lag logged and counted
+    for one stall (CI, 5 December)."""
+    _, hub, _ = apps
+    test_thread = threading.get_ident()
+    parked, release = threading.Event(), threading.Event()
+    read_to_head = hub._read_to_head
+    reads: list[float] = []
+
+    def timed_read() -> bool:
+        if threading.get_ident() != test_thread:  # the follower's own thread waits aside
+            parked.set()
+            release.wait()
+            return read_to_head()
+        reads.append(time.monotonic())
+        if len(reads) == 1:
+            time.sleep(SLOW_READ * 1.5)  # the database slow, say
+        return read_to_head()
+
+    monkeypatch.setattr(hub, "_read_to_head", timed_read)
+    try:
+        assert parked.wait(10)
+        hub._read_new()
+        assert len(reads) == 2, reads  # read again at once
+        assert hub._freshness._fresh_at >= reads[0] + SLOW_READ  # fresh as of the second
+    finally:
+        release.set()

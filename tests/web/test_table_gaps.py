@@ -118,7 +118,9 @@ def test_the_host_changes_the_clock_before_the_start(
 
 def test_a_refused_clock_change_is_said(new_context: NewContext, http: httpx.Client) -> None:
     """The host signed out in another tab meanwhile: "Set the clock" is refused, and the page
-    says so (a stray name in the page's handler threw instead: nothing was said)."""
+    says so (a stray name in the page's handler threw instead: nothing was said). The refusal
+    is a 401: the page finds his session ended and says that (docs/web.md, "Signed out
+    elsewhere")."""
     jay = register_player(http, "jay")
     table = http.post("/tables", json={"entry": "classic", "players": 2}, headers=jay).json()["id"]
     host = table_page(new_context(), jay, table)
@@ -126,7 +128,7 @@ def test_a_refused_clock_change_is_said(new_context: NewContext, http: httpx.Cli
     assert gone.status == 204
     host.get_by_label("Change the turn clock").select_option(label="60 seconds a turn")
     host.get_by_role("button", name="Set the clock").click()
-    expect(host.get_by_role("alert")).to_contain_text("Refused")
+    expect(host.get_by_role("alert")).to_contain_text("You are signed out")
     assert http.get(f"/tables/{table}").json()["turn_seconds"] is None
 
 
