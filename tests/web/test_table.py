@@ -228,7 +228,9 @@ def test_two_players_play_by_clicking_and_a_spectator_watches_live(
     metrics = ann.evaluate(MEASURE)
     (SCREENSHOTS / "table-metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     assert metrics["first_card_ms"] < 5000, metrics
-    assert metrics["bytes"] < 250_000, metrics
+    # 237-250 kB on 5 December 2026 (the keyboard and screen-reader words, the signed-out
+    # notice: 250,357 in CI); served uncompressed (docs/web.md, "Measured").
+    assert metrics["bytes"] < 300_000, metrics
 
 
 def tab_to(page: Page, selector: str, most: int = 80) -> None:
