@@ -7,7 +7,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -29,8 +29,6 @@ from domain.accounts import (
     token_id,
 )
 from domain.errors import NAME_TAKEN, Conflict, NotFound
-
-A = TypeVar("A")
 
 #: Tokens whose account name is remembered per process (least recently used dropped).
 TOKEN_CACHE_SIZE = 100_000
@@ -215,13 +213,6 @@ class AccountService(SessionService):
         if account is None:
             raise NotFound("account.not_found", name=name)
         return account
-
-    def _stored(self, aggregate_id: UUID, kind: type[A]) -> A | None:
-        try:
-            aggregate = self._read(aggregate_id)
-        except AggregateNotFoundError:
-            return None
-        return aggregate if isinstance(aggregate, kind) else None
 
     def claim_names(self) -> int:
         """Claims the name of every account registered before names were claimed (a store of

@@ -15,7 +15,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from copy import deepcopy
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -91,6 +91,8 @@ DEFAULT_COMMIT_BATCH_MAX = 64
 #: for more commands before writing a transaction (0: never waits).
 COMMIT_LINGER_MS = "COMMIT_LINGER_MS"
 DEFAULT_COMMIT_LINGER_MS = 2.0
+A = TypeVar("A")  # an aggregate class (``_stored``)
+
 #: Events read per page when the store's log is searched for one kind (``_recorded``).
 LOG_PAGE = 1000
 #: How long the service may be silent before that is an outage (``Settings.outage_seconds``).
@@ -215,6 +217,14 @@ class AppCore(Application[UUID]):
             return None
         finally:
             lock.release()
+
+    def _stored(self, aggregate_id: UUID, kind: type[A]) -> A | None:
+        """The aggregate as the store has it now, if there is one of this kind."""
+        try:
+            aggregate = self._read(aggregate_id)
+        except AggregateNotFoundError:
+            return None
+        return aggregate if isinstance(aggregate, kind) else None
 
     def _recorded(self, kind: type) -> Iterator[Any]:
         """Every event of this kind in the store's log, in order, read a page at a time."""

@@ -26,7 +26,6 @@ from collections.abc import Iterable
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
@@ -189,11 +188,8 @@ class SessionService(AppCore):
 
     def _account_of(self, name: str) -> Account:
         """The account of this exact spelling, as the store has it now."""
-        try:
-            account = self._read(account_id(name))
-        except AggregateNotFoundError:
-            account = None
-        if not isinstance(account, Account):
+        account = self._stored(account_id(name), Account)
+        if account is None:
             raise NotFound("account.not_found", name=name)
         return account
 
